@@ -1,0 +1,61 @@
+// The run's configuration: every .mdp option halomd implements, with GROMACS's names and defaults.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace halomd {
+
+enum class CoulombType { ReactionField, CutOff };
+enum class VdwModifier { PotentialShift, None };
+enum class DispCorr { No, EnerPres, Ener };
+enum class Tcoupl { No, VRescale };
+enum class CommMode { Linear, None };
+
+struct MdParams {
+  // Preprocessor options for the .top, as GROMACS's define and include (-DNAME[=VALUE] ..., -Idir ...).
+  std::string define;
+  std::string include;
+  // Integration
+  double dt = 0.001;      // ps
+  int64_t nsteps = 0;     // total steps (a continued run runs up to this)
+  double tinit = 0.0;     // ps
+  // Neighbour search
+  int nstlist = 10;
+  double rlist = 1.0;                     // nm; derived when verlet_buffer_tolerance > 0
+  double verlet_buffer_tolerance = 0.005;  // kJ/mol/ps per atom; -1: use rlist as given
+  bool rlist_set = false;                 // rlist appeared in the .mdp
+  // Electrostatics
+  CoulombType coulombtype = CoulombType::CutOff;
+  double rcoulomb = 1.0;    // nm
+  double epsilon_r = 1.0;
+  double epsilon_rf = 0.0;  // 0 means infinity
+  // Van der Waals
+  VdwModifier vdw_modifier = VdwModifier::PotentialShift;
+  double rvdw = 1.0;  // nm
+  DispCorr dispcorr = DispCorr::No;
+  // Temperature coupling (one group: System)
+  Tcoupl tcoupl = Tcoupl::No;
+  double tau_t = 0.1;    // ps
+  double ref_t = 300.0;  // K
+  int nsttcouple = -1;   // -1: chosen as GROMACS does (see mdp.cpp)
+  // Centre-of-mass motion removal
+  CommMode comm_mode = CommMode::Linear;
+  int nstcomm = 100;
+  // Start
+  bool gen_vel = false;
+  double gen_temp = 300.0;  // K
+  int64_t gen_seed = -1;    // -1: chosen at start and recorded in run.json and the checkpoint
+  bool continuation = false;
+  // Thermostat random stream (GROMACS ld-seed); -1: chosen at start and recorded.
+  int64_t ld_seed = -1;
+  // Output
+  int nstcalcenergy = 100;
+  int nstenergy = 1000;
+  int nstxout_compressed = 0;
+  double compressed_x_precision = 1000.0;
+  int nstlog = 1000;
+  int64_t nstcheckpoint = 0;  // halomd option: steps between checkpoints; 0 = only at the end
+};
+
+}  // namespace halomd

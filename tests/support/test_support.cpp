@@ -1,0 +1,82 @@
+#include "support/test_support.h"
+
+#include <array>
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace halomd::test {
+
+std::string data_path(const std::string& rel) { return std::string(HALOMD_TEST_DATA) + "/" + rel; }
+
+std::string make_temp_dir(const std::string& tag) {
+  static std::atomic<int> counter{0};
+  auto base = std::filesystem::temp_directory_path() / "halomd_tests";
+  auto dir = base / (tag + "_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+std::map<std::string, double> read_reference(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open reference file " + path);
+  std::map<std::string, double> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ss(line);
+    std::string name;
+    double value;
+    if (ss >> name >> value) out[name] = value;
+  }
+  return out;
+}
+
+int run_command(const std::string& cmd, std::string* output) {
+  std::string full = cmd + " 2>&1";
+  FILE* pipe = popen(full.c_str(), "r");
+  if (!pipe) return -1;
+  std::array<char, 4096> buf;
+  std::string text;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) text.append(buf.data(), n);
+  int status = pclose(pipe);
+  if (output) *output = text;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::map<std::string, std::vector<double>> read_csv(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> names;
+  {
+    std::istringstream ss(line);
+    std::string item;
+    while (std::getline(ss, item, ',')) names.push_back(item);
+  }
+  std::map<std::string, std::vector<double>> cols;
+  while (std::getline(in, line)) {
+    std::istringstream ss(line);
+    std::string item;
+    size_t k = 0;
+    while (std::getline(ss, item, ',') && k < names.size()) cols[names[k++]].push_back(std::stod(item));
+  }
+  return cols;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace halomd::test
