@@ -1,0 +1,187 @@
+#include "cpu/nonbonded.h"
+
+#include <algorithm>
+#include <cmath>
+#include <omp.h>
+
+#include "core/errors.h"
+#include "core/units.h"
+#include "cpu/fixed_point.h"
+
+namespace halomd {
+namespace {
+
+// A pair force beyond this (kJ/mol/nm) means atoms on top of each other: stop rather than overflow.
+constexpr double kMaxPairForce = 1e8;
+
+// Per-thread energy and virial sums in fixed point (xx, yy, zz, xy, xz, yz).
+struct FixedSums {
+  int64_t lj = 0, coul = 0;
+  int64_t vir[6] = {};
+};
+
+}  // namespace
+
+PairParams make_pair_params(const MdParams& mdp) {
+  PairParams p;
+  const double rc = mdp.rcoulomb;
+  p.rc2 = rc * rc;
+  // Plain cut-off Coulomb is reaction field with epsilon_rf = 1 (GROMACS Verlet scheme).
+  const double eps_rf = mdp.coulombtype == CoulombType::CutOff ? 1.0 : mdp.epsilon_rf;
+  const double eps_r = mdp.epsilon_r;
+  if (eps_rf == 0.0)
+    p.k_rf = 1.0 / (2.0 * rc * rc * rc);
+  else
+    p.k_rf = (eps_rf - eps_r) / ((2.0 * eps_rf + eps_r) * rc * rc * rc);
+  p.c_rf = 1.0 / rc + p.k_rf * rc * rc;
+  p.epsfac = units::kCoulomb / eps_r;
+  if (mdp.vdw_modifier == VdwModifier::PotentialShift) {
+    const double rv6 = std::pow(mdp.rvdw, 6);
+    p.sh_six = 1.0 / rv6;
+    p.sh_twelve = 1.0 / (rv6 * rv6);
+  }
+  return p;
+}
+
+NonbondedCpu::NonbondedCpu(const Topology& top, const MdParams& mdp, int threads)
+    : top_(top), params_(make_pair_params(mdp)), threads_(std::max(1, threads)) {
+  double q2 = 0.0;
+  for (double q : top.charge) q2 += q * q;
+  self_energy_ = -0.5 * params_.c_rf * params_.epsfac * q2;
+  f_thread_.resize(threads_);
+}
+
+void NonbondedCpu::compute(const PairList& list, const std::vector<Vec3>& x, const Box& box, bool want_energy,
+                           int64_t step, std::vector<Vec3>& f, NonbondedEnergies& energies) {
+  const int natoms = static_cast<int>(x.size());
+  const int ntypes = top_.num_types();
+  const PairParams p = params_;
+  const Vec3 len = box.len;
+  const Vec3 inv{1.0 / len.x, 1.0 / len.y, 1.0 / len.z};
+  const double* charge = top_.charge.data();
+  const int* type = top_.type.data();
+  const double* c6 = top_.c6.data();
+  const double* c12 = top_.c12.data();
+  std::vector<FixedSums> sums(threads_);
+  std::vector<int> bad_atom(threads_, -1);
+
+#pragma omp parallel num_threads(threads_)
+  {
+    const int t = omp_get_thread_num();
+    std::vector<int64_t>& fb = f_thread_[t];
+    fb.assign(3 * static_cast<size_t>(natoms), 0);
+    FixedSums s;
+    // Pairs of the list (i < j, not excluded).
+#pragma omp for schedule(dynamic, 64) nowait
+    for (int i = 0; i < natoms; ++i) {
+      const Vec3 xi = x[i];
+      const double qi = charge[i];
+      const int ti = type[i] * ntypes;
+      double fix = 0, fiy = 0, fiz = 0, elj = 0, ecoul = 0;
+      double v[6] = {0, 0, 0, 0, 0, 0};
+      for (int k = list.start[i]; k < list.start[i + 1]; ++k) {
+        const int j = list.j[k];
+        // d = x_i - x_j, so the force on i is f_over_r * d.
+        const double dx = minimum_image(xi.x - x[j].x, len.x, inv.x);
+        const double dy = minimum_image(xi.y - x[j].y, len.y, inv.y);
+        const double dz = minimum_image(xi.z - x[j].z, len.z, inv.z);
+        const double r2 = dx * dx + dy * dy + dz * dz;
+        if (r2 >= p.rc2) continue;
+        PairResult r;
+        pair_lj_rf<double>(p, r2, c6[ti + type[j]], c12[ti + type[j]], qi * charge[j], r);
+        if (!(std::fabs(r.f_over_r) * std::sqrt(r2) < kMaxPairForce)) bad_atom[t] = i;
+        const double fx = r.f_over_r * dx, fy = r.f_over_r * dy, fz = r.f_over_r * dz;
+        fix += fx;
+        fiy += fy;
+        fiz += fz;
+        fb[3 * j] -= to_fixed(fx, kForceFixedScale);
+        fb[3 * j + 1] -= to_fixed(fy, kForceFixedScale);
+        fb[3 * j + 2] -= to_fixed(fz, kForceFixedScale);
+        if (want_energy) {
+          elj += r.v_lj;
+          ecoul += r.v_coul;
+          v[0] += fx * dx;
+          v[1] += fy * dy;
+          v[2] += fz * dz;
+          v[3] += fx * dy;
+          v[4] += fx * dz;
+          v[5] += fy * dz;
+        }
+      }
+      fb[3 * i] += to_fixed(fix, kForceFixedScale);
+      fb[3 * i + 1] += to_fixed(fiy, kForceFixedScale);
+      fb[3 * i + 2] += to_fixed(fiz, kForceFixedScale);
+      if (want_energy) {
+        s.lj += to_fixed(elj, kEnergyFixedScale);
+        s.coul += to_fixed(ecoul, kEnergyFixedScale);
+        for (int c = 0; c < 6; ++c) s.vir[c] += to_fixed(v[c], kEnergyFixedScale);
+      }
+    }
+    // Reaction-field correction of excluded pairs within the cut-off (each pair once, i < j).
+#pragma omp for schedule(static) nowait
+    for (int i = 0; i < natoms; ++i) {
+      if (top_.excl_start.empty() || charge[i] == 0.0) continue;
+      double ecoul = 0;
+      double v[6] = {0, 0, 0, 0, 0, 0};
+      for (int k = top_.excl_start[i]; k < top_.excl_start[i + 1]; ++k) {
+        const int j = top_.excl[k];
+        if (j <= i || charge[j] == 0.0) continue;
+        const double dx = minimum_image(x[i].x - x[j].x, len.x, inv.x);
+        const double dy = minimum_image(x[i].y - x[j].y, len.y, inv.y);
+        const double dz = minimum_image(x[i].z - x[j].z, len.z, inv.z);
+        const double r2 = dx * dx + dy * dy + dz * dz;
+        if (r2 >= p.rc2) continue;
+        PairResult r;
+        pair_rf_exclusion<double>(p, r2, charge[i] * charge[j], r);
+        const double fx = r.f_over_r * dx, fy = r.f_over_r * dy, fz = r.f_over_r * dz;
+        fb[3 * i] += to_fixed(fx, kForceFixedScale);
+        fb[3 * i + 1] += to_fixed(fy, kForceFixedScale);
+        fb[3 * i + 2] += to_fixed(fz, kForceFixedScale);
+        fb[3 * j] -= to_fixed(fx, kForceFixedScale);
+        fb[3 * j + 1] -= to_fixed(fy, kForceFixedScale);
+        fb[3 * j + 2] -= to_fixed(fz, kForceFixedScale);
+        ecoul += r.v_coul;
+        v[0] += fx * dx;
+        v[1] += fy * dy;
+        v[2] += fz * dz;
+        v[3] += fx * dy;
+        v[4] += fx * dz;
+        v[5] += fy * dz;
+      }
+      if (want_energy) {
+        s.coul += to_fixed(ecoul, kEnergyFixedScale);
+        for (int c = 0; c < 6; ++c) s.vir[c] += to_fixed(v[c], kEnergyFixedScale);
+      }
+    }
+    sums[t] = s;
+#pragma omp barrier
+    // Sum the thread buffers atom by atom: integer sums, so the thread count does not matter.
+#pragma omp for schedule(static)
+    for (int a = 0; a < 3 * natoms; ++a) {
+      int64_t acc = 0;
+      for (int u = 0; u < threads_; ++u) acc += f_thread_[u][a];
+      f[a / 3][a % 3] = from_fixed(acc, kForceFixedScale);
+    }
+  }
+
+  for (int t = 0; t < threads_; ++t)
+    if (bad_atom[t] >= 0)
+      throw RuntimeError(step, bad_atom[t], "non-finite or extreme non-bonded force (atoms overlapping?)");
+
+  if (want_energy) {
+    FixedSums total;
+    for (const FixedSums& s : sums) {
+      total.lj += s.lj;
+      total.coul += s.coul;
+      for (int c = 0; c < 6; ++c) total.vir[c] += s.vir[c];
+    }
+    energies.lj = from_fixed(total.lj, kEnergyFixedScale);
+    energies.coulomb = from_fixed(total.coul, kEnergyFixedScale) + self_energy_;
+    // Xi = -1/2 sum d (x) F with d = x_i - x_j and F the force on i.
+    const int idx[3][3] = {{0, 3, 4}, {3, 1, 5}, {4, 5, 2}};
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) energies.virial.m[a][b] = -0.5 * from_fixed(total.vir[idx[a][b]], kEnergyFixedScale);
+  }
+}
+
+}  // namespace halomd

@@ -1,0 +1,36 @@
+// The buffered Verlet pair list of the CPU reference: every non-excluded pair within rlist, found on a cell
+// grid and rebuilt every nstlist steps; interactions are evaluated only below the cut-off (PHYSICS.md).
+#pragma once
+
+#include <vector>
+
+#include "core/box.h"
+#include "core/topology.h"
+#include "core/vec3.h"
+
+namespace halomd {
+
+// Pair (i, j) is stored once, under i < j, and each i's neighbours are sorted: the list is canonical (the
+// same pairs in the same order whichever thread count or step built it), which keeps runs reproducible.
+struct PairList {
+  std::vector<int> start;  // size N+1: the neighbours of i are j[start[i] .. start[i+1])
+  std::vector<int> j;
+  double rlist = 0.0;
+  int num_atoms() const { return start.empty() ? 0 : static_cast<int>(start.size()) - 1; }
+  size_t num_pairs() const { return j.size(); }
+};
+
+// Positions may lie outside the box (halomd keeps them unwrapped); distances use the minimum image, so
+// rlist must stay below half the smallest box edge.
+void build_pair_list(const std::vector<Vec3>& x, const Box& box, double rlist, const Topology& top, int threads,
+                     PairList& list);
+
+// Minimum-image difference a - b in a rectangular box. Rounding uses the 1.5*2^52 trick (round to nearest
+// with two additions), exact for |d/L| < 2^51 and free of library calls in the inner loop.
+inline double minimum_image(double d, double len, double inv_len) {
+  constexpr double kRound = 6755399441055744.0;
+  const double k = (d * inv_len + kRound) - kRound;
+  return d - k * len;
+}
+
+}  // namespace halomd

@@ -1,0 +1,63 @@
+#include "cpu/update.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "cpu/fixed_point.h"
+
+namespace halomd {
+
+void leapfrog_update(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std::vector<Vec3>& f,
+                     const std::vector<double>& inv_mass, double lambda, double dt, std::vector<Vec3>& x_new,
+                     int threads) {
+  const int n = static_cast<int>(x.size());
+#pragma omp parallel for num_threads(std::max(1, threads)) schedule(static)
+  for (int i = 0; i < n; ++i) {
+    const double im = inv_mass[i];
+    if (im == 0.0) {
+      x_new[i] = x[i];
+      continue;
+    }
+    v[i] = v[i] * lambda + f[i] * (im * dt);
+    x_new[i] = x[i] + v[i] * dt;
+  }
+}
+
+Tensor kinetic_energy_tensor(const std::vector<Vec3>& v, const std::vector<double>& mass, int threads) {
+  const int n = static_cast<int>(v.size());
+  int64_t acc[9] = {};
+#pragma omp parallel for num_threads(std::max(1, threads)) schedule(static) reduction(+ : acc[:9])
+  for (int i = 0; i < n; ++i) {
+    const double hm = 0.5 * mass[i];
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) acc[3 * a + b] += to_fixed(hm * v[i][a] * v[i][b], kEnergyFixedScale);
+  }
+  Tensor t;
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) t.m[a][b] = from_fixed(acc[3 * a + b], kEnergyFixedScale);
+  return t;
+}
+
+void remove_com_velocity(std::vector<Vec3>& v, const std::vector<double>& mass) {
+  Vec3 p{};
+  double m = 0.0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    p += v[i] * mass[i];
+    m += mass[i];
+  }
+  if (m <= 0.0) return;
+  const Vec3 vcm = p * (1.0 / m);
+  for (size_t i = 0; i < v.size(); ++i)
+    if (mass[i] > 0.0) v[i] -= vcm;
+}
+
+int find_runaway_atom(const std::vector<Vec3>& x, const std::vector<Vec3>& x_new, double max_nm) {
+  const double max2 = max_nm * max_nm;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double d2 = norm2(x_new[i] - x[i]);
+    if (!(d2 < max2)) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace halomd

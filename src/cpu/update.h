@@ -1,0 +1,26 @@
+// Leap-frog integration, kinetic energy and centre-of-mass motion removal of the CPU reference.
+#pragma once
+
+#include <vector>
+
+#include "core/vec3.h"
+
+namespace halomd {
+
+// v(t+dt/2) = lambda v(t-dt/2) + f/m dt and x' = x + v(t+dt/2) dt (GROMACS's leap-frog with the v-rescale
+// factor lambda applied to the old velocity). Atoms of zero mass are left where they are.
+void leapfrog_update(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std::vector<Vec3>& f,
+                     const std::vector<double>& inv_mass, double lambda, double dt, std::vector<Vec3>& x_new,
+                     int threads);
+
+// 1/2 sum m v (x) v, kJ/mol, summed in fixed point (independent of the thread count).
+Tensor kinetic_energy_tensor(const std::vector<Vec3>& v, const std::vector<double>& mass, int threads);
+
+// Subtracts the centre-of-mass velocity from every atom (comm-mode Linear).
+void remove_com_velocity(std::vector<Vec3>& v, const std::vector<double>& mass);
+
+// Index of the first atom that moved more than max_nm between x and x_new or whose position is not finite,
+// else -1.
+int find_runaway_atom(const std::vector<Vec3>& x, const std::vector<Vec3>& x_new, double max_nm);
+
+}  // namespace halomd

@@ -1,0 +1,28 @@
+// One row of energy.csv: GROMACS's energy terms at one step, in kJ/mol, K and bar.
+#pragma once
+
+#include <cstdint>
+
+#include "core/vec3.h"
+
+namespace halomd {
+
+struct EnergyRow {
+  int64_t step = 0;
+  double time_ps = 0.0;
+  double lj_sr = 0.0;
+  double coulomb_sr = 0.0;
+  double disp_corr = 0.0;
+  double potential = 0.0;
+  double kinetic = 0.0;  // average of the two half-step kinetic energies (leap-frog, as GROMACS reports)
+  double total = 0.0;
+  double conserved = 0.0;  // total + energy the thermostat took out
+  double temperature = 0.0;
+  double pressure = 0.0;  // bar, scalar (trace/3)
+  Tensor pressure_tensor;
+};
+
+inline constexpr const char* kEnergyCsvHeader =
+    "step,time_ps,lj_sr,coulomb_sr,disp_corr,potential,kinetic,total,conserved,temperature,pressure";
+
+}  // namespace halomd

@@ -1,0 +1,23 @@
+// The MD loop of the CPU reference: leap-frog with SETTLE, v-rescale, buffered pair list, outputs, checkpoints.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "engine/run_options.h"
+
+namespace halomd {
+
+struct RunSummary {
+  int64_t first_step = 0;
+  int64_t last_step = 0;
+  int64_t steps = 0;
+  double wall_s = 0.0;
+  double ns_per_day = 0.0;
+};
+
+// Runs the simulation the options describe. Throws InputError for bad input (before any step), RuntimeError
+// for a run that blows up (naming the step and atom; files written so far stay valid).
+RunSummary run_md(const RunOptions& options);
+
+}  // namespace halomd

@@ -1,0 +1,80 @@
+#include "engine/outputs.h"
+
+#include <filesystem>
+
+#include "core/errors.h"
+#include "fmt/format.h"
+
+namespace fs = std::filesystem;
+
+namespace halomd {
+namespace {
+
+const char* const kResultFiles[] = {"energy.csv", "traj.xtc", "confout.gro", "state.cpt", "run.json"};
+
+}  // namespace
+
+bool is_inside_dir(const std::string& path, const std::string& dir) {
+  std::error_code ec;
+  const fs::path p = fs::weakly_canonical(fs::path(path), ec).parent_path();
+  const fs::path d = fs::weakly_canonical(fs::path(dir), ec);
+  return p == d;
+}
+
+RunOutputs::RunOutputs(const std::string& outdir, const io::Checkpoint* resume, bool resume_here, bool write_xtc)
+    : outdir_(outdir) {
+  std::error_code ec;
+  fs::create_directories(outdir, ec);
+  if (!fs::is_directory(outdir)) throw InputError(outdir, 0, "cannot create the output folder");
+  if (!resume_here) {
+    for (const char* name : kResultFiles)
+      if (fs::exists(path(name)))
+        throw InputError(outdir, 0,
+                         std::string("already holds results (") + name +
+                             "); choose a new folder, or continue the run with --cpi " + path("state.cpt"));
+  }
+  const std::string epath = path("energy.csv");
+  if (resume_here && resume && resume->energy_csv_bytes >= 0 && fs::exists(epath)) {
+    fs::resize_file(epath, static_cast<uintmax_t>(resume->energy_csv_bytes));
+    energy_ = std::fopen(epath.c_str(), "ab");
+    energy_bytes_ = resume->energy_csv_bytes;
+  } else {
+    energy_ = std::fopen(epath.c_str(), "wb");
+    if (energy_) energy_bytes_ = std::fprintf(energy_, "%s\n", kEnergyCsvHeader);
+  }
+  if (!energy_) throw InputError(epath, 0, "cannot open for writing");
+  std::fflush(energy_);
+  if (write_xtc) {
+    const bool append = resume_here && resume && resume->xtc_bytes >= 0 && fs::exists(path("traj.xtc"));
+    xtc_ = std::make_unique<io::XtcWriter>(path("traj.xtc"), append ? resume->xtc_bytes : -1);
+  }
+}
+
+RunOutputs::~RunOutputs() {
+  if (energy_) std::fclose(energy_);
+}
+
+void RunOutputs::write_energy(const EnergyRow& r) {
+  const std::string line =
+      fmt::format("{},{:.6f},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g}\n", r.step,
+                  r.time_ps, r.lj_sr, r.coulomb_sr, r.disp_corr, r.potential, r.kinetic, r.total, r.conserved,
+                  r.temperature, r.pressure);
+  std::fwrite(line.data(), 1, line.size(), energy_);
+  std::fflush(energy_);
+  energy_bytes_ += static_cast<int64_t>(line.size());
+}
+
+void RunOutputs::write_frame(int64_t step, double time_ps, const Box& box, const std::vector<Vec3>& x,
+                             double precision) {
+  if (xtc_) xtc_->write_frame(step, time_ps, box, x, precision);
+}
+
+void RunOutputs::write_checkpoint(io::Checkpoint& cpt) {
+  cpt.energy_csv_bytes = energy_bytes_;
+  cpt.xtc_bytes = xtc_ ? xtc_->size_bytes() : -1;
+  io::write_checkpoint(path("state.cpt"), cpt);
+}
+
+void RunOutputs::write_confout(const io::GroFile& gro) { io::write_gro(path("confout.gro"), gro); }
+
+}  // namespace halomd

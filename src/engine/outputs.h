@@ -1,0 +1,40 @@
+// The files a run writes into its output folder: energy.csv, traj.xtc, confout.gro, state.cpt, run.json.
+#pragma once
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "engine/energies.h"
+#include "io/checkpoint.h"
+#include "io/gro.h"
+#include "io/xtc.h"
+
+namespace halomd {
+
+class RunOutputs {
+ public:
+  // Creates outdir, or refuses one that already holds results unless `resume` names a checkpoint inside it:
+  // then energy.csv and traj.xtc are truncated to the sizes the checkpoint recorded and appended to.
+  RunOutputs(const std::string& outdir, const io::Checkpoint* resume, bool resume_here, bool write_xtc);
+  ~RunOutputs();
+  RunOutputs(const RunOutputs&) = delete;
+  RunOutputs& operator=(const RunOutputs&) = delete;
+
+  void write_energy(const EnergyRow& row);  // flushed at once
+  void write_frame(int64_t step, double time_ps, const Box& box, const std::vector<Vec3>& x, double precision);
+  void write_checkpoint(io::Checkpoint& cpt);  // fills in the file sizes
+  void write_confout(const io::GroFile& gro);
+  std::string path(const std::string& name) const { return outdir_ + "/" + name; }
+
+ private:
+  std::string outdir_;
+  std::FILE* energy_ = nullptr;
+  int64_t energy_bytes_ = 0;
+  std::unique_ptr<io::XtcWriter> xtc_;
+};
+
+// True when `path` lies inside `dir` (after resolving both).
+bool is_inside_dir(const std::string& path, const std::string& dir);
+
+}  // namespace halomd

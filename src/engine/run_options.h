@@ -1,0 +1,23 @@
+// The command-line side of a run: which files, which backend, how many threads (the .mdp holds the physics).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace halomd {
+
+struct RunOptions {
+  std::string conf;    // .gro
+  std::string top;     // .top
+  std::string mdp;     // .mdp
+  std::string outdir;  // created; refused when it already holds results, unless --cpi continues into it
+  std::string backend = "cpu";
+  std::string cpi;     // checkpoint to continue from, or empty
+  int threads = 1;
+  std::vector<std::string> include_dirs;  // -I for the .top, besides the .mdp's include
+  std::string command_line;               // as typed, for run.json
+  int64_t stop_at_step = -1;  // testing aid: stop (exit 4) before this step as if the process were killed
+};
+
+}  // namespace halomd

@@ -1,0 +1,39 @@
+// Loading and checking a run's inputs (.gro, .top, .mdp) and deriving what GROMACS derives from them.
+#pragma once
+
+#include <string>
+
+#include "core/md_params.h"
+#include "core/topology.h"
+#include "engine/run_options.h"
+#include "io/gro.h"
+
+namespace halomd {
+
+struct SimulationInputs {
+  MdParams mdp;
+  Topology top;
+  io::GroFile gro;
+  double ndf = 0.0;          // degrees of freedom: 3N - constraints - 3 with COM removal
+  std::string rlist_source;  // how rlist was chosen, for the log
+};
+
+// Reads and cross-checks the three inputs. Every problem is an InputError naming the file (and line) before
+// any step runs: unsupported interactions, a cut-off longer than half the box, molecule counts that do not
+// match. With verlet-buffer-tolerance > 0, rlist is set by the rule of choose_rlist.
+SimulationInputs load_inputs(const RunOptions& options);
+
+// halomd's conservative Verlet buffer when verlet-buffer-tolerance > 0 (documented in docs/USER_GUIDE.md):
+// rlist = rc + 3 sqrt(2) sqrt(k_B T / m_min) (nstlist - 1) dt, i.e. three standard deviations of the relative
+// free-flight displacement of two of the lightest atoms over one list lifetime, T the largest of ref-t,
+// gen-temp and 300 K.
+double choose_rlist(const MdParams& mdp, const Topology& top);
+
+// Puts each molecule whole (minimum image relative to its first atom): positions stay unwrapped from then on.
+void make_molecules_whole(const Topology& top, const Box& box, std::vector<Vec3>& x);
+
+// A copy of x with each molecule shifted by whole box vectors so that its first atom lies in the box: what
+// the trajectory and confout.gro show (molecules whole, in the unit cell).
+std::vector<Vec3> molecules_in_box(const Topology& top, const Box& box, const std::vector<Vec3>& x);
+
+}  // namespace halomd
