@@ -5,6 +5,7 @@
 
 #include "CLI/CLI.hpp"
 #include "core/errors.h"
+#include "engine/backends.h"
 #include "engine/genconf.h"
 #include "engine/md_run.h"
 
@@ -48,6 +49,8 @@ int main(int argc, char** argv) {
   gen_cmd->add_option("--nbox", nbox, "copies along x, y, z")->expected(3)->required();
   gen_cmd->add_option("-o", g_out, "output prefix: writes PREFIX.gro and PREFIX.top")->required();
 
+  auto* dev_cmd = app.add_subcommand("devices", "list the GPUs this build can use");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -59,6 +62,8 @@ int main(int argc, char** argv) {
     if (*run_cmd) {
       run.command_line = joined_command(argc, argv);
       halomd::run_md(run);
+    } else if (*dev_cmd) {
+      std::fputs(halomd::describe_gpus().c_str(), stdout);
     } else if (*gen_cmd) {
       halomd::genconf(g_conf, g_top, nbox[0], nbox[1], nbox[2], g_out);
     }

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The test command (README; .ci/run calls exactly this): builds every backend this machine can build,
+# checks the formatting, and runs the whole CTest suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+args=(-DCMAKE_BUILD_TYPE=Release)
+nvcc_path=$(command -v nvcc || true)
+[ -z "$nvcc_path" ] && [ -x /usr/local/cuda/bin/nvcc ] && nvcc_path=/usr/local/cuda/bin/nvcc
+if [ -n "$nvcc_path" ]; then
+  args+=(-DHALOMD_ENABLE_CUDA=ON -DCMAKE_CUDA_COMPILER="$nvcc_path" -DCMAKE_CUDA_ARCHITECTURES=90)
+  echo "test.sh: building the CUDA backend with $nvcc_path"
+else
+  echo "test.sh: no nvcc found: the CUDA backend is not built"
+fi
+
+if command -v clang-format >/dev/null; then
+  files=$(git ls-files 'src/*.h' 'src/*.cpp' 'src/*.cu' 'tests/*.h' 'tests/*.cpp' 2>/dev/null || true)
+  if [ -n "$files" ]; then
+    # shellcheck disable=SC2086
+    clang-format --dry-run -Werror $files
+    echo "test.sh: formatting checked"
+  fi
+fi
+
+cmake -S . -B build/test "${args[@]}"
+cmake --build build/test -j "$(nproc)"
+ctest --test-dir build/test --output-on-failure --timeout 1200

@@ -1,0 +1,89 @@
+// Properties of whole runs: bitwise restart, v-rescale statistics and drift, reproducibility, thread invariance.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "support/run_helpers.h"
+#include "support/test_support.h"
+#include "tolerances.h"
+
+namespace halomd::test {
+namespace {
+
+const std::map<std::string, std::string> kShortVrescale = {
+    {"nsteps", "200"}, {"nstenergy", "10"}, {"nstcalcenergy", "10"}, {"nstxout-compressed", "20"},
+    {"nstcheckpoint", "50"}, {"ld-seed", "4242"}};
+
+TEST(Restart, ContinuationIntoSameFolderIsBitwiseIdentical) {
+  const std::string out = make_temp_dir("restart");
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/full", "--threads 2", &log), 0) << log;
+  // The interrupted run dies before step 130; its last checkpoint is at step 100 and rows 100..120 must go.
+  EXPECT_NE(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/part", "--stop-at-step 130", &log), 0);
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/part",
+                       "--threads 2 --cpi " + out + "/part/state.cpt", &log),
+            0)
+      << log;
+  EXPECT_EQ(read_text(out + "/full/energy.csv"), read_text(out + "/part/energy.csv"));
+  EXPECT_EQ(read_text(out + "/full/traj.xtc"), read_text(out + "/part/traj.xtc"));
+  EXPECT_EQ(read_text(out + "/full/confout.gro"), read_text(out + "/part/confout.gro"));
+}
+
+TEST(Restart, ContinuationIntoNewFolderStartsNewFiles) {
+  const std::string out = make_temp_dir("restart_new");
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/full", "", &log), 0) << log;
+  EXPECT_NE(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/part", "--stop-at-step 130", &log), 0);
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/next",
+                       "--cpi " + out + "/part/state.cpt", &log),
+            0)
+      << log;
+  auto full = read_csv(out + "/full/energy.csv");
+  auto next = read_csv(out + "/next/energy.csv");
+  ASSERT_FALSE(next["step"].empty());
+  EXPECT_EQ(next["step"].front(), 100.0);
+  const size_t offset = full["step"].size() - next["step"].size();
+  for (size_t i = 0; i < next["step"].size(); ++i) {
+    EXPECT_EQ(next["step"][i], full["step"][offset + i]);
+    EXPECT_EQ(next["conserved"][i], full["conserved"][offset + i]);
+  }
+}
+
+TEST(Restart, RefusesFolderWithResults) {
+  const std::string out = make_temp_dir("refuse");
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", "nve.mdp", {{"nsteps", "2"}}, out + "/run", "", &log), 0) << log;
+  const std::string before = read_text(out + "/run/energy.csv");
+  EXPECT_EQ(run_halomd("spce_1k5", "nve.mdp", {{"nsteps", "2"}}, out + "/run", "", &log), 2);
+  EXPECT_NE(log.find("already holds results"), std::string::npos) << log;
+  EXPECT_EQ(read_text(out + "/run/energy.csv"), before);
+}
+
+TEST(Vrescale, SameSeedSameTrajectoryAndThreadCountDoesNotMatter) {
+  const std::string out = make_temp_dir("seed");
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/a", "--threads 1", &log), 0) << log;
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/b", "--threads 2", &log), 0) << log;
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/c", "--threads 3", &log), 0) << log;
+  EXPECT_EQ(read_text(out + "/a/energy.csv"), read_text(out + "/b/energy.csv"));
+  EXPECT_EQ(read_text(out + "/a/confout.gro"), read_text(out + "/c/confout.gro"));
+  auto other = kShortVrescale;
+  other["ld-seed"] = "4243";
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", other, out + "/d", "--threads 2", &log), 0) << log;
+  EXPECT_NE(read_text(out + "/a/energy.csv"), read_text(out + "/d/energy.csv"));
+}
+
+TEST(Vrescale, LongRunTemperatureAndConservedDrift) {
+  const auto ref = read_reference(data_path("spce_1k5/reference.txt"));
+  const std::string out = make_temp_dir("vrescale_long");
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", {{"ld-seed", "7"}}, out + "/run", "--threads 2", &log), 0) << log;
+  auto e = read_csv(out + "/run/energy.csv");
+  ASSERT_GE(e["step"].size(), 200u);
+  EXPECT_NEAR(mean(e["temperature"]), 300.0, kTemperatureRelTol * 300.0);
+  const double drift = linear_slope(e["time_ps"], e["conserved"]) / ref.at("atoms");
+  EXPECT_LT(std::fabs(drift), kConservedDriftPerAtom) << "conserved drift " << drift << " kJ/mol/ps/atom";
+}
+
+}  // namespace
+}  // namespace halomd::test
