@@ -233,6 +233,8 @@ EOF
 lj_sr coulomb_sr disp_corr potential: step 0 of `mdrun -rerun conf.gro` with nve.mdp (kJ/mol).
 *0: step 0 of `mdrun` with nve.mdp but nsteps 0 (kJ/mol, K, bar); pres_dc0 is "Pres. DC" (bar). No constr_rmsd0: GROMACS writes "Constr. rmsd" only for LINCS, not SETTLE.
 nve_*: the 500-step NVE run with nve.mdp (drifts: least-squares slope vs time, kJ/mol/ps); ndf from md.log nrdf.
+The total energy jumps in the first two steps: conf.gro's 3-decimal positions break the SETTLE geometry by
+~4e-4 nm (rms) and the first SETTLE step (continuation yes) corrects it; nve_total_drift_per_ps_from_step10 skips it.
 EOF
   python3 "$HELPER" reference --water --rerun rerun.xvg --step0 step0.xvg --nve nve.xvg --nve-mdp nve.mdp \
     --csv nve_energy.csv --gro conf.gro --top topol.top --log step0.log --header header.txt --out reference.txt
@@ -256,7 +258,7 @@ one argon atom
    0.00000   0.00000   0.00000
 EOF
   run insert.log "$GMX" insert-molecules -ci ar.gro -nmol "$nwant" -box "$box" "$box" "$box" \
-    -radius 0.22 -try 100 -seed 1729 -o inserted.gro
+    -radius 0.15 -try 100 -seed 1729 -o inserted.gro
   local natoms
   natoms=$(sed -n 2p inserted.gro | tr -d ' ')
   [[ $natoms == "$nwant" ]] || { echo "make_refdata.sh: insert-molecules placed $natoms of $nwant atoms" >&2; exit 1; }

@@ -83,8 +83,8 @@ std::vector<int32_t> scale_coords(int64_t step, const std::vector<Vec3>& x, doub
       const double v = x[a][d] * precision;
       if (!(std::fabs(v) + 0.5 <= static_cast<double>(xtc::kMaxAbsInt)))
         throw RuntimeError(step, static_cast<int64_t>(a),
-                           "coordinate " + std::to_string(x[a][d]) + " nm does not fit in an XTC frame of precision " +
-                               std::to_string(precision));
+                           "coordinate " + std::to_string(x[a][d]) +
+                               " nm does not fit in an XTC frame of precision " + std::to_string(precision));
       const int64_t i = std::llround(v);
       ints[3 * a + d] = static_cast<int32_t>(i);
       lo[d] = std::min(lo[d], i);
@@ -93,9 +93,9 @@ std::vector<int32_t> scale_coords(int64_t step, const std::vector<Vec3>& x, doub
   }
   for (int d = 0; d < 3; ++d)
     if (hi[d] - lo[d] >= xtc::kMaxAbsInt)
-      throw RuntimeError(step, -1,
-                         "coordinates span too wide a range for an XTC frame of precision " +
-                             std::to_string(precision));
+      throw RuntimeError(
+          step, -1,
+          "coordinates span too wide a range for an XTC frame of precision " + std::to_string(precision));
   return ints;
 }
 
@@ -103,8 +103,8 @@ XtcFrame read_frame(XdrIn& in) {
   XtcFrame f;
   const int32_t magic = in.get_int();
   if (magic != kMagic)
-    throw xtc::FormatError("bad magic number " + std::to_string(magic) + " (expected " + std::to_string(kMagic) +
-                           ")");
+    throw xtc::FormatError("bad magic number " + std::to_string(magic) + " (expected " +
+                           std::to_string(kMagic) + ")");
   const int32_t natoms = in.get_int();
   if (natoms < 0) throw xtc::FormatError("negative atom count " + std::to_string(natoms));
   f.step = in.get_int();
@@ -134,11 +134,12 @@ XtcFrame read_frame(XdrIn& in) {
   block.smallidx = in.get_int();
   const int32_t nbytes = in.get_int();
   if (nbytes < 0 || static_cast<size_t>(nbytes) > in.remaining())
-    throw xtc::FormatError("compressed size " + std::to_string(nbytes) + " bytes runs past the end (truncated file)");
+    throw xtc::FormatError("compressed size " + std::to_string(nbytes) +
+                           " bytes runs past the end (truncated file)");
   // Every atom takes at least 2 bits, which bounds what a corrupt atom count can make us allocate.
   if (natoms > 4 * int64_t{nbytes} + 4)
-    throw xtc::FormatError(std::to_string(nbytes) + " compressed bytes cannot hold " + std::to_string(natoms) +
-                           " atoms");
+    throw xtc::FormatError(std::to_string(nbytes) + " compressed bytes cannot hold " +
+                           std::to_string(natoms) + " atoms");
   block.bytes = in.get_opaque(static_cast<size_t>(nbytes));
   const std::vector<int32_t> ints = xtc::decompress_coords(block, natoms);
   for (int32_t a = 0; a < natoms; ++a)
@@ -160,12 +161,14 @@ XtcWriter::XtcWriter(const std::string& path, int64_t keep_bytes) : path_(path) 
       if (ec) throw InputError(path, 0, "cannot continue the trajectory: " + ec.message());
       if (have < keep_bytes)
         throw InputError(path, 0,
-                         "has " + std::to_string(have) + " bytes, fewer than the " + std::to_string(keep_bytes) +
-                             " recorded by the checkpoint");
+                         "has " + std::to_string(have) + " bytes, fewer than the " +
+                             std::to_string(keep_bytes) + " recorded by the checkpoint");
       if (keep_bytes % 4 != 0)
         throw InputError(path, 0, std::to_string(keep_bytes) + " bytes is not an XTC frame boundary");
       fs::resize_file(path, static_cast<uintmax_t>(keep_bytes), ec);
-      if (ec) throw InputError(path, 0, "cannot truncate to " + std::to_string(keep_bytes) + " bytes: " + ec.message());
+      if (ec)
+        throw InputError(path, 0,
+                         "cannot truncate to " + std::to_string(keep_bytes) + " bytes: " + ec.message());
     }
   }
   file_ = std::fopen(path.c_str(), keep_bytes >= 0 ? "ab" : "wb");

@@ -6,28 +6,29 @@
 #include <string>
 #include <utility>
 
-// The scheme (GROMACS src/gromacs/fileio/libxdrf.cpp, xdr3dfcoord): every atom is either "big", written as its
-// offset from the frame minimum packed into one mixed-radix integer, or "small", written as its difference to
-// the atom before it in a smaller mixed-radix integer. After each big atom come a 1-bit flag and, when the run
-// length or the small size changes, 5 bits holding run + is_smaller + 1; then run/3 small atoms. The first
-// atom of a run is swapped with the big one so that a water's H, O, H are written as O-relative differences.
-// Bits go most significant first; a mixed-radix integer goes as little-endian bytes, the last one shortened.
+// The scheme (GROMACS src/gromacs/fileio/libxdrf.cpp, xdr3dfcoord): every atom is either "big", written as
+// its offset from the frame minimum packed into one mixed-radix integer, or "small", written as its
+// difference to the atom before it in a smaller mixed-radix integer. After each big atom come a 1-bit flag
+// and, when the run length or the small size changes, 5 bits holding run + is_smaller + 1; then run/3 small
+// atoms. The first atom of a run trades places with the big one, so a water O, H1, H2 goes as H1 big, then
+// O and H2 as small differences. Bits go most significant first; a mixed-radix integer goes as little-endian
+// bytes, the last one shortened to the bits left.
 
 namespace halomd::io::xtc {
 namespace {
 
-// Sizes of the small-difference integers: kMagicInts[i]^3 fits in i bits (the format's own table).
+// Sizes of the small-difference integers, kMagicInts[i]^3 <= 2^i so three fit in i bits (the format's table).
 constexpr std::array<int32_t, 73> kMagicInts = {
-    0,       0,       0,       0,       0,       0,        0,        0,        0,       8,       10,
-    12,      16,      20,      25,      32,      40,       50,       64,       80,      101,     128,
-    161,     203,     256,     322,     406,     512,      645,      812,      1024,    1290,    1625,
-    2048,    2580,    3250,    4096,    5060,    6501,     8192,     10321,    13003,   16384,   20642,
-    26007,   32768,   41285,   52015,   65536,   82570,    104031,   131072,   165140,  208063,  262144,
-    330280,  416127,  524287,  660561,  832255,  1048576,  1321122,  1664510,  2097152, 2642245, 3329021,
+    0,       0,       0,       0,       0,        0,        0,       0,       0,       8,       10,
+    12,      16,      20,      25,      32,       40,       50,      64,      80,      101,     128,
+    161,     203,     256,     322,     406,      512,      645,     812,     1024,    1290,    1625,
+    2048,    2580,    3250,    4096,    5060,     6501,     8192,    10321,   13003,   16384,   20642,
+    26007,   32768,   41285,   52015,   65536,    82570,    104031,  131072,  165140,  208063,  262144,
+    330280,  416127,  524287,  660561,  832255,   1048576,  1321122, 1664510, 2097152, 2642245, 3329021,
     4194304, 5284491, 6658042, 8388607, 10568983, 13316085, 16777216};
-constexpr int kFirstIdx = 9;   // first usable entry
-constexpr int kLastIdx = 72;   // last usable entry (GROMACS can step one past the table; we stop at it)
-constexpr int kMaxRun = 24;    // at most 8 small atoms (24 integers) per run: run + 2 fits in 5 bits
+constexpr int kFirstIdx = 9;  // first usable entry
+constexpr int kLastIdx = 72;  // last usable entry (GROMACS can step one past the table; we stop at it)
+constexpr int kMaxRun = 24;   // at most 8 small atoms (24 integers) per run: run + 2 fits in 5 bits
 constexpr uint32_t kMaxPackedSize = 0xffffff;  // above this, big atoms go as three separate bit fields
 
 class BitWriter {

@@ -103,10 +103,16 @@ def strip_top(pp_path, out_path, header):
                             used_types.add(f[8])  # typeB
 
     def filtered(body, keep):
+        """The directive line, its leading comments, and the data lines that pass keep()."""
         out = [body[0]]
+        seen_data = False
         for l in body[1:]:
             f = data_fields(l)
-            if not f or keep(f):
+            if f:
+                seen_data = True
+                if keep(f):
+                    out.append(l)
+            elif not seen_data:
                 out.append(l)
         return out
 
@@ -311,6 +317,7 @@ def reference(args):
         out += [("nve_total_mean", mean(nve["Total Energy"])),
                 ("nve_total_drift_per_ps", lsq_slope(t, nve["Total Energy"])),
                 ("nve_conserved_drift_per_ps", lsq_slope(t, conserved)),
+                ("nve_total_drift_per_ps_from_step10", lsq_slope(t[10:], nve["Total Energy"][10:])),
                 ("nve_temperature_mean", mean(nve["Temperature"])),
                 ("nve_potential_mean", mean(nve["Potential"])),
                 ("nve_pressure_mean", mean(nve["Pressure"])),
