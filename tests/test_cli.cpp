@@ -131,9 +131,9 @@ TEST(Cli, GenconfDoublesTheEnergyOfADoubledBox) {
                         &log),
             0)
       << log;
-  ASSERT_EQ(run_command(halomd_run(dir + "/big.gro", dir + "/big.top", data_path("lj_fluid/step0.mdp"),
-                                   dir + "/two"),
-                        &log),
+  ASSERT_EQ(run_command(
+                halomd_run(dir + "/big.gro", dir + "/big.top", data_path("lj_fluid/step0.mdp"), dir + "/two"),
+                &log),
             0)
       << log;
   auto one = read_csv(dir + "/one/energy.csv");
@@ -144,15 +144,18 @@ TEST(Cli, GenconfDoublesTheEnergyOfADoubledBox) {
 
 TEST(Cli, BondedTopologyIsRefusedAsNotSupportedYet) {
   const std::string dir = make_temp_dir("cli_bonds");
-  write_file(dir + "/conf.gro", "two atoms\n2\n    1MOL     A1    1   1.000   1.000   1.000\n"
-                                "    1MOL     A2    2   1.100   1.000   1.000\n   3.00000   3.00000   3.00000\n");
+  write_file(dir + "/conf.gro",
+             "two atoms\n2\n    1MOL     A1    1   1.000   1.000   1.000\n"
+             "    1MOL     A2    2   1.100   1.000   1.000\n   3.00000   3.00000   3.00000\n");
   write_file(dir + "/topol.top",
              "[ defaults ]\n1 2 no 1.0 1.0\n[ atomtypes ]\nA 12.0 0.0 A 0.3 0.5\n"
              "[ moleculetype ]\nMOL 1\n[ atoms ]\n1 A 1 MOL A1 1 0.0\n2 A 1 MOL A2 1 0.0\n"
              "[ bonds ]\n1 2 1 0.1 1000\n[ system ]\nx\n[ molecules ]\nMOL 1\n");
   write_mdp_with(data_path("lj_fluid/step0.mdp"), dir + "/run.mdp", {{"rlist", "1.1"}});
   std::string log;
-  EXPECT_EQ(run_command(halomd_run(dir + "/conf.gro", dir + "/topol.top", dir + "/run.mdp", dir + "/out"), &log), 2);
+  EXPECT_EQ(
+      run_command(halomd_run(dir + "/conf.gro", dir + "/topol.top", dir + "/run.mdp", dir + "/out"), &log),
+      2);
   EXPECT_NE(log.find("not supported yet"), std::string::npos) << log;
   EXPECT_NE(log.find("bonds"), std::string::npos) << log;
 }

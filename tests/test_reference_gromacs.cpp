@@ -26,7 +26,8 @@ TEST_P(WaterReference, Step0EnergiesAndPressureMatchGromacs) {
   ASSERT_EQ(run_halomd(sys, "nve.mdp", {{"nsteps", "0"}}, out + "/run", "--threads 2", &log), 0) << log;
   auto e = read_csv(out + "/run/energy.csv");
   ASSERT_EQ(e["step"].size(), 1u);
-  EXPECT_LT(rel_diff(e["lj_sr"][0], ref.at("lj_sr")), kEnergyRelTol) << e["lj_sr"][0] << " vs " << ref.at("lj_sr");
+  EXPECT_LT(rel_diff(e["lj_sr"][0], ref.at("lj_sr")), kEnergyRelTol)
+      << e["lj_sr"][0] << " vs " << ref.at("lj_sr");
   EXPECT_LT(rel_diff(e["coulomb_sr"][0], ref.at("coulomb_sr")), kEnergyRelTol)
       << e["coulomb_sr"][0] << " vs " << ref.at("coulomb_sr");
   EXPECT_LT(rel_diff(e["disp_corr"][0], ref.at("disp_corr")), kEnergyRelTol)
@@ -50,11 +51,15 @@ TEST_P(WaterReference, NveRunMatchesGromacsMeanAndDrift) {
   const double total_mean = mean(e["total"]);
   EXPECT_LT(rel_diff(total_mean, ref.at("nve_total_mean")), kNveMeanRelTol)
       << total_mean << " vs " << ref.at("nve_total_mean");
-  const double drift = linear_slope(e["time_ps"], e["total"]);
+  // Drift from step 10 on: the first constraint step absorbs the rounding of the 3-decimal .gro (a jump
+  // GROMACS shows too, tests/data/README.md), which is no drift.
+  const std::vector<double> t(e["time_ps"].begin() + 10, e["time_ps"].end());
+  const std::vector<double> tot(e["total"].begin() + 10, e["total"].end());
+  const double drift = linear_slope(t, tot);
+  const double gmx_drift = ref.at("nve_total_drift_per_ps_from_step10");
   const double allowed =
-      std::max(kDriftFactor * std::fabs(ref.at("nve_total_drift_per_ps")), kDriftRelPerPs * std::fabs(total_mean));
-  EXPECT_LT(std::fabs(drift), allowed) << "drift " << drift << " kJ/mol/ps, GROMACS "
-                                       << ref.at("nve_total_drift_per_ps");
+      std::max(kDriftFactor * std::fabs(gmx_drift), kDriftRelPerPs * std::fabs(total_mean));
+  EXPECT_LT(std::fabs(drift), allowed) << "drift " << drift << " kJ/mol/ps, GROMACS " << gmx_drift;
   // Without a thermostat the conserved energy is the total energy.
   for (size_t i = 0; i < e["total"].size(); ++i) ASSERT_EQ(e["total"][i], e["conserved"][i]);
 }
@@ -68,7 +73,8 @@ TEST(LjFluidReference, Step0EnergyAndVirialMatchGromacs) {
   ASSERT_EQ(run_halomd("lj_fluid", "step0.mdp", {}, out + "/run", "", &log), 0) << log;
   auto e = read_csv(out + "/run/energy.csv");
   ASSERT_GE(e["step"].size(), 1u);
-  EXPECT_LT(rel_diff(e["lj_sr"][0], ref.at("lj_sr")), kEnergyRelTol) << e["lj_sr"][0] << " vs " << ref.at("lj_sr");
+  EXPECT_LT(rel_diff(e["lj_sr"][0], ref.at("lj_sr")), kEnergyRelTol)
+      << e["lj_sr"][0] << " vs " << ref.at("lj_sr");
   EXPECT_EQ(e["coulomb_sr"][0], 0.0);
   EXPECT_LT(rel_diff(e["disp_corr"][0], ref.at("disp_corr")), kEnergyRelTol);
   EXPECT_LT(rel_diff(e["kinetic"][0], ref.at("kinetic0")), kKineticRelTol);

@@ -1,4 +1,5 @@
-// Properties of whole runs: bitwise restart, v-rescale statistics and drift, reproducibility, thread invariance.
+// Properties of whole runs: bitwise restart, v-rescale statistics and drift, reproducibility, thread
+// invariance.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,15 +12,17 @@ namespace halomd::test {
 namespace {
 
 const std::map<std::string, std::string> kShortVrescale = {
-    {"nsteps", "200"}, {"nstenergy", "10"}, {"nstcalcenergy", "10"}, {"nstxout-compressed", "20"},
+    {"nsteps", "200"},       {"nstenergy", "10"}, {"nstcalcenergy", "10"}, {"nstxout-compressed", "20"},
     {"nstcheckpoint", "50"}, {"ld-seed", "4242"}};
 
 TEST(Restart, ContinuationIntoSameFolderIsBitwiseIdentical) {
   const std::string out = make_temp_dir("restart");
   std::string log;
-  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/full", "--threads 2", &log), 0) << log;
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/full", "--threads 2", &log), 0)
+      << log;
   // The interrupted run dies before step 130; its last checkpoint is at step 100 and rows 100..120 must go.
-  EXPECT_NE(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/part", "--stop-at-step 130", &log), 0);
+  EXPECT_NE(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/part", "--stop-at-step 130", &log),
+            0);
   ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/part",
                        "--threads 2 --cpi " + out + "/part/state.cpt", &log),
             0)
@@ -33,7 +36,8 @@ TEST(Restart, ContinuationIntoNewFolderStartsNewFiles) {
   const std::string out = make_temp_dir("restart_new");
   std::string log;
   ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/full", "", &log), 0) << log;
-  EXPECT_NE(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/part", "--stop-at-step 130", &log), 0);
+  EXPECT_NE(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/part", "--stop-at-step 130", &log),
+            0);
   ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/next",
                        "--cpi " + out + "/part/state.cpt", &log),
             0)
@@ -62,9 +66,12 @@ TEST(Restart, RefusesFolderWithResults) {
 TEST(Vrescale, SameSeedSameTrajectoryAndThreadCountDoesNotMatter) {
   const std::string out = make_temp_dir("seed");
   std::string log;
-  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/a", "--threads 1", &log), 0) << log;
-  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/b", "--threads 2", &log), 0) << log;
-  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/c", "--threads 3", &log), 0) << log;
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/a", "--threads 1", &log), 0)
+      << log;
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/b", "--threads 2", &log), 0)
+      << log;
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/c", "--threads 3", &log), 0)
+      << log;
   EXPECT_EQ(read_text(out + "/a/energy.csv"), read_text(out + "/b/energy.csv"));
   EXPECT_EQ(read_text(out + "/a/confout.gro"), read_text(out + "/c/confout.gro"));
   auto other = kShortVrescale;
@@ -77,7 +84,8 @@ TEST(Vrescale, LongRunTemperatureAndConservedDrift) {
   const auto ref = read_reference(data_path("spce_1k5/reference.txt"));
   const std::string out = make_temp_dir("vrescale_long");
   std::string log;
-  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", {{"ld-seed", "7"}}, out + "/run", "--threads 2", &log), 0) << log;
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", {{"ld-seed", "7"}}, out + "/run", "--threads 2", &log), 0)
+      << log;
   auto e = read_csv(out + "/run/energy.csv");
   ASSERT_GE(e["step"].size(), 200u);
   EXPECT_NEAR(mean(e["temperature"]), 300.0, kTemperatureRelTol * 300.0);

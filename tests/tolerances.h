@@ -10,7 +10,8 @@ inline constexpr double kEnergyRelTol = 1e-5;
 inline constexpr double kPressureAbsTol = 1.0;
 // Kinetic energy at step 0 (averaged half steps): same integrator in double precision.
 inline constexpr double kKineticRelTol = 1e-5;
-// Mean total energy of a 500-step NVE run against GROMACS's (the bound: trajectories diverge, means agree).
+// Mean total energy of a 500-step NVE run against GROMACS's (the bound: trajectories diverge, means
+// agree).
 inline constexpr double kNveMeanRelTol = 2e-4;
 // Energy drift: within max(3x GROMACS's, 1e-4 relative per ps) (the bound).
 inline constexpr double kDriftFactor = 3.0;

@@ -17,17 +17,17 @@ struct MdParams {
   std::string define;
   std::string include;
   // Integration
-  double dt = 0.001;      // ps
-  int64_t nsteps = 0;     // total steps (a continued run runs up to this)
-  double tinit = 0.0;     // ps
+  double dt = 0.001;   // ps
+  int64_t nsteps = 0;  // total steps (a continued run runs up to this)
+  double tinit = 0.0;  // ps
   // Neighbour search
   int nstlist = 10;
-  double rlist = 1.0;                     // nm; derived when verlet_buffer_tolerance > 0
+  double rlist = 1.0;                      // nm; derived when verlet_buffer_tolerance > 0
   double verlet_buffer_tolerance = 0.005;  // kJ/mol/ps per atom; -1: use rlist as given
-  bool rlist_set = false;                 // rlist appeared in the .mdp
+  bool rlist_set = false;                  // rlist appeared in the .mdp
   // Electrostatics
   CoulombType coulombtype = CoulombType::CutOff;
-  double rcoulomb = 1.0;    // nm
+  double rcoulomb = 1.0;  // nm
   double epsilon_r = 1.0;
   double epsilon_rf = 0.0;  // 0 means infinity
   // Van der Waals

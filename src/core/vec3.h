@@ -12,27 +12,54 @@ struct Vec3T {
   T x{}, y{}, z{};
   HALOMD_HOST_DEVICE T& operator[](int d) { return d == 0 ? x : (d == 1 ? y : z); }
   HALOMD_HOST_DEVICE const T& operator[](int d) const { return d == 0 ? x : (d == 1 ? y : z); }
-  HALOMD_HOST_DEVICE Vec3T& operator+=(const Vec3T& o) { x += o.x; y += o.y; z += o.z; return *this; }
-  HALOMD_HOST_DEVICE Vec3T& operator-=(const Vec3T& o) { x -= o.x; y -= o.y; z -= o.z; return *this; }
-  HALOMD_HOST_DEVICE Vec3T& operator*=(T s) { x *= s; y *= s; z *= s; return *this; }
+  HALOMD_HOST_DEVICE Vec3T& operator+=(const Vec3T& o) {
+    x += o.x;
+    y += o.y;
+    z += o.z;
+    return *this;
+  }
+  HALOMD_HOST_DEVICE Vec3T& operator-=(const Vec3T& o) {
+    x -= o.x;
+    y -= o.y;
+    z -= o.z;
+    return *this;
+  }
+  HALOMD_HOST_DEVICE Vec3T& operator*=(T s) {
+    x *= s;
+    y *= s;
+    z *= s;
+    return *this;
+  }
 };
 
 template <class T>
-HALOMD_HOST_DEVICE inline Vec3T<T> operator+(Vec3T<T> a, const Vec3T<T>& b) { return a += b; }
+HALOMD_HOST_DEVICE inline Vec3T<T> operator+(Vec3T<T> a, const Vec3T<T>& b) {
+  return a += b;
+}
 template <class T>
-HALOMD_HOST_DEVICE inline Vec3T<T> operator-(Vec3T<T> a, const Vec3T<T>& b) { return a -= b; }
+HALOMD_HOST_DEVICE inline Vec3T<T> operator-(Vec3T<T> a, const Vec3T<T>& b) {
+  return a -= b;
+}
 template <class T>
-HALOMD_HOST_DEVICE inline Vec3T<T> operator*(Vec3T<T> a, T s) { return a *= s; }
+HALOMD_HOST_DEVICE inline Vec3T<T> operator*(Vec3T<T> a, T s) {
+  return a *= s;
+}
 template <class T>
-HALOMD_HOST_DEVICE inline Vec3T<T> operator*(T s, Vec3T<T> a) { return a *= s; }
+HALOMD_HOST_DEVICE inline Vec3T<T> operator*(T s, Vec3T<T> a) {
+  return a *= s;
+}
 template <class T>
-HALOMD_HOST_DEVICE inline T dot(const Vec3T<T>& a, const Vec3T<T>& b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+HALOMD_HOST_DEVICE inline T dot(const Vec3T<T>& a, const Vec3T<T>& b) {
+  return a.x * b.x + a.y * b.y + a.z * b.z;
+}
 template <class T>
 HALOMD_HOST_DEVICE inline Vec3T<T> cross(const Vec3T<T>& a, const Vec3T<T>& b) {
   return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
 template <class T>
-HALOMD_HOST_DEVICE inline T norm2(const Vec3T<T>& a) { return dot(a, a); }
+HALOMD_HOST_DEVICE inline T norm2(const Vec3T<T>& a) {
+  return dot(a, a);
+}
 
 using Vec3 = Vec3T<double>;
 

@@ -12,7 +12,9 @@ inline constexpr double kForceFixedScale = 4294967296.0;
 // Per-atom energy and virial contributions: 2^28 units per kJ/mol, range +-3.4e10.
 inline constexpr double kEnergyFixedScale = 268435456.0;
 
-inline int64_t to_fixed(double value, double scale) { return static_cast<int64_t>(std::llrint(value * scale)); }
+inline int64_t to_fixed(double value, double scale) {
+  return static_cast<int64_t>(std::llrint(value * scale));
+}
 inline double from_fixed(int64_t value, double scale) { return static_cast<double>(value) / scale; }
 
 }  // namespace halomd

@@ -1,8 +1,9 @@
 #include "cpu/nonbonded.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
-#include <omp.h>
 
 #include "core/errors.h"
 #include "core/units.h"
@@ -180,7 +181,8 @@ void NonbondedCpu::compute(const PairList& list, const std::vector<Vec3>& x, con
     // Xi = -1/2 sum d (x) F with d = x_i - x_j and F the force on i.
     const int idx[3][3] = {{0, 3, 4}, {3, 1, 5}, {4, 5, 2}};
     for (int a = 0; a < 3; ++a)
-      for (int b = 0; b < 3; ++b) energies.virial.m[a][b] = -0.5 * from_fixed(total.vir[idx[a][b]], kEnergyFixedScale);
+      for (int b = 0; b < 3; ++b)
+        energies.virial.m[a][b] = -0.5 * from_fixed(total.vir[idx[a][b]], kEnergyFixedScale);
   }
 }
 

@@ -1,4 +1,5 @@
-// Short-range non-bonded forces, energies and virial of the CPU reference (double precision, fixed-point sums).
+// Short-range non-bonded forces, energies and virial of the CPU reference (double precision, fixed-point
+// sums).
 #pragma once
 
 #include <cstdint>
@@ -37,7 +38,7 @@ class NonbondedCpu {
   const Topology& top_;
   PairParams params_;
   int threads_;
-  double self_energy_ = 0.0;  // -1/2 c_rf f/eps_r sum q_i^2, constant
+  double self_energy_ = 0.0;                    // -1/2 c_rf f/eps_r sum q_i^2, constant
   std::vector<std::vector<int64_t>> f_thread_;  // per-thread fixed-point force buffers, 3N each
 };
 

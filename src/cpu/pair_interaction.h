@@ -1,5 +1,6 @@
 // The non-bonded pair interaction, one definition for the CPU reference and the CUDA kernels:
-// Lennard-Jones (plain or potential-shift) plus reaction-field Coulomb as GROMACS's Verlet scheme defines them.
+// Lennard-Jones (plain or potential-shift) plus reaction-field Coulomb as GROMACS's Verlet scheme defines
+// them.
 #pragma once
 
 #include "core/host_device.h"
@@ -9,17 +10,17 @@ namespace halomd {
 // Parameters that do not depend on the pair (GROMACS manual, "Reaction field" and "Modified non-bonded
 // interactions"; PHYSICS.md). Plain cut-off Coulomb is reaction field with epsilon_rf = 1.
 struct PairParams {
-  double rc2 = 1.0;         // squared interaction cut-off, nm^2 (rvdw == rcoulomb)
-  double k_rf = 0.0;        // nm^-3
-  double c_rf = 1.0;        // nm^-1
-  double epsfac = 1.0;      // f / epsilon_r, kJ/mol nm e^-2
-  double sh_six = 0.0;      // 1/rc^6 with potential-shift, else 0
-  double sh_twelve = 0.0;   // 1/rc^12 with potential-shift, else 0
+  double rc2 = 1.0;        // squared interaction cut-off, nm^2 (rvdw == rcoulomb)
+  double k_rf = 0.0;       // nm^-3
+  double c_rf = 1.0;       // nm^-1
+  double epsfac = 1.0;     // f / epsilon_r, kJ/mol nm e^-2
+  double sh_six = 0.0;     // 1/rc^6 with potential-shift, else 0
+  double sh_twelve = 0.0;  // 1/rc^12 with potential-shift, else 0
 };
 
 struct PairResult {
-  double v_lj = 0.0;    // kJ/mol
-  double v_coul = 0.0;  // kJ/mol
+  double v_lj = 0.0;      // kJ/mol
+  double v_coul = 0.0;    // kJ/mol
   double f_over_r = 0.0;  // |F|/r, kJ/mol/nm^2: the force on i is f_over_r * (x_i - x_j)
 };
 
@@ -35,7 +36,8 @@ HALOMD_HOST_DEVICE inline void pair_lj_rf(const PairParams& p, Real r2, Real c6,
   out.v_lj = (vrep - c12 * Real(p.sh_twelve)) - (vdisp - c6 * Real(p.sh_six));
   const Real qq_eps = qq * Real(p.epsfac);
   out.v_coul = qq_eps * (rinv + Real(p.k_rf) * r2 - Real(p.c_rf));
-  out.f_over_r = (Real(12) * vrep - Real(6) * vdisp) * rinv2 + qq_eps * (rinv * rinv2 - Real(2) * Real(p.k_rf));
+  out.f_over_r =
+      (Real(12) * vrep - Real(6) * vdisp) * rinv2 + qq_eps * (rinv * rinv2 - Real(2) * Real(p.k_rf));
 }
 
 // An excluded pair within the cut-off: only the reaction-field correction qq f/eps_r (k_rf r^2 - c_rf),

@@ -1,8 +1,9 @@
 #include "cpu/pairlist.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
-#include <omp.h>
 
 namespace halomd {
 namespace {
@@ -55,8 +56,8 @@ std::vector<int> neighbour_cells(int c, int n) {
 
 }  // namespace
 
-void build_pair_list(const std::vector<Vec3>& x, const Box& box, double rlist, const Topology& top, int threads,
-                     PairList& list) {
+void build_pair_list(const std::vector<Vec3>& x, const Box& box, double rlist, const Topology& top,
+                     int threads, PairList& list) {
   const int natoms = static_cast<int>(x.size());
   const CellGrid g = make_grid(x, box, rlist);
   const double rlist2 = rlist * rlist;

@@ -22,8 +22,8 @@ struct PairList {
 
 // Positions may lie outside the box (halomd keeps them unwrapped); distances use the minimum image, so
 // rlist must stay below half the smallest box edge.
-void build_pair_list(const std::vector<Vec3>& x, const Box& box, double rlist, const Topology& top, int threads,
-                     PairList& list);
+void build_pair_list(const std::vector<Vec3>& x, const Box& box, double rlist, const Topology& top,
+                     int threads, PairList& list);
 
 // Minimum-image difference a - b in a rectangular box. Rounding uses the 1.5*2^52 trick (round to nearest
 // with two additions), exact for |d/L| < 2^51 and free of library calls in the inner loop.

@@ -14,8 +14,8 @@ SettleCpu::SettleCpu(const Topology& top) : settles_(top.settles) {
   }
 }
 
-int SettleCpu::apply(const std::vector<Vec3>& x_old, std::vector<Vec3>& x_new, std::vector<Vec3>* v, double dt,
-                     Tensor* virial, int threads) const {
+int SettleCpu::apply(const std::vector<Vec3>& x_old, std::vector<Vec3>& x_new, std::vector<Vec3>* v,
+                     double dt, Tensor* virial, int threads) const {
   const int n = static_cast<int>(settles_.size());
   int bad = -1;
   // Virial sums in fixed point so that the thread count does not change them.

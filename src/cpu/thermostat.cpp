@@ -6,8 +6,8 @@
 
 namespace halomd {
 
-double vrescale_resample_kinetic(double kinetic, double ref_kinetic, double ndf, double tau_steps, uint64_t seed,
-                                 int64_t step) {
+double vrescale_resample_kinetic(double kinetic, double ref_kinetic, double ndf, double tau_steps,
+                                 uint64_t seed, int64_t step) {
   // As GROMACS: a coupling time below 0.1 coupling steps means instantaneous rescaling.
   const double factor = tau_steps > 0.1 ? std::exp(-1.0 / tau_steps) : 0.0;
   CounterRandom rng(seed, RandomStream::Thermostat, static_cast<uint64_t>(step));

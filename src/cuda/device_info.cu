@@ -1,5 +1,4 @@
 #include "cuda/device_info.h"
-
 #include "fmt/format.h"
 #include "gpu/cuda_check.h"
 
@@ -15,9 +14,9 @@ std::string describe_devices() {
   for (int d = 0; d < count; ++d) {
     cudaDeviceProp prop{};
     HALOMD_CUDA_CHECK(cudaGetDeviceProperties(&prop, d));
-    out += fmt::format("GPU {}: {}, sm_{}{}, {} SMs, {:.1f} GiB, CUDA driver {}.{}\n", d, prop.name, prop.major,
-                       prop.minor, prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0, driver / 1000,
-                       (driver % 1000) / 10);
+    out += fmt::format("GPU {}: {}, sm_{}{}, {} SMs, {:.1f} GiB, CUDA driver {}.{}\n", d, prop.name,
+                       prop.major, prop.minor, prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0,
+                       driver / 1000, (driver % 1000) / 10);
   }
   return out;
 }

@@ -6,7 +6,8 @@
 
 namespace halomd {
 
-void genconf(const std::string& conf, const std::string& top, int nx, int ny, int nz, const std::string& out_prefix) {
+void genconf(const std::string& conf, const std::string& top, int nx, int ny, int nz,
+             const std::string& out_prefix) {
   if (nx < 1 || ny < 1 || nz < 1) throw InputError("", 0, "--nbox needs three positive integers");
   const io::GroFile in = io::read_gro(conf);
   io::GroFile out;

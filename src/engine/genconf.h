@@ -6,6 +6,7 @@
 namespace halomd {
 
 // Writes out_prefix + ".gro" and out_prefix + ".top". Throws InputError for bad input.
-void genconf(const std::string& conf, const std::string& top, int nx, int ny, int nz, const std::string& out_prefix);
+void genconf(const std::string& conf, const std::string& top, int nx, int ny, int nz,
+             const std::string& out_prefix);
 
 }  // namespace halomd

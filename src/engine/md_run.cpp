@@ -1,10 +1,11 @@
 #include "engine/md_run.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <random>
-#include <unistd.h>
 
 #include "core/errors.h"
 #include "core/random.h"
@@ -56,7 +57,8 @@ void generate_velocities(const Topology& top, double temp, double ndf, uint64_t 
 }
 
 // GROMACS's do_constrain_first: constrain x(0), then v(-dt/2) through the position x(0) - dt v.
-void constrain_start(const SettleCpu& settle, double dt, std::vector<Vec3>& x, std::vector<Vec3>& v, int threads) {
+void constrain_start(const SettleCpu& settle, double dt, std::vector<Vec3>& x, std::vector<Vec3>& v,
+                     int threads) {
   if (settle.empty()) return;
   const std::vector<Vec3> ref = x;
   settle.apply(ref, x, nullptr, dt, nullptr, threads);
@@ -176,8 +178,9 @@ RunSummary run_md(const RunOptions& options) {
     if (settle.apply(st.x, x_new, &st.v, mdp.dt, energy_step ? &constr_virial : nullptr, threads) >= 0 ||
         find_runaway_atom(st.x, x_new, kMaxStepDisplacement) >= 0) {
       const int atom = find_runaway_atom(st.x, x_new, kMaxStepDisplacement);
-      throw RuntimeError(step, atom, "the system blew up: an atom moved more than 0.1 nm in one step or a water "
-                                     "could not be constrained (time step too long, or bad starting structure?)");
+      throw RuntimeError(step, atom,
+                         "the system blew up: an atom moved more than 0.1 nm in one step or a water "
+                         "could not be constrained (time step too long, or bad starting structure?)");
     }
     timers.stop();
 

@@ -1,4 +1,5 @@
-// The MD loop of the CPU reference: leap-frog with SETTLE, v-rescale, buffered pair list, outputs, checkpoints.
+// The MD loop of the CPU reference: leap-frog with SETTLE, v-rescale, buffered pair list, outputs,
+// checkpoints.
 #pragma once
 
 #include <cstdint>

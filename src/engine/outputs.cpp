@@ -21,7 +21,8 @@ bool is_inside_dir(const std::string& path, const std::string& dir) {
   return p == d;
 }
 
-RunOutputs::RunOutputs(const std::string& outdir, const io::Checkpoint* resume, bool resume_here, bool write_xtc)
+RunOutputs::RunOutputs(const std::string& outdir, const io::Checkpoint* resume, bool resume_here,
+                       bool write_xtc)
     : outdir_(outdir) {
   std::error_code ec;
   fs::create_directories(outdir, ec);
@@ -56,9 +57,9 @@ RunOutputs::~RunOutputs() {
 
 void RunOutputs::write_energy(const EnergyRow& r) {
   const std::string line =
-      fmt::format("{},{:.6f},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g}\n", r.step,
-                  r.time_ps, r.lj_sr, r.coulomb_sr, r.disp_corr, r.potential, r.kinetic, r.total, r.conserved,
-                  r.temperature, r.pressure);
+      fmt::format("{},{:.6f},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g}\n",
+                  r.step, r.time_ps, r.lj_sr, r.coulomb_sr, r.disp_corr, r.potential, r.kinetic, r.total,
+                  r.conserved, r.temperature, r.pressure);
   std::fwrite(line.data(), 1, line.size(), energy_);
   std::fflush(energy_);
   energy_bytes_ += static_cast<int64_t>(line.size());

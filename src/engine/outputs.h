@@ -22,7 +22,8 @@ class RunOutputs {
   RunOutputs& operator=(const RunOutputs&) = delete;
 
   void write_energy(const EnergyRow& row);  // flushed at once
-  void write_frame(int64_t step, double time_ps, const Box& box, const std::vector<Vec3>& x, double precision);
+  void write_frame(int64_t step, double time_ps, const Box& box, const std::vector<Vec3>& x,
+                   double precision);
   void write_checkpoint(io::Checkpoint& cpt);  // fills in the file sizes
   void write_confout(const io::GroFile& gro);
   std::string path(const std::string& name) const { return outdir_ + "/" + name; }

@@ -19,7 +19,9 @@ class PhaseTimers {
     current_ = p;
     t0_ = Clock::now();
   }
-  void stop() { seconds_[static_cast<int>(current_)] += std::chrono::duration<double>(Clock::now() - t0_).count(); }
+  void stop() {
+    seconds_[static_cast<int>(current_)] += std::chrono::duration<double>(Clock::now() - t0_).count();
+  }
   double seconds(Phase p) const { return seconds_[static_cast<int>(p)]; }
 
  private:

@@ -57,7 +57,8 @@ void RunReport::finish(const RunSummary& s, const PhaseTimers& timers, const std
   json += fmt::format("  \"first_step\": {},\n  \"last_step\": {},\n", s.first_step, s.last_step);
   json += fmt::format("  \"threads\": {},\n  \"domains\": 1,\n", options_.threads);
   json += fmt::format("  \"wall_s\": {:.6f},\n  \"ns_per_day\": {:.6f},\n", s.wall_s, s.ns_per_day);
-  json += fmt::format("  \"dt_ps\": {},\n  \"nstlist\": {},\n  \"rlist_nm\": {:.6f},\n", p.dt, p.nstlist, p.rlist);
+  json += fmt::format("  \"dt_ps\": {},\n  \"nstlist\": {},\n  \"rlist_nm\": {:.6f},\n", p.dt, p.nstlist,
+                      p.rlist);
   json += fmt::format("  \"pairs_in_list\": {},\n  \"degrees_of_freedom\": {},\n", num_pairs, inputs_.ndf);
   json += fmt::format("  \"phases\": {{{}}},\n", phases);
   json += "  \"host_syncs_per_step\": 0,\n  \"mpi_waits_per_step\": 0,\n  \"launches_per_step\": 0,\n";
@@ -79,13 +80,14 @@ void RunReport::finish(const RunSummary& s, const PhaseTimers& timers, const std
   std::printf("  %-20s %10.3f\n", "total", s.wall_s);
   if (rows_ > 0) {
     const double n = rows_;
-    std::printf("\n  Averages over %d energy rows: potential %.4f, kinetic %.4f, total %.4f, conserved %.4f "
-                "kJ/mol, T %.3f K, P %.3f bar\n",
-                rows_, sum_.potential / n, sum_.kinetic / n, sum_.total / n, sum_.conserved / n,
-                sum_.temperature / n, sum_.pressure / n);
-    std::printf("  Last step %lld: LJ (SR) %.4f, Coulomb (SR) %.4f, Disper. corr. %.4f, Potential %.4f kJ/mol\n",
-                static_cast<long long>(last_.step), last_.lj_sr, last_.coulomb_sr, last_.disp_corr,
-                last_.potential);
+    std::printf(
+        "\n  Averages over %d energy rows: potential %.4f, kinetic %.4f, total %.4f, conserved %.4f "
+        "kJ/mol, T %.3f K, P %.3f bar\n",
+        rows_, sum_.potential / n, sum_.kinetic / n, sum_.total / n, sum_.conserved / n, sum_.temperature / n,
+        sum_.pressure / n);
+    std::printf(
+        "  Last step %lld: LJ (SR) %.4f, Coulomb (SR) %.4f, Disper. corr. %.4f, Potential %.4f kJ/mol\n",
+        static_cast<long long>(last_.step), last_.lj_sr, last_.coulomb_sr, last_.disp_corr, last_.potential);
   }
   std::printf("\n  %lld steps, %.3f s, %.3f ns/day (%d atoms, %d threads)\n", static_cast<long long>(s.steps),
               s.wall_s, s.ns_per_day, atoms_, options_.threads);

@@ -75,8 +75,10 @@ SimulationInputs load_inputs(const RunOptions& options) {
   in.top = io::read_top(options.top, topt);
   io::check_topology_matches(in.top, options.top, in.gro, options.conf);
   if (!in.top.unsupported.empty())
-    throw InputError(options.top, 0, in.top.unsupported + ": not supported yet (halomd runs rigid water and "
-                                                         "Lennard-Jones particles: [ settles ], no bonded terms)");
+    throw InputError(options.top, 0,
+                     in.top.unsupported +
+                         ": not supported yet (halomd runs rigid water and "
+                         "Lennard-Jones particles: [ settles ], no bonded terms)");
 
   MdParams& p = in.mdp;
   if (p.verlet_buffer_tolerance > 0) {

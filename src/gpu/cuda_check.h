@@ -7,11 +7,11 @@
 
 #include "core/errors.h"
 
-#define HALOMD_CUDA_CHECK(call)                                                                     \
-  do {                                                                                              \
-    const cudaError_t halomd_err_ = (call);                                                         \
-    if (halomd_err_ != cudaSuccess)                                                                 \
-      throw ::halomd::RuntimeError(-1, -1, std::string(#call) + " failed: " +                      \
-                                               cudaGetErrorName(halomd_err_) + " (" +              \
-                                               cudaGetErrorString(halomd_err_) + ")");             \
+#define HALOMD_CUDA_CHECK(call)                                                                              \
+  do {                                                                                                       \
+    const cudaError_t halomd_err_ = (call);                                                                  \
+    if (halomd_err_ != cudaSuccess)                                                                          \
+      throw ::halomd::RuntimeError(-1, -1,                                                                   \
+                                   std::string(#call) + " failed: " + cudaGetErrorName(halomd_err_) + " (" + \
+                                       cudaGetErrorString(halomd_err_) + ")");                               \
   } while (0)

@@ -115,7 +115,8 @@ Checkpoint read_checkpoint(const std::string& path) {
   const std::string payload = all.substr(sizeof(kMagic), all.size() - sizeof(kMagic) - 8);
   uint64_t sum;
   std::memcpy(&sum, all.data() + all.size() - 8, 8);
-  if (sum != fnv1a(payload)) throw InputError(path, 0, "checkpoint is corrupted or truncated (checksum mismatch)");
+  if (sum != fnv1a(payload))
+    throw InputError(path, 0, "checkpoint is corrupted or truncated (checksum mismatch)");
 
   Reader r(payload, path);
   if (r.get<uint32_t>() != kVersion) throw InputError(path, 0, "checkpoint version is not supported");

@@ -21,7 +21,8 @@ std::string normalise_key(std::string k) {
 
 }  // namespace
 
-void write_mdp_with(const std::string& src, const std::string& dst, const std::map<std::string, std::string>& set) {
+void write_mdp_with(const std::string& src, const std::string& dst,
+                    const std::map<std::string, std::string>& set) {
   std::ifstream in(src);
   std::ofstream out(dst);
   std::map<std::string, std::string> pending;
@@ -43,13 +44,14 @@ void write_mdp_with(const std::string& src, const std::string& dst, const std::m
   for (const auto& [k, v] : pending) out << k << " = " << v << "\n";
 }
 
-int run_halomd(const std::string& system, const std::string& mdp, const std::map<std::string, std::string>& set,
-               const std::string& outdir, const std::string& extra_args, std::string* output) {
+int run_halomd(const std::string& system, const std::string& mdp,
+               const std::map<std::string, std::string>& set, const std::string& outdir,
+               const std::string& extra_args, std::string* output) {
   const std::string dir = data_path(system);
   const std::string mdp_out = outdir + ".mdp";
   write_mdp_with(dir + "/" + mdp, mdp_out, set);
-  const std::string cmd = std::string(HALOMD_BIN) + " run -c " + dir + "/conf.gro -p " + dir + "/topol.top -f " +
-                          mdp_out + " -o " + outdir + " " + extra_args;
+  const std::string cmd = std::string(HALOMD_BIN) + " run -c " + dir + "/conf.gro -p " + dir +
+                          "/topol.top -f " + mdp_out + " -o " + outdir + " " + extra_args;
   return run_command(cmd, output);
 }
 

@@ -1,0 +1,169 @@
+// Building the halo plan: per-domain building blocks and the in-process driver over all domains.
+#include "domdec/halo_plan.h"
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "domdec/assignment.h"
+
+namespace halomd::domdec {
+
+namespace {
+
+Vec3 image_shift(const IVec3& image, const Box& box) {
+  return {static_cast<double>(image.x) * box.len.x, static_cast<double>(image.y) * box.len.y,
+          static_cast<double>(image.z) * box.len.z};
+}
+
+}  // namespace
+
+DomainPlan start_domain(const DdGrid& grid, const Box& box, int domain, std::span<const int> home,
+                        std::span<const IVec3> home_image) {
+  DomainPlan p;
+  p.domain = domain;
+  p.coords = grid.coords(domain);
+  for (int d = 0; d < 3; ++d) {
+    p.lo[d] = cell_bound(p.coords[d], grid.n[d], box.len[d]);
+    p.hi[d] = cell_bound(p.coords[d] + 1, grid.n[d], box.len[d]);
+  }
+  p.num_home = static_cast<int>(home.size());
+  p.global.assign(home.begin(), home.end());
+  p.image.assign(home_image.begin(), home_image.end());
+  p.shift.resize(home.size());
+  for (size_t i = 0; i < home.size(); ++i) p.shift[i] = image_shift(p.image[i], box);
+  p.zone.assign(home.size(), IVec3{0, 0, 0});
+  return p;
+}
+
+IndexRange send_candidates(const DomainPlan& plan, int dim, int pulse, int dim_start) {
+  if (pulse == 1) return {0, dim_start};
+  for (const Pulse& p : plan.pulses) {
+    if (p.dim == dim && p.pulse == pulse - 1) return {p.recv_start, p.recv_start + p.recv_count};
+  }
+  throw RuntimeError(-1, -1,
+                     fmt::format("domain {}: pulse {} of dimension {} comes before pulse {}", plan.domain,
+                                 pulse, dim, pulse - 1));
+}
+
+std::vector<int> select_send(std::span<const Vec3> x_local, IndexRange candidates, int dim, double lo,
+                             double range) {
+  std::vector<int> send;
+  for (int i = candidates.first; i < candidates.last; ++i) {
+    if (x_local[i][dim] - lo < range) send.push_back(i);
+  }
+  return send;
+}
+
+Pulse& add_pulse(DomainPlan& plan, const DdGrid& grid, const Box& box, int dim, int pulse,
+                 std::vector<int> send) {
+  Pulse& p = plan.pulses.emplace_back();
+  p.dim = dim;
+  p.pulse = pulse;
+  p.send_to = grid.neighbour(plan.domain, dim, -1);
+  p.recv_from = grid.neighbour(plan.domain, dim, +1);
+  p.send = std::move(send);
+  p.shift = Vec3{};
+  if (plan.coords[dim] == 0) p.shift[dim] = box.len[dim];
+  return p;
+}
+
+HaloAtoms pack_sent(const DomainPlan& sender, std::span<const Vec3> x_sender, const Pulse& pulse) {
+  const int dim = pulse.dim;
+  const int wrap = sender.coords[dim] == 0 ? 1 : 0;
+  HaloAtoms out;
+  const size_t n = pulse.send.size();
+  out.global.resize(n);
+  out.image.resize(n);
+  out.zone.resize(n);
+  out.x.resize(n);
+  for (size_t k = 0; k < n; ++k) {
+    const int i = pulse.send[k];
+    out.global[k] = sender.global[i];
+    out.image[k] = sender.image[i];
+    out.image[k][dim] += wrap;
+    out.zone[k] = sender.zone[i];
+    out.zone[k][dim] += 1;
+    out.x[k] = x_sender[i] + pulse.shift;  // the same expression as exchange_x
+  }
+  return out;
+}
+
+void append_received(DomainPlan& plan, std::vector<Vec3>& x_local, const Box& box, const HaloAtoms& atoms) {
+  Pulse& p = plan.pulses.back();
+  p.recv_start = plan.num_local();
+  p.recv_count = static_cast<int>(atoms.global.size());
+  plan.global.insert(plan.global.end(), atoms.global.begin(), atoms.global.end());
+  plan.image.insert(plan.image.end(), atoms.image.begin(), atoms.image.end());
+  plan.zone.insert(plan.zone.end(), atoms.zone.begin(), atoms.zone.end());
+  for (const IVec3& k : atoms.image) plan.shift.push_back(image_shift(k, box));
+  x_local.insert(x_local.end(), atoms.x.begin(), atoms.x.end());
+}
+
+DdPlan build_plan_with(const DdGrid& grid, const Box& box, std::span<const Vec3> x,
+                       std::span<const int> first_atom, const HaloRange& range,
+                       std::vector<std::vector<Vec3>>* x_local) {
+  if (first_atom.size() != x.size()) {
+    throw RuntimeError(-1, -1,
+                       fmt::format("build_plan: {} positions but {} atoms in the molecule list", x.size(),
+                                   first_atom.size()));
+  }
+  const int nd = grid.num_domains();
+  validate_grid(grid, nd, box, range);
+  DdPlan plan;
+  plan.grid = grid;
+  plan.box = box;
+  plan.range = range;
+  plan.pulses = pulses_per_dim(grid, box, range);
+
+  const HomeAssignment home = assign_home(grid, box, x, first_atom);
+  std::vector<std::vector<Vec3>> xl(nd);
+  plan.domains.reserve(nd);
+  for (int dom = 0; dom < nd; ++dom) {
+    const std::vector<int>& atoms = home.home[dom];
+    std::vector<IVec3> image(atoms.size());
+    xl[dom].resize(atoms.size());
+    for (size_t i = 0; i < atoms.size(); ++i) {
+      image[i] = home.image[atoms[i]];
+      xl[dom][i] = shifted(x[atoms[i]], image[i], box);
+    }
+    plan.domains.push_back(start_domain(grid, box, dom, atoms, image));
+  }
+
+  std::vector<int> dim_start(nd);
+  std::vector<HaloAtoms> packets(nd);
+  for (int d = 0; d < 3; ++d) {
+    if (grid.n[d] == 1) continue;
+    for (int dom = 0; dom < nd; ++dom) dim_start[dom] = plan.domains[dom].num_local();
+    for (int p = 1; p <= plan.pulses[d]; ++p) {
+      for (int dom = 0; dom < nd; ++dom) {
+        DomainPlan& dp = plan.domains[dom];
+        const IndexRange cand = send_candidates(dp, d, p, dim_start[dom]);
+        add_pulse(dp, grid, box, d, p, select_send(xl[dom], cand, d, dp.lo[d], range.send_range()));
+      }
+      for (int dom = 0; dom < nd; ++dom) {
+        packets[dom] = pack_sent(plan.domains[dom], xl[dom], plan.domains[dom].pulses.back());
+      }
+      for (int dom = 0; dom < nd; ++dom) {
+        const int from = plan.domains[dom].pulses.back().recv_from;
+        append_received(plan.domains[dom], xl[dom], box, packets[from]);
+      }
+    }
+  }
+  if (x_local) *x_local = std::move(xl);
+  return plan;
+}
+
+DdPlan build_plan(const DdGrid& grid, const Box& box, std::span<const Vec3> x,
+                  std::span<const int> molecule_of_atom, double rlist,
+                  std::vector<std::vector<Vec3>>* x_local) {
+  if (molecule_of_atom.size() != x.size()) {
+    throw RuntimeError(-1, -1,
+                       fmt::format("build_plan: {} positions but {} atoms in the molecule list", x.size(),
+                                   molecule_of_atom.size()));
+  }
+  const std::vector<int> first = first_atoms(molecule_of_atom);
+  const HaloRange range{rlist, molecule_margin(x, first) + kMarginSlack};
+  return build_plan_with(grid, box, x, first, range, x_local);
+}
+
+}  // namespace halomd::domdec

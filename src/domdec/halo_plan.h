@@ -1,0 +1,111 @@
+// The halo plan of one neighbour-search step: each domain's local atoms and, for each dimension and pulse,
+// which of them it sends to its lower neighbour and where what it receives from its upper neighbour lands.
+//
+// Coordinates go forward: in dimension d (x, then y, then z; a dimension with one domain is skipped), every
+// domain sends to its lower neighbour (coordinate - 1, periodic) the atoms that lie less than
+// range.send_range() above that neighbour's upper boundary, i.e. x[d] - lo < send_range with lo the
+// sender's lower boundary. Pulse 1 chooses among the sender's home atoms and everything it received in
+// earlier dimensions (so edge and corner atoms travel through them); pulse p > 1 among what it received in
+// pulse p - 1 of this dimension. A sender with coordinate 0 adds L[d] to coordinate d of what it sends, so
+// receivers see these atoms above their upper boundary. Forces come back through the same pulses in reverse
+// order and are added into the sender's `send` atoms (exchange.h).
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "core/box.h"
+#include "domdec/grid.h"
+
+namespace halomd::domdec {
+
+// One pulse as one domain sees it: what it sends (to send_to) and what it receives (from recv_from).
+struct Pulse {
+  int dim = 0;            // 0 x, 1 y, 2 z
+  int pulse = 1;          // 1-based within the dimension
+  int send_to = -1;       // lower neighbour in dim
+  int recv_from = -1;     // upper neighbour in dim
+  std::vector<int> send;  // this domain's local atoms sent, in this order; forces come back into them
+  Vec3 shift;             // added by this domain to the coordinates it sends (nm)
+  int recv_start = 0;     // what recv_from sends lands in this domain's local atoms
+  int recv_count = 0;     //   [recv_start, recv_start + recv_count), in its send order
+};
+
+// One domain's part of the plan: everything a rank needs to run its pulses.
+struct DomainPlan {
+  int domain = 0;
+  IVec3 coords;
+  Vec3 lo, hi;  // the home cell (nm)
+  int num_home = 0;
+  // Per local atom: home atoms first (ascending global index), then each pulse's atoms in pulse order.
+  std::vector<int> global;
+  std::vector<IVec3> image;   // box images: x_local = x_global + image * L up to rounding (exchange.h has the
+                              // exact rule)
+  std::vector<Vec3> shift;    // image * L (nm)
+  std::vector<IVec3> zone;    // zone offset: how many cells above this domain's cell, per dimension, the
+                              // atom's molecule is owned (0 0 0 for home atoms); see zones.h
+  std::vector<Pulse> pulses;  // exchange order: x pulses 1..Px, then y, then z
+  int num_local() const { return static_cast<int>(global.size()); }
+};
+
+// The decomposition of one neighbour-search step.
+struct DdPlan {
+  DdGrid grid;
+  Box box;
+  HaloRange range;
+  IVec3 pulses;  // per dimension; 0 where not decomposed
+  std::vector<DomainPlan> domains;
+  int num_pulses() const { return pulses.x + pulses.y + pulses.z; }
+};
+
+// --- Building blocks: each works on what one domain holds at that stage (an MPI rank can call them). ---
+
+// A domain's plan with its home atoms (ascending global index) and their images; the home atoms' local
+// positions are x_global + image * L (place_home in exchange.h).
+DomainPlan start_domain(const DdGrid& grid, const Box& box, int domain, std::span<const int> home,
+                        std::span<const IVec3> home_image);
+
+// The local atoms pulse `pulse` (1-based) of dimension `dim` chooses from: [first, last).
+struct IndexRange {
+  int first = 0, last = 0;
+};
+// dim_start: the domain's number of local atoms when dimension `dim` began.
+IndexRange send_candidates(const DomainPlan& plan, int dim, int pulse, int dim_start);
+
+// The candidates i in [first, last) with x_local[i][dim] - lo < range, ascending.
+std::vector<int> select_send(std::span<const Vec3> x_local, IndexRange candidates, int dim, double lo,
+                             double range);
+
+// Appends to plan.pulses the pulse (dim, pulse) that sends `send`; recv_start/recv_count stay to be set
+// by append_received.
+Pulse& add_pulse(DomainPlan& plan, const DdGrid& grid, const Box& box, int dim, int pulse,
+                 std::vector<int> send);
+
+// What travels at a neighbour-search step for one pulse, already in the receiver's frame.
+struct HaloAtoms {
+  std::vector<int> global;
+  std::vector<IVec3> image;  // sender's image, + 1 in dim when the sender wrapped
+  std::vector<IVec3> zone;   // sender's zone, + 1 in dim
+  std::vector<Vec3> x;       // sender's x_local + shift
+};
+HaloAtoms pack_sent(const DomainPlan& sender, std::span<const Vec3> x_sender, const Pulse& pulse);
+
+// Appends the atoms received in `pulse` (this domain's last added pulse) and records their range.
+void append_received(DomainPlan& plan, std::vector<Vec3>& x_local, const Box& box, const HaloAtoms& atoms);
+
+// --- The driver: all domains in one process (tests, the local transport, the benchmark). ---
+
+// Assigns whole molecules (assignment.h), measures the margin, validates the grid (InputError) and builds
+// every domain's pulses. x: global positions (unwrapped, molecules whole). When x_local is given it
+// receives each domain's local positions as the exchange would produce them.
+DdPlan build_plan(const DdGrid& grid, const Box& box, std::span<const Vec3> x,
+                  std::span<const int> molecule_of_atom, double rlist,
+                  std::vector<std::vector<Vec3>>* x_local = nullptr);
+
+// The same with the first atom of each atom's molecule (first_atoms()) and the range given: range.margin
+// must be at least molecule_margin(x, first_atom), else pairs can be missed.
+DdPlan build_plan_with(const DdGrid& grid, const Box& box, std::span<const Vec3> x,
+                       std::span<const int> first_atom, const HaloRange& range,
+                       std::vector<std::vector<Vec3>>* x_local = nullptr);
+
+}  // namespace halomd::domdec

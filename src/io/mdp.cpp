@@ -1,0 +1,376 @@
+#include "io/mdp.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/errors.h"
+
+namespace halomd::io {
+namespace {
+
+// Keys and enum values are compared as GROMACS does (gmx_strcasecmp_min): case-insensitive, '-' and '_'
+// ignored.
+std::string normalize(const std::string& s) {
+  std::string out;
+  for (char c : s)
+    if (c != '-' && c != '_') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string trim(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+std::vector<std::string> words(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+// A number as %g writes it (1.1, not 1.100000).
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+struct Entry {
+  std::string key;    // as written
+  std::string value;  // trimmed, never empty
+  int line = 0;
+};
+
+// Options that GROMACS reads but that change nothing in an md run of what halomd supports (minimiser,
+// PME/Ewald, constraint-solver, pressure-coupling, free-energy and wall parameters while those features are
+// off, group-scheme leftovers, user fields, title): any value is accepted and ignored.
+constexpr const char* kNoEffect =
+    "title cpp bd-fric emtol emstep niter fcstep nstcgsteep nbfgscorr rtpi constraint-algorithm shake-sor "
+    "shake-tol lincs-order lincs-iter lincs-warnangle fourierspacing fourier-nx fourier-ny fourier-nz "
+    "pme-order ewald-rtol ewald-rtol-lj lj-pme-comb-rule ewald-geometry epsilon-surface rcoulomb-switch "
+    "rvdw-switch table-extension refcoord-scaling nstcalclr nh-chain-length "
+    "print-nose-hoover-chain-variables pcoupltype nstpcouple tau-p compressibility ref-p simulation-part "
+    "wall-type wall-r-linpot wall-atomtype wall-density wall-ewald-zfac disre-weighting disre-mixed disre-fc "
+    "disre-tau nstdisreout orire-fc orire-tau orire-fitgrp nstorireout couple-moltype couple-lambda0 "
+    "couple-lambda1 couple-intramol init-lambda init-lambda-state delta-lambda nstdhdl fep-lambdas "
+    "mass-lambdas coul-lambdas vdw-lambdas bonded-lambdas restraint-lambdas temperature-lambdas "
+    "calc-lambda-neighbors init-lambda-weights dhdl-print-energy sc-function sc-alpha sc-power sc-r-power "
+    "sc-sigma sc-coul sc-gapsys-scale-linpoint-lj sc-gapsys-scale-linpoint-q sc-gapsys-sigma-lj "
+    "separate-dhdl-file dhdl-derivatives dh-hist-size dh-hist-spacing simulated-tempering-scaling "
+    "sim-temp-low sim-temp-high user1-grps user2-grps userint1 userint2 userint3 userint4 userreal1 "
+    "userreal2 userreal3 userreal4 mts-levels mts-level2-forces mts-level2-factor annealing-npoints "
+    "annealing-time annealing-temp qmmm-grps andersen-seed ";
+
+// Options accepted only at their GROMACS default, which is what halomd does; anything else is refused by
+// name. Grouped by that default: no (or false), 0 (every number of the value), empty.
+enum class Only { No, Zero, Empty };
+constexpr const char* kOnlyNo =
+    "pcoupl free-energy implicit-solvent mts periodic-molecules qmmm annealing morse pull awh rotation disre "
+    "orire simulated-tempering swapcoords adress density-guided-simulation-active qmmm-cp2k-active ";
+constexpr const char* kOnlyZero =
+    "nstxout nstvout nstfout init-step nwall cos-acceleration deform electric-field-x electric-field-y "
+    "electric-field-z ";
+constexpr const char* kOnlyEmpty =
+    "freezegrps freezedim acc-grps accelerate imd-group energygrp-excl energygrp-table ";
+
+class MdpReader {
+ public:
+  explicit MdpReader(std::string path) : path_(std::move(path)) { register_options(); }
+
+  void read();
+  MdParams result() {
+    derive();
+    return p_;
+  }
+
+ private:
+  using Handler = std::function<void(const Entry&)>;
+  [[noreturn]] void fail(int line, const std::string& msg) const { throw InputError(path_, line, msg); }
+  [[noreturn]] void refuse(const Entry& e, const std::string& supported) const {
+    fail(e.line, e.key + " = " + e.value + " is not supported (" + supported + ")");
+  }
+  double real(const Entry& e) const;
+  int64_t int64(const Entry& e) const;
+  int integer(const Entry& e) const;
+  bool yes_no(const Entry& e) const;
+  // The value of an enum option among `names` (GROMACS spellings, compared normalised): its index.
+  int choice(const Entry& e, const std::vector<std::string>& names) const;
+  double single_real(const Entry& e) const;
+  // A group option: only System (the whole system) or empty.
+  void group(const Entry& e) const;
+  void default_only(const Entry& e, Only only) const;
+  void register_options();
+  // Registers an option under its name and old names (all count as one option for duplicates).
+  void add(const std::vector<std::string>& keys, Handler h) {
+    for (const std::string& k : keys) {
+      handlers_[normalize(k)] = h;
+      canonical_[normalize(k)] = normalize(keys.front());
+    }
+  }
+  int line_of(const char* key) const {
+    auto it = line_.find(normalize(key));
+    return it == line_.end() ? 0 : it->second;
+  }
+  bool given(const char* key) const { return line_.count(normalize(key)) > 0; }
+  void derive();
+
+  std::string path_;
+  MdParams p_;
+  std::map<std::string, Handler> handlers_;
+  std::map<std::string, std::string> canonical_;  // normalised name or old name -> normalised name
+  std::map<std::string, int> line_;               // normalised key -> line it was given on
+};
+
+double MdpReader::real(const Entry& e) const {
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(e.value.c_str(), &end);
+  if (end != e.value.c_str() + e.value.size() || errno == ERANGE || !std::isfinite(v))
+    fail(e.line, e.key + " = " + e.value + ": expected a number");
+  return v;
+}
+
+int64_t MdpReader::int64(const Entry& e) const {
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(e.value.c_str(), &end, 10);
+  if (end != e.value.c_str() + e.value.size() || errno == ERANGE)
+    fail(e.line, e.key + " = " + e.value + ": expected an integer");
+  return v;
+}
+
+int MdpReader::integer(const Entry& e) const {
+  const int64_t v = int64(e);
+  if (v < INT_MIN || v > INT_MAX)
+    fail(e.line, e.key + " = " + e.value + ": expected an integer that fits 32 bits");
+  return static_cast<int>(v);
+}
+
+bool MdpReader::yes_no(const Entry& e) const { return choice(e, {"no", "yes"}) == 1; }
+
+int MdpReader::choice(const Entry& e, const std::vector<std::string>& names) const {
+  for (size_t i = 0; i < names.size(); ++i)
+    if (normalize(names[i]) == normalize(e.value)) return static_cast<int>(i);
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  refuse(e, "supported: " + list);
+}
+
+double MdpReader::single_real(const Entry& e) const {
+  const std::vector<std::string> w = words(e.value);
+  if (w.size() != 1) fail(e.line, e.key + " = " + e.value + ": expected one value (one group: System)");
+  return real(e);
+}
+
+void MdpReader::group(const Entry& e) const {
+  if (normalize(e.value) != "system") refuse(e, "supported: System, or leave it empty");
+}
+
+void MdpReader::default_only(const Entry& e, Only only) const {
+  switch (only) {
+    case Only::No:
+      for (const std::string& w : words(e.value))
+        if (normalize(w) != "no" && normalize(w) != "false")
+          refuse(e, "halomd accepts only " + e.key + " = no");
+      return;
+    case Only::Zero:
+      for (const std::string& w : words(e.value)) {
+        char* end = nullptr;
+        const double v = std::strtod(w.c_str(), &end);
+        if (end != w.c_str() + w.size() || v != 0.0) refuse(e, "halomd accepts only " + e.key + " = 0");
+      }
+      return;
+    case Only::Empty:
+      refuse(e, "halomd accepts only an empty " + e.key);
+  }
+}
+
+void MdpReader::register_options() {
+  for (const std::string& k : words(kNoEffect)) add({k}, [](const Entry&) {});
+  const std::pair<const char*, Only> only_default[] = {
+      {kOnlyNo, Only::No}, {kOnlyZero, Only::Zero}, {kOnlyEmpty, Only::Empty}};
+  for (const auto& [names, only] : only_default)
+    for (const std::string& k : words(names))
+      add({k}, [this, only = only](const Entry& e) { default_only(e, only); });
+  add({"energygrps"}, [this](const Entry& e) { group(e); });
+  add({"integrator"}, [this](const Entry& e) { choice(e, {"md"}); });
+  add({"dt"}, [this](const Entry& e) { p_.dt = real(e); });
+  add({"nsteps"}, [this](const Entry& e) { p_.nsteps = int64(e); });
+  add({"tinit"}, [this](const Entry& e) { p_.tinit = real(e); });
+  add({"cutoff-scheme"}, [this](const Entry& e) { choice(e, {"Verlet"}); });
+  add({"nstlist"}, [this](const Entry& e) { p_.nstlist = integer(e); });
+  add({"rlist"}, [this](const Entry& e) {
+    p_.rlist = real(e);
+    p_.rlist_set = true;
+  });
+  add({"verlet-buffer-tolerance"}, [this](const Entry& e) { p_.verlet_buffer_tolerance = real(e); });
+  add({"coulombtype"}, [this](const Entry& e) {
+    p_.coulombtype =
+        choice(e, {"Reaction-Field", "Cut-off"}) == 0 ? CoulombType::ReactionField : CoulombType::CutOff;
+  });
+  // With the Verlet scheme reaction field (and plain cut-off, which is reaction field with epsilon-rf = 1)
+  // always uses the potential shifted by c_rf, whichever modifier is named.
+  add({"coulomb-modifier"}, [this](const Entry& e) {
+    choice(e, {"Potential-shift", "Potential-shift-Verlet", "None"});
+  });
+  add({"rcoulomb"}, [this](const Entry& e) { p_.rcoulomb = real(e); });
+  add({"epsilon-r"}, [this](const Entry& e) { p_.epsilon_r = real(e); });
+  add({"epsilon-rf"}, [this](const Entry& e) { p_.epsilon_rf = real(e); });
+  add({"vdwtype"}, [this](const Entry& e) { choice(e, {"Cut-off"}); });
+  add({"vdw-modifier"}, [this](const Entry& e) {
+    p_.vdw_modifier = choice(e, {"Potential-shift", "Potential-shift-Verlet", "None"}) < 2
+                          ? VdwModifier::PotentialShift
+                          : VdwModifier::None;
+  });
+  add({"rvdw"}, [this](const Entry& e) { p_.rvdw = real(e); });
+  add({"DispCorr"}, [this](const Entry& e) {
+    const DispCorr values[] = {DispCorr::No, DispCorr::EnerPres, DispCorr::Ener};
+    p_.dispcorr = values[choice(e, {"no", "EnerPres", "Ener"})];
+  });
+  add({"tcoupl"}, [this](const Entry& e) {
+    p_.tcoupl = choice(e, {"no", "V-rescale"}) == 0 ? Tcoupl::No : Tcoupl::VRescale;
+  });
+  add({"tc-grps"}, [this](const Entry& e) {
+    if (normalize(e.value) != "system")
+      refuse(e, "supported: tc-grps = System, one group with one tau-t and ref-t");
+  });
+  add({"tau-t"}, [this](const Entry& e) { p_.tau_t = single_real(e); });
+  add({"ref-t"}, [this](const Entry& e) { p_.ref_t = single_real(e); });
+  add({"nsttcouple"}, [this](const Entry& e) { p_.nsttcouple = integer(e); });
+  add({"comm-mode"}, [this](const Entry& e) {
+    p_.comm_mode = choice(e, {"Linear", "None"}) == 0 ? CommMode::Linear : CommMode::None;
+  });
+  add({"nstcomm"}, [this](const Entry& e) { p_.nstcomm = integer(e); });
+  add({"comm-grps"}, [this](const Entry& e) { group(e); });
+  add({"pbc"}, [this](const Entry& e) { choice(e, {"xyz"}); });
+  add({"gen-vel"}, [this](const Entry& e) { p_.gen_vel = yes_no(e); });
+  add({"gen-temp"}, [this](const Entry& e) { p_.gen_temp = real(e); });
+  add({"gen-seed"}, [this](const Entry& e) { p_.gen_seed = int64(e); });
+  add({"ld-seed"}, [this](const Entry& e) { p_.ld_seed = int64(e); });
+  add({"continuation", "unconstrained-start"}, [this](const Entry& e) { p_.continuation = yes_no(e); });
+  add({"constraints"}, [this](const Entry& e) { choice(e, {"none", "h-bonds", "all-bonds"}); });
+  add({"nstcalcenergy"}, [this](const Entry& e) { p_.nstcalcenergy = integer(e); });
+  add({"nstenergy"}, [this](const Entry& e) { p_.nstenergy = integer(e); });
+  add({"nstxout-compressed", "nstxtcout"}, [this](const Entry& e) { p_.nstxout_compressed = integer(e); });
+  add({"compressed-x-precision", "xtc-precision"},
+      [this](const Entry& e) { p_.compressed_x_precision = real(e); });
+  add({"compressed-x-grps", "xtc-grps"}, [this](const Entry& e) { group(e); });
+  add({"nstlog"}, [this](const Entry& e) { p_.nstlog = integer(e); });
+  add({"nstcheckpoint"}, [this](const Entry& e) { p_.nstcheckpoint = int64(e); });
+  add({"define"}, [this](const Entry& e) { p_.define = e.value; });
+  add({"include"}, [this](const Entry& e) { p_.include = e.value; });
+}
+
+void MdpReader::read() {
+  std::ifstream in(path_);
+  if (!in) fail(0, "cannot open the .mdp file");
+  std::string raw;
+  std::map<std::string, Entry> seen;
+  for (int lineno = 1; std::getline(in, raw); ++lineno) {
+    const std::string line = trim(raw.substr(0, raw.find(';')));
+    if (line.empty()) continue;
+    const size_t eq = line.find('=');
+    // Only the first '=' separates: a value may hold more (define = -DA=1).
+    if (eq == std::string::npos) fail(lineno, "expected 'option = value', got '" + line + "'");
+    Entry e{trim(line.substr(0, eq)), trim(line.substr(eq + 1)), lineno};
+    if (e.key.empty()) fail(lineno, "expected 'option = value', the option name is missing");
+    // An empty value leaves the option at its default, as in GROMACS (gmx grompp -po writes such lines).
+    if (e.value.empty()) continue;
+    auto h = handlers_.find(normalize(e.key));
+    if (h == handlers_.end()) fail(lineno, "unknown option '" + e.key + "'");
+    const std::string key = canonical_.at(h->first);
+    if (auto it = seen.find(key); it != seen.end())
+      fail(lineno, "option '" + e.key + "' is given twice (first as '" + it->second.key + "' on line " +
+                       std::to_string(it->second.line) + ")");
+    h->second(e);
+    seen.emplace(key, e);
+    line_[key] = lineno;
+  }
+}
+
+// Checks across options, and the settings GROMACS 2022's grompp derives (checked with gmx grompp 2022.5).
+void MdpReader::derive() {
+  MdParams& p = p_;
+  if (p.dt <= 0.0) fail(line_of("dt"), "dt must be positive, got " + num(p.dt));
+  if (p.nsteps < 0)
+    fail(line_of("nsteps"), "nsteps = -1 (run forever) is not supported: expected nsteps >= 0");
+  if (p.nstlist < 1) fail(line_of("nstlist"), "nstlist must be at least 1, got " + std::to_string(p.nstlist));
+  if (p.rcoulomb <= 0.0 || p.rvdw <= 0.0)
+    fail(line_of(p.rvdw <= 0.0 ? "rvdw" : "rcoulomb"), "rcoulomb and rvdw must be positive cut-offs (nm)");
+  // The Verlet scheme with reaction field (or plain cut-off) needs one cut-off for both (grompp refuses too).
+  if (p.rvdw != p.rcoulomb)
+    fail(std::max(line_of("rvdw"), line_of("rcoulomb")),
+         "rvdw (" + num(p.rvdw) + ") must equal rcoulomb (" + num(p.rcoulomb) +
+             ") with reaction-field or cut-off electrostatics and the Verlet scheme");
+  if (p.verlet_buffer_tolerance == 0.0)
+    fail(line_of("verlet-buffer-tolerance"),
+         "verlet-buffer-tolerance = 0 is not allowed: expected a positive tolerance, or -1 to use rlist");
+  if (p.verlet_buffer_tolerance < 0.0 && p.rlist < std::max(p.rvdw, p.rcoulomb))
+    fail(line_of("rlist"),
+         "with verlet-buffer-tolerance = -1, rlist (" + num(p.rlist) +
+             ") must be at least max(rvdw, rcoulomb) = " + num(std::max(p.rvdw, p.rcoulomb)));
+  if (p.epsilon_r <= 0.0)
+    fail(line_of("epsilon-r"), "epsilon-r must be positive (0, meaning infinity, is not supported)");
+  if (p.epsilon_rf < 0.0) fail(line_of("epsilon-rf"), "epsilon-rf must be 0 (infinity) or positive");
+
+  if (p.tcoupl == Tcoupl::VRescale) {
+    for (const char* key : {"tc-grps", "tau-t", "ref-t"})
+      if (!given(key))
+        fail(line_of("tcoupl"), std::string("tcoupl = V-rescale needs ") + key +
+                                    " (expected tc-grps = System and one tau-t and ref-t)");
+    if (p.tau_t <= 0.0) fail(line_of("tau-t"), "tau-t must be positive with tcoupl = V-rescale");
+  }
+  if (p.ref_t < 0.0) fail(line_of("ref-t"), "ref-t must not be negative");
+  if (p.gen_temp < 0.0) fail(line_of("gen-temp"), "gen-temp must not be negative");
+  // nsttcouple = -1: GROMACS 2022's ir_optimal_nsttcouple gives its default interval of 10 steps for
+  // V-rescale, which needs no minimum number of steps per tau-t there (gmx grompp 2022.5 writes 10 whatever
+  // tau-t, dt and nstlist are).
+  if (p.nsttcouple == -1) p.nsttcouple = 10;
+  if (p.nsttcouple < 1) fail(line_of("nsttcouple"), "nsttcouple must be positive, or -1 for the default");
+
+  const std::pair<const char*, int64_t> intervals[] = {{"nstcalcenergy", p.nstcalcenergy},
+                                                       {"nstenergy", p.nstenergy},
+                                                       {"nstlog", p.nstlog},
+                                                       {"nstxout-compressed", p.nstxout_compressed},
+                                                       {"nstcheckpoint", p.nstcheckpoint}};
+  for (const auto& [key, value] : intervals)
+    if (value < 0) fail(line_of(key), std::string(key) + " must not be negative (0 means never)");
+  if (p.compressed_x_precision <= 0.0)
+    fail(line_of("compressed-x-precision"), "compressed-x-precision must be positive");
+  // grompp lowers nstcalcenergy to nstenergy when energies are written more often than computed (a note),
+  // and wants nstenergy a multiple of nstcalcenergy (a warning, so an error without -maxwarn): refused here.
+  if (p.nstenergy > 0 && p.nstcalcenergy > p.nstenergy) p.nstcalcenergy = p.nstenergy;
+  if (p.nstenergy > 0 && p.nstcalcenergy > 0 && p.nstenergy % p.nstcalcenergy != 0)
+    fail(line_of("nstenergy"), "nstenergy (" + std::to_string(p.nstenergy) +
+                                   ") must be a multiple of nstcalcenergy (" +
+                                   std::to_string(p.nstcalcenergy) + ")");
+  // nstcomm = 0 turns centre-of-mass motion removal off, as in GROMACS. A negative nstcomm (a grompp warning)
+  // is refused. nstcomm < nstcalcenergy is kept: grompp 2022 only notes that it costs extra work.
+  if (p.nstcomm < 0)
+    fail(line_of("nstcomm"), "nstcomm must not be negative (use comm-mode to choose the mode)");
+  if (p.nstcomm == 0) p.comm_mode = CommMode::None;
+}
+
+}  // namespace
+
+MdParams read_mdp(const std::string& path) {
+  MdpReader reader(path);
+  reader.read();
+  return reader.result();
+}
+
+}  // namespace halomd::io

@@ -1,0 +1,65 @@
+// The directives of a preprocessed GROMACS topology, read into plain per-type and per-molecule-type records
+// (still by name, one copy per molecule type) before read_top expands them into a Topology.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "io/top_preprocessor.h"
+
+namespace halomd::io {
+
+// [ atomtypes ]: V, W in the convention of the combination rule (C6, C12 for rule 1; sigma, epsilon
+// otherwise).
+struct TopAtomType {
+  double mass = 0.0;    // amu
+  double charge = 0.0;  // e
+  double v = 0.0, w = 0.0;
+};
+
+struct TopMoleculeAtom {
+  std::string type;
+  std::string residue;
+  std::string name;
+  double charge = 0.0;  // e
+  double mass = 0.0;    // amu
+};
+
+struct TopSettle {
+  int oxygen = 0;                 // local index; the hydrogens are the next two atoms
+  double d_oh = 0.0, d_hh = 0.0;  // nm
+};
+
+struct TopMoleculeType {
+  std::string name;
+  int nrexcl = 0;
+  std::string file;  // where its [ moleculetype ] entry is
+  int line = 0;
+  std::vector<TopMoleculeAtom> atoms;
+  std::vector<TopSettle> settles;
+  std::vector<std::vector<int>>
+      exclusions;                          // [ exclusions ] lines, local indices: the first excludes the rest
+  std::vector<std::pair<int, int>> bonds;  // chemical bonds for nrexcl: [ bonds ], [ constraints ] type 1
+  // First directive with entries that halomd cannot run ("file:line: [ bonds ]"), and its place in the input.
+  std::string unsupported;
+  size_t unsupported_order = 0;
+};
+
+struct TopData {
+  int comb_rule = 1;
+  std::map<std::string, TopAtomType> atom_types;
+  // [ nonbond_params ] by type-name pair (the smaller name first), V and W as in [ atomtypes ].
+  std::map<std::pair<std::string, std::string>, std::pair<double, double>> nonbond_params;
+  std::vector<TopMoleculeType> molecule_types;
+  std::string system_name;
+  std::vector<std::pair<int, int>> molecules;  // [ molecules ]: molecule-type index and count
+  std::string unsupported;                     // [ intermolecular_interactions ] with entries, as above
+  size_t unsupported_order = 0;
+};
+
+// Reads the directives; throws InputError naming the file and line of the offending entry.
+TopData parse_top(const PreprocessedTop& top);
+
+}  // namespace halomd::io

@@ -1,0 +1,152 @@
+// The in-process halo exchange (src/domdec/exchange.h): forward positions bit-identical to a direct gather,
+// reverse force reduction equal to the direct per-atom sum (integer-valued forces, so exact).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "domdec/exchange.h"
+
+namespace halomd::domdec {
+namespace {
+
+struct TestSystem {
+  Box box;
+  std::vector<Vec3> x;
+  std::vector<int> molecule;
+};
+
+// 1-atom and 3-atom molecules (two atoms 0.1 nm from the first), at random box images.
+TestSystem random_system(std::mt19937_64& rng, const Box& box, int num_molecules) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::uniform_int_distribution<int> image(-2, 2);
+  TestSystem s;
+  s.box = box;
+  for (int m = 0; m < num_molecules; ++m) {
+    Vec3 first;
+    for (int d = 0; d < 3; ++d) first[d] = (u(rng) + image(rng)) * box.len[d];
+    s.x.push_back(first);
+    s.molecule.push_back(m);
+    if (u(rng) < 0.5) continue;
+    for (int h = 0; h < 2; ++h) {
+      const double cos_t = 2 * u(rng) - 1, phi = 2 * M_PI * u(rng), sin_t = std::sqrt(1 - cos_t * cos_t);
+      s.x.push_back(first + 0.1 * Vec3{sin_t * std::cos(phi), sin_t * std::sin(phi), cos_t});
+      s.molecule.push_back(m);
+    }
+  }
+  return s;
+}
+
+struct Case {
+  Vec3 box;
+  IVec3 grid;
+  double rlist;
+};
+const Case kCases[] = {
+    {{4.0, 4.0, 4.0}, {2, 2, 2}, 1.0},  // 1 pulse per dimension
+    {{3.0, 3.2, 3.4}, {3, 1, 1}, 0.9},  // 2 pulses in x
+    {{2.8, 3.0, 4.0}, {4, 3, 2}, 1.3},  // 3, 2, 1 pulses
+    {{4.5, 4.5, 2.8}, {3, 3, 4}, 1.2},  // 1, 1, 3 pulses
+    {{5.0, 2.6, 3.1}, {1, 2, 1}, 1.0},  // 2 domains: the same neighbour above and below
+};
+
+TEST(DomdecExchange, ForwardPositionsMatchDirectGatherBitForBit) {
+  std::mt19937_64 rng(11);
+  for (const Case& c : kCases) {
+    const TestSystem s = random_system(rng, Box{c.box}, 400);
+    std::vector<std::vector<Vec3>> x_built;
+    const DdPlan plan = build_plan(DdGrid{c.grid}, s.box, s.x, s.molecule, c.rlist, &x_built);
+    std::vector<std::vector<Vec3>> x_local(plan.domains.size());
+    for (const DomainPlan& dp : plan.domains) {
+      x_local[dp.domain].assign(dp.num_local(), Vec3{NAN, NAN, NAN});  // the halo part must all be written
+      place_home(dp, s.box, s.x, x_local[dp.domain]);
+    }
+    exchange_x(plan, x_local);
+    int halo = 0, off_by_rounding = 0;
+    for (const DomainPlan& dp : plan.domains) {
+      const std::vector<Vec3> gathered = gather_local_x(plan, dp, s.x);
+      for (int i = 0; i < dp.num_local(); ++i) {
+        const Vec3& got = x_local[dp.domain][i];
+        for (int d = 0; d < 3; ++d) {
+          ASSERT_EQ(got[d], gathered[i][d]) << "domain " << dp.domain << " local atom " << i << " dim " << d;
+          ASSERT_EQ(got[d], x_built[dp.domain][i][d]) << "the builder's positions differ from the exchange's";
+          const double direct = s.x[dp.global[i]][d] + dp.shift[i][d];
+          EXPECT_NEAR(got[d], direct, 1e-12);
+          off_by_rounding += got[d] != direct;
+        }
+        halo += i >= dp.num_home;
+      }
+    }
+    EXPECT_GT(halo, 0);
+    RecordProperty("halo_coordinates_one_rounding_from_x_plus_shift", off_by_rounding);
+  }
+}
+
+template <class F>
+void check_reverse_reduction(std::mt19937_64& rng, const Case& c) {
+  const TestSystem s = random_system(rng, Box{c.box}, 400);
+  const DdPlan plan = build_plan(DdGrid{c.grid}, s.box, s.x, s.molecule, c.rlist);
+  std::uniform_int_distribution<int> value(-1000000, 1000000);
+  std::vector<std::vector<F>> f(plan.domains.size());
+  std::vector<F> expected(s.x.size(), F{0, 0, 0});
+  for (const DomainPlan& dp : plan.domains) {
+    f[dp.domain].resize(dp.num_local());
+    for (int i = 0; i < dp.num_local(); ++i) {
+      F v;
+      for (int d = 0; d < 3; ++d) v[d] = value(rng);
+      f[dp.domain][i] = v;
+      expected[dp.global[i]] += v;  // every copy of the atom contributes once
+    }
+  }
+  reduce_f(plan, f);
+  std::vector<int> seen(s.x.size(), 0);
+  for (const DomainPlan& dp : plan.domains) {
+    for (int i = 0; i < dp.num_home; ++i) {
+      const int g = dp.global[i];
+      ++seen[g];
+      for (int d = 0; d < 3; ++d)
+        ASSERT_EQ(f[dp.domain][i][d], expected[g][d]) << "atom " << g << " dim " << d;
+    }
+  }
+  for (int count : seen) ASSERT_EQ(count, 1);
+}
+
+TEST(DomdecExchange, ReverseReductionEqualsDirectSum) {
+  std::mt19937_64 rng(12);
+  for (const Case& c : kCases) {
+    check_reverse_reduction<Vec3>(rng, c);                 // forces in double, integer values: exact
+    check_reverse_reduction<Vec3T<std::int64_t>>(rng, c);  // fixed-point forces as the CPU executor sums them
+  }
+}
+
+TEST(DomdecExchange, PulsesAgreeBetweenSenderAndReceiver) {
+  std::mt19937_64 rng(13);
+  for (const Case& c : kCases) {
+    const TestSystem s = random_system(rng, Box{c.box}, 300);
+    const DdPlan plan = build_plan(DdGrid{c.grid}, s.box, s.x, s.molecule, c.rlist);
+    for (const DomainPlan& dp : plan.domains) {
+      ASSERT_EQ(static_cast<int>(dp.pulses.size()), plan.num_pulses());
+      int expected_start = dp.num_home;
+      for (size_t k = 0; k < dp.pulses.size(); ++k) {
+        const Pulse& p = dp.pulses[k];
+        const Pulse& r = plan.domains[p.send_to].pulses[k];
+        EXPECT_EQ(r.recv_from, dp.domain);
+        EXPECT_EQ(r.dim, p.dim);
+        EXPECT_EQ(r.pulse, p.pulse);
+        EXPECT_EQ(r.recv_count, static_cast<int>(p.send.size()));
+        EXPECT_EQ(p.recv_start, expected_start);  // ranges follow each other in pulse order
+        expected_start += p.recv_count;
+        for (int i : p.send) EXPECT_LT(i, p.recv_start) << "a pulse sends only what arrived before it";
+        for (int d = 0; d < 3; ++d) {
+          EXPECT_EQ(p.shift[d], d == p.dim && dp.coords[d] == 0 ? s.box.len[d] : 0.0);
+        }
+      }
+      EXPECT_EQ(expected_start, dp.num_local());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace halomd::domdec

@@ -1,0 +1,141 @@
+// Migration (src/domdec/migration.h): after random moves every atom is home exactly once, counts are
+// conserved, per-atom state travels with its atom, and the new homes are those build_plan assigns.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "domdec/assignment.h"
+#include "domdec/halo_plan.h"
+#include "domdec/migration.h"
+
+namespace halomd::domdec {
+namespace {
+
+struct TestSystem {
+  Box box;
+  std::vector<Vec3> x;
+  std::vector<int> molecule;
+};
+
+// 1-atom and 3-atom molecules (two atoms 0.1 nm from the first), at random box images.
+TestSystem random_system(std::mt19937_64& rng, const Box& box, int num_molecules) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::uniform_int_distribution<int> image(-2, 2);
+  TestSystem s;
+  s.box = box;
+  for (int m = 0; m < num_molecules; ++m) {
+    Vec3 first;
+    for (int d = 0; d < 3; ++d) first[d] = (u(rng) + image(rng)) * box.len[d];
+    s.x.push_back(first);
+    s.molecule.push_back(m);
+    if (u(rng) < 0.5) continue;
+    for (int h = 0; h < 2; ++h) {
+      const double cos_t = 2 * u(rng) - 1, phi = 2 * M_PI * u(rng), sin_t = std::sqrt(1 - cos_t * cos_t);
+      s.x.push_back(first + 0.1 * Vec3{sin_t * std::cos(phi), sin_t * std::sin(phi), cos_t});
+      s.molecule.push_back(m);
+    }
+  }
+  return s;
+}
+
+struct State {  // what a rank keeps per home atom besides x
+  Vec3 v;
+  int tag = 0;
+};
+
+std::vector<std::vector<int>> homes_of(const DdPlan& plan) {
+  std::vector<std::vector<int>> home;
+  for (const DomainPlan& dp : plan.domains)
+    home.emplace_back(dp.global.begin(), dp.global.begin() + dp.num_home);
+  return home;
+}
+
+TEST(DomdecMigration, AtomsMoveWithTheirStateAndEndHomeOnce) {
+  const IVec3 grids[] = {{2, 1, 1}, {2, 2, 2}, {3, 2, 1}, {4, 1, 1}, {3, 3, 2}, {1, 1, 5}};
+  std::mt19937_64 rng(21);
+  std::uniform_real_distribution<double> step(-0.6, 0.6);
+  for (const IVec3& gn : grids) {
+    const DdGrid grid{gn};
+    TestSystem s = random_system(rng, Box{{4.0, 4.5, 5.0}}, 500);
+    const std::vector<int> first = first_atoms(s.molecule);
+    const DdPlan before = build_plan(grid, s.box, s.x, s.molecule, 1.0);
+    std::vector<std::vector<int>> home = homes_of(before);
+    std::vector<std::vector<State>> state(home.size());
+    for (size_t dom = 0; dom < home.size(); ++dom) {
+      for (int g : home[dom]) state[dom].push_back({Vec3{g * 1.0, -g * 2.0, g * 0.5}, g});
+    }
+    for (int round = 0; round < 3; ++round) {
+      // Move whole molecules (rigid translation), some by a box length, as an MD window would.
+      std::vector<Vec3> move(s.x.size());
+      for (size_t i = 0; i < s.x.size(); ++i) {
+        if (first[i] == static_cast<int>(i))
+          move[i] = {step(rng), step(rng), step(rng) + (i % 7 == 0 ? 5.0 : 0.0)};
+        s.x[i] += move[first[i]];
+      }
+      const auto leaving = plan_migration(grid, s.box, home, s.x, first);
+      size_t num_leaving = 0;
+      for (size_t dom = 0; dom < leaving.size(); ++dom) {
+        for (const Departure& d : leaving[dom]) {
+          ++num_leaving;
+          EXPECT_NE(d.to, static_cast<int>(dom));
+          EXPECT_EQ(home[dom][d.index], d.atom);
+          EXPECT_EQ(d.to, owner_of(grid, s.box, s.x[first[d.atom]]).domain);
+        }
+      }
+      EXPECT_GT(num_leaving, 0u) << "no migration happened in grid " << grid.str();
+      std::vector<std::vector<int>> new_home;
+      state = carry_state(home, leaving, state, new_home);
+      home = new_home;
+
+      std::vector<int> seen(s.x.size(), 0);
+      size_t total = 0;
+      for (size_t dom = 0; dom < home.size(); ++dom) {
+        ASSERT_EQ(home[dom].size(), state[dom].size());
+        total += home[dom].size();
+        for (size_t i = 0; i < home[dom].size(); ++i) {
+          const int g = home[dom][i];
+          ++seen[g];
+          EXPECT_EQ(state[dom][i].tag, g);
+          EXPECT_EQ(state[dom][i].v.y, -g * 2.0);
+        }
+      }
+      EXPECT_EQ(total, s.x.size());
+      for (int c : seen) ASSERT_EQ(c, 1);
+      // The same homes as a plan built from scratch at the new positions.
+      EXPECT_EQ(home, homes_of(build_plan(grid, s.box, s.x, s.molecule, 1.0)));
+    }
+  }
+}
+
+TEST(DomdecMigration, DeparturesDoNotDependOnTheImageOfAMolecule) {
+  std::mt19937_64 rng(22);
+  const DdGrid grid{{3, 2, 2}};
+  TestSystem s = random_system(rng, Box{{4.0, 4.0, 4.0}}, 300);
+  const std::vector<int> first = first_atoms(s.molecule);
+  const DdPlan plan = build_plan(grid, s.box, s.x, s.molecule, 1.0);
+  std::uniform_real_distribution<double> step(-0.7, 0.7);
+  std::vector<Vec3> moved = s.x;
+  for (size_t i = 0; i < moved.size(); ++i) {
+    if (first[i] == static_cast<int>(i))
+      moved[i] += Vec3{step(rng), step(rng), step(rng)};
+    else
+      moved[i] += moved[first[i]] - s.x[first[i]];
+  }
+  for (const DomainPlan& dp : plan.domains) {
+    std::vector<int> home(dp.global.begin(), dp.global.begin() + dp.num_home);
+    std::vector<Vec3> x_global, x_local;  // the rank's frame: shifted by the molecule's image
+    for (int i = 0; i < dp.num_home; ++i) {
+      x_global.push_back(moved[home[i]]);
+      x_local.push_back(shifted(moved[home[i]], dp.image[i], s.box));
+    }
+    const auto a = departures(grid, s.box, dp.domain, home, x_global, first);
+    const auto b = departures(grid, s.box, dp.domain, home, x_local, first);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t k = 0; k < a.size(); ++k) EXPECT_EQ(a[k].to, b[k].to);
+  }
+}
+
+}  // namespace
+}  // namespace halomd::domdec
