@@ -1,5 +1,8 @@
 #include "engine/backends.h"
 
+#include "core/errors.h"
+#include "cpu/cpu_executor.h"
+
 #if HALOMD_HAVE_CUDA
 #include "cuda/device_info.h"
 #endif
@@ -14,6 +17,11 @@ std::string describe_gpus() {
 #else
   return "this build has no CUDA backend (configure with -DHALOMD_ENABLE_CUDA=ON)\n";
 #endif
+}
+
+std::unique_ptr<Executor> make_executor(const RunOptions& options, const ExecutorConfig& config) {
+  if (options.backend == "cpu") return std::make_unique<CpuExecutor>(config);
+  throw InputError("", 0, "backend '" + options.backend + "' is not in this build");
 }
 
 }  // namespace halomd

@@ -5,27 +5,25 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <random>
 
 #include "core/errors.h"
+#include "core/executor.h"
+#include "core/phase_timers.h"
 #include "core/random.h"
 #include "core/units.h"
 #include "cpu/dispersion_correction.h"
-#include "cpu/nonbonded.h"
-#include "cpu/pairlist.h"
 #include "cpu/settle.h"
-#include "cpu/thermostat.h"
 #include "cpu/update.h"
+#include "engine/backends.h"
 #include "engine/outputs.h"
-#include "engine/phase_timers.h"
 #include "engine/run_report.h"
 #include "engine/setup.h"
+#include "engine/step_counters.h"
 
 namespace halomd {
 namespace {
-
-// An atom that moves further than this in one step has blown up (nm).
-constexpr double kMaxStepDisplacement = 0.1;
 
 uint64_t resolve_seed(int64_t seed) {
   if (seed >= 0) return static_cast<uint64_t>(seed);
@@ -69,6 +67,50 @@ void constrain_start(const SettleCpu& settle, double dt, std::vector<Vec3>& x, s
   for (size_t i = 0; i < x.size(); ++i) v[i] -= (back[i] - back_unconstrained[i]) * (1.0 / dt);
 }
 
+MdState to_md_state(const io::Checkpoint& c) {
+  MdState s;
+  s.step = c.step;
+  s.x = c.x;
+  s.v = c.v;
+  s.ke_half_prev = c.ke_half_prev;
+  s.thermostat_integral = c.thermostat_integral;
+  return s;
+}
+
+void from_md_state(const MdState& s, io::Checkpoint& c) {
+  c.step = s.step;
+  c.x = s.x;
+  c.v = s.v;
+  c.ke_half_prev = s.ke_half_prev;
+  c.thermostat_integral = s.thermostat_integral;
+}
+
+// GROMACS's energy terms of one step from what the executor summed (PHYSICS.md).
+EnergyRow energy_row(int64_t step, double time_ps, const StepEnergies& e, const DispersionCorrection& dc,
+                     const Box& box, double ndf) {
+  EnergyRow row;
+  row.step = step;
+  row.time_ps = time_ps;
+  row.lj_sr = e.lj;
+  row.coulomb_sr = e.coulomb;
+  row.disp_corr = dc.energy(box);
+  row.potential = row.lj_sr + row.coulomb_sr + row.disp_corr;
+  Tensor vir = e.virial;
+  const double dc_vir = dc.virial_diagonal(box);
+  for (int a = 0; a < 3; ++a) vir.m[a][a] += dc_vir;
+  row.kinetic = e.kinetic.trace();
+  row.total = row.potential + row.kinetic;
+  row.conserved = row.total + e.thermostat_integral;
+  row.temperature = 2.0 * row.kinetic / (ndf * units::kBoltzmann);
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b)
+      row.pressure_tensor.m[a][b] = 2.0 / box.volume() * (e.kinetic.m[a][b] - vir.m[a][b]) * units::kPresFac;
+  row.pressure = row.pressure_tensor.trace() / 3.0;
+  if (!std::isfinite(row.potential) || !std::isfinite(row.kinetic))
+    throw RuntimeError(step, -1, "energies are not finite");
+  return row;
+}
+
 void print_progress(int64_t step, int64_t last, int64_t first, double elapsed, double dt) {
   const double done = static_cast<double>(step - first);
   if (done <= 0 || elapsed <= 0) return;
@@ -89,12 +131,7 @@ RunSummary run_md(const RunOptions& options) {
   const int natoms = top.num_atoms();
   const int threads = std::max(1, options.threads);
   const Box box = in.gro.box;
-
-  SettleCpu settle(top);
-  NonbondedCpu nonbonded(top, mdp, threads);
   DispersionCorrection dispcorr(top, mdp);
-  std::vector<double> inv_mass(natoms);
-  for (int i = 0; i < natoms; ++i) inv_mass[i] = top.mass[i] > 0 ? 1.0 / top.mass[i] : 0.0;
 
   // The state at the start of step `step`.
   io::Checkpoint st;
@@ -106,6 +143,7 @@ RunSummary run_md(const RunOptions& options) {
       throw InputError(options.cpi, 0, "checkpoint is of a different system than " + options.top);
     if (st.dt != mdp.dt) throw InputError(options.mdp, 0, "dt differs from the checkpoint's");
   } else {
+    SettleCpu settle(top);
     st.step = 0;
     st.dt = mdp.dt;
     st.tinit = mdp.tinit;
@@ -121,117 +159,89 @@ RunSummary run_md(const RunOptions& options) {
     st.atoms_hash = atoms_hash(top);
   }
 
-  RunOutputs out(options.outdir, resume ? &st : nullptr, resume_here, mdp.nstxout_compressed > 0);
-  RunReport report(options, in, natoms);
   PhaseTimers timers;
+  ExecutorConfig cfg;
+  cfg.top = &top;
+  cfg.mdp = &mdp;
+  cfg.box = box;
+  cfg.ndf = in.ndf;
+  cfg.ld_seed = st.ld_seed;
+  cfg.threads = threads;
+  cfg.timers = &timers;
+  std::unique_ptr<Executor> exec = make_executor(options, cfg);
+  exec->load(to_md_state(st));
+  const bool writer = exec->writes_outputs();
+
+  std::unique_ptr<RunOutputs> out;
+  if (writer)
+    out = std::make_unique<RunOutputs>(options.outdir, resume ? &st : nullptr, resume_here,
+                                       mdp.nstxout_compressed > 0);
+  RunReport report(options, in, natoms);
 
   const int64_t first = st.step;
   const int64_t last = mdp.nsteps;
-  const bool tty = isatty(STDERR_FILENO);
-  const double ref_kinetic = 0.5 * in.ndf * units::kBoltzmann * mdp.ref_t;
-  PairList list;
-  std::vector<Vec3> f(natoms), x_new(natoms);
+  const bool tty = writer && isatty(STDERR_FILENO);
   io::GroFile final_frame = in.gro;
+  StepCounters counted;
   using Clock = std::chrono::steady_clock;
   const auto t_start = Clock::now();
   auto t_steady = t_start;
   int64_t steady_first = first;
   auto t_progress = t_start;
+  MdState state;
+  std::vector<Vec3> frame_x;
 
   for (int64_t step = first; step <= last; ++step) {
     if (step == options.stop_at_step) throw RuntimeError(step, -1, "stopped by --stop-at-step (testing aid)");
-    const bool ns_step = step == first || step % mdp.nstlist == 0;
-    if (step > first && mdp.nstcheckpoint > 0 && step % mdp.nstcheckpoint == 0) {
-      timers.start(Phase::Output);
-      out.write_checkpoint(st);
-      timers.stop();
+    StepRequest req;
+    req.step = step;
+    req.ns = step == first || step % mdp.nstlist == 0;
+    req.energy = step % mdp.nstenergy == 0 || step == last || step == first;
+    req.tcouple = mdp.tcoupl == Tcoupl::VRescale && (step + mdp.nsttcouple - 1) % mdp.nsttcouple == 0;
+    req.comm = mdp.comm_mode == CommMode::Linear && step % mdp.nstcomm == 0;
+    const bool checkpoint_step = step > first && mdp.nstcheckpoint > 0 && step % mdp.nstcheckpoint == 0;
+    const bool frame_step = mdp.nstxout_compressed > 0 && step % mdp.nstxout_compressed == 0;
+
+    timers.start(Phase::Output);
+    if (checkpoint_step || step == last) exec->save(state);
+    if (checkpoint_step && writer) {
+      from_md_state(state, st);
+      out->write_checkpoint(st);
     }
-    if (ns_step && step == first + mdp.nstlist) {
+    if (step == last && writer) {
+      final_frame.x = molecules_in_box(top, box, state.x);
+      final_frame.v = state.v;
+    }
+    if (frame_step) {
+      if (step == last)
+        frame_x = state.x;
+      else
+        exec->positions(frame_x);
+    }
+    timers.stop();
+    if (req.ns && step == first + mdp.nstlist) {
       t_steady = Clock::now();  // steady state: the first NS window is left out of ns/day
       steady_first = step;
     }
-    const bool energy_step = step % mdp.nstenergy == 0 || step == last || step == first;
-    if (ns_step) {
-      timers.start(Phase::NeighbourSearch);
-      build_pair_list(st.x, box, mdp.rlist, top, threads, list);
-      timers.stop();
-    }
-    timers.start(Phase::Nonbonded);
-    NonbondedEnergies nb;
-    nonbonded.compute(list, st.x, box, energy_step, step, f, nb);
-    timers.stop();
 
-    timers.start(Phase::Update);
-    double lambda = 1.0;
-    if (mdp.tcoupl == Tcoupl::VRescale && (step + mdp.nsttcouple - 1) % mdp.nsttcouple == 0) {
-      const double ek = st.ke_half_prev.trace();
-      const double tau_steps = mdp.tau_t / (mdp.nsttcouple * mdp.dt);
-      const double ek_new = vrescale_resample_kinetic(ek, ref_kinetic, in.ndf, tau_steps, st.ld_seed, step);
-      lambda = ek > 0 ? std::sqrt(ek_new / ek) : 1.0;
-      st.thermostat_integral -= ek_new - ek;
-    }
-    const std::vector<Vec3> v_old = step == last ? st.v : std::vector<Vec3>();
-    leapfrog_update(st.x, st.v, f, inv_mass, lambda, mdp.dt, x_new, threads);
-    timers.stop();
-    timers.start(Phase::Constraints);
-    Tensor constr_virial;
-    if (settle.apply(st.x, x_new, &st.v, mdp.dt, energy_step ? &constr_virial : nullptr, threads) >= 0 ||
-        find_runaway_atom(st.x, x_new, kMaxStepDisplacement) >= 0) {
-      const int atom = find_runaway_atom(st.x, x_new, kMaxStepDisplacement);
-      throw RuntimeError(step, atom,
-                         "the system blew up: an atom moved more than 0.1 nm in one step or a water "
-                         "could not be constrained (time step too long, or bad starting structure?)");
-    }
-    timers.stop();
+    const CallCounters before = exec->counters();
+    const auto t_step = Clock::now();
+    StepEnergies se;
+    exec->step(req, req.energy ? &se : nullptr);
+    counted.add(req.ns, req.energy || frame_step || checkpoint_step, before, exec->counters(),
+                std::chrono::duration<double>(Clock::now() - t_step).count());
 
-    timers.start(Phase::Energies);
-    const Tensor ke_half = kinetic_energy_tensor(st.v, top.mass, threads);
-    if (mdp.comm_mode == CommMode::Linear && step % mdp.nstcomm == 0) remove_com_velocity(st.v, top.mass);
-    if (energy_step) {
-      EnergyRow row;
-      row.step = step;
-      row.time_ps = st.tinit + step * mdp.dt;
-      row.lj_sr = nb.lj;
-      row.coulomb_sr = nb.coulomb;
-      row.disp_corr = dispcorr.energy(box);
-      row.potential = row.lj_sr + row.coulomb_sr + row.disp_corr;
-      Tensor ke;
-      Tensor vir = nb.virial;
-      vir += constr_virial;
-      const double dc_vir = dispcorr.virial_diagonal(box);
-      for (int a = 0; a < 3; ++a) {
-        vir.m[a][a] += dc_vir;
-        for (int b = 0; b < 3; ++b) ke.m[a][b] = 0.5 * (st.ke_half_prev.m[a][b] + ke_half.m[a][b]);
-      }
-      row.kinetic = ke.trace();
-      row.total = row.potential + row.kinetic;
-      row.conserved = row.total + st.thermostat_integral;
-      row.temperature = 2.0 * row.kinetic / (in.ndf * units::kBoltzmann);
-      for (int a = 0; a < 3; ++a)
-        for (int b = 0; b < 3; ++b)
-          row.pressure_tensor.m[a][b] = 2.0 / box.volume() * (ke.m[a][b] - vir.m[a][b]) * units::kPresFac;
-      row.pressure = row.pressure_tensor.trace() / 3.0;
-      if (!std::isfinite(row.potential) || !std::isfinite(row.kinetic))
-        throw RuntimeError(step, -1, "energies are not finite");
-      timers.stop();
-      timers.start(Phase::Output);
-      out.write_energy(row);
+    timers.start(Phase::Output);
+    if (req.energy && writer) {
+      const EnergyRow row = energy_row(step, st.tinit + step * mdp.dt, se, dispcorr, box, in.ndf);
+      out->write_energy(row);
       report.add_energy(row);
     }
-    timers.stop();
-    timers.start(Phase::Output);
-    if (mdp.nstxout_compressed > 0 && step % mdp.nstxout_compressed == 0)
-      out.write_frame(step, st.tinit + step * mdp.dt, box, molecules_in_box(top, box, st.x),
-                      mdp.compressed_x_precision);
-    if (step == last) {
-      final_frame.x = molecules_in_box(top, box, st.x);
-      final_frame.v = v_old;
-    }
+    if (frame_step && writer)
+      out->write_frame(step, st.tinit + step * mdp.dt, box, molecules_in_box(top, box, frame_x),
+                       mdp.compressed_x_precision);
     timers.stop();
 
-    st.x.swap(x_new);
-    st.ke_half_prev = ke_half;
-    st.step = step + 1;
     if (tty && std::chrono::duration<double>(Clock::now() - t_progress).count() > 1.0) {
       t_progress = Clock::now();
       print_progress(step, last, first, std::chrono::duration<double>(t_progress - t_start).count(), mdp.dt);
@@ -240,8 +250,12 @@ RunSummary run_md(const RunOptions& options) {
   if (tty) std::fprintf(stderr, "\n");
 
   const auto t_end = Clock::now();
-  if (last >= first) out.write_confout(final_frame);
-  out.write_checkpoint(st);
+  exec->save(state);
+  if (writer) {
+    if (last >= first) out->write_confout(final_frame);
+    from_md_state(state, st);
+    out->write_checkpoint(st);
+  }
 
   RunSummary sum;
   sum.first_step = first;
@@ -253,7 +267,7 @@ RunSummary run_md(const RunOptions& options) {
   const double per_step = steady_steps > 0 && steady_s > 0 ? steady_s / steady_steps
                                                            : (sum.steps > 0 ? sum.wall_s / sum.steps : 0.0);
   sum.ns_per_day = per_step > 0 ? mdp.dt * 1e-3 * 86400.0 / per_step : 0.0;
-  report.finish(sum, timers, out.path("run.json"), list.num_pairs());
+  if (writer) report.finish(sum, timers, out->path("run.json"), *exec, counted);
   return sum;
 }
 

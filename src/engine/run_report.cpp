@@ -38,7 +38,8 @@ void RunReport::add_energy(const EnergyRow& r) {
 }
 
 void RunReport::finish(const RunSummary& s, const PhaseTimers& timers, const std::string& json_path,
-                       size_t num_pairs) {
+                       const Executor& exec, const StepCounters& c) {
+  const size_t num_pairs = exec.num_pairs();
   const MdParams& p = inputs_.mdp;
   std::string phases;
   double accounted = 0.0;
@@ -52,17 +53,26 @@ void RunReport::finish(const RunSummary& s, const PhaseTimers& timers, const std
   std::string json = "{\n";
   json += fmt::format("  \"version\": \"{}\",\n", HALOMD_VERSION);
   json += fmt::format("  \"command\": \"{}\",\n", json_escape(options_.command_line));
-  json += fmt::format("  \"backend\": \"{}\",\n  \"transport\": \"none\",\n", options_.backend);
+  json +=
+      fmt::format("  \"backend\": \"{}\",\n  \"transport\": \"{}\",\n", options_.backend, exec.transport());
   json += fmt::format("  \"atoms\": {},\n  \"steps\": {},\n", atoms_, s.steps);
   json += fmt::format("  \"first_step\": {},\n  \"last_step\": {},\n", s.first_step, s.last_step);
-  json += fmt::format("  \"threads\": {},\n  \"domains\": 1,\n", options_.threads);
+  json += fmt::format("  \"threads\": {},\n", options_.threads);
+  const std::string extra = exec.report_json();
+  json += extra.empty() ? std::string("  \"domains\": 1,\n") : "  " + extra + ",\n";
   json += fmt::format("  \"wall_s\": {:.6f},\n  \"ns_per_day\": {:.6f},\n", s.wall_s, s.ns_per_day);
   json += fmt::format("  \"dt_ps\": {},\n  \"nstlist\": {},\n  \"rlist_nm\": {:.6f},\n", p.dt, p.nstlist,
                       p.rlist);
   json += fmt::format("  \"pairs_in_list\": {},\n  \"degrees_of_freedom\": {},\n", num_pairs, inputs_.ndf);
   json += fmt::format("  \"phases\": {{{}}},\n", phases);
-  json += "  \"host_syncs_per_step\": 0,\n  \"mpi_waits_per_step\": 0,\n  \"launches_per_step\": 0,\n";
-  json += "  \"halo_bytes_per_step\": 0,\n  \"ns_step_us\": 0\n}\n";
+  const int64_t n = c.regular_steps;
+  json += fmt::format("  \"regular_steps\": {},\n  \"ns_steps\": {},\n", n, c.ns_steps);
+  json += fmt::format("  \"host_syncs_per_step\": {},\n", StepCounters::per(c.regular.host_syncs, n));
+  json += fmt::format("  \"mpi_waits_per_step\": {},\n", StepCounters::per(c.regular.mpi_waits, n));
+  json += fmt::format("  \"launches_per_step\": {},\n", StepCounters::per(c.regular.launches, n));
+  json += fmt::format("  \"halo_bytes_per_step\": {},\n", StepCounters::per(c.regular.halo_bytes, n));
+  json += fmt::format("  \"regular_step_us\": {:.3f},\n", n > 0 ? 1e6 * c.regular_s / n : 0.0);
+  json += fmt::format("  \"ns_step_us\": {:.3f}\n}}\n", c.ns_steps > 0 ? 1e6 * c.ns_s / c.ns_steps : 0.0);
   {
     std::ofstream out(json_path + ".tmp");
     out << json;

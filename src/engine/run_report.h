@@ -3,11 +3,13 @@
 
 #include <string>
 
+#include "core/executor.h"
+#include "core/phase_timers.h"
 #include "engine/energies.h"
 #include "engine/md_run.h"
-#include "engine/phase_timers.h"
 #include "engine/run_options.h"
 #include "engine/setup.h"
+#include "engine/step_counters.h"
 
 namespace halomd {
 
@@ -17,7 +19,7 @@ class RunReport {
   void add_energy(const EnergyRow& row);
   // Writes run.json and prints the phase table and average energies to stdout.
   void finish(const RunSummary& summary, const PhaseTimers& timers, const std::string& json_path,
-              size_t num_pairs);
+              const Executor& exec, const StepCounters& counted);
 
  private:
   const RunOptions& options_;

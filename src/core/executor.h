@@ -1,0 +1,88 @@
+// What the MD loop (src/engine) asks of a backend: load the state, advance it one step at a time, report
+// energies on the steps that want them, and hand the state back for checkpoints, frames and confout.gro.
+// The CPU reference (src/cpu), the domain-decomposed CPU executor and the CUDA executor implement it; the
+// loop, the outputs and the checkpoints are the same for all of them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/box.h"
+#include "core/md_params.h"
+#include "core/phase_timers.h"
+#include "core/topology.h"
+#include "core/vec3.h"
+
+namespace halomd {
+
+// The dynamic state at the start of step `step`, as global arrays in the topology's atom order.
+struct MdState {
+  int64_t step = 0;
+  std::vector<Vec3> x;  // x(step), unwrapped, molecules whole
+  std::vector<Vec3> v;  // v(step - dt/2)
+  Tensor ke_half_prev;  // 1/2 sum m v(step - dt/2) (x) v(step - dt/2)
+  double thermostat_integral = 0.0;
+};
+
+// What one step must do besides advancing x and v.
+struct StepRequest {
+  int64_t step = 0;
+  bool ns = false;       // rebuild the pair lists (and the domain decomposition)
+  bool energy = false;   // compute energies and virial
+  bool tcouple = false;  // a v-rescale coupling step
+  bool comm = false;     // remove the centre-of-mass velocity after the update
+};
+
+// Energies of one step, summed over all atoms (and domains), before the dispersion correction.
+struct StepEnergies {
+  double lj = 0.0;       // LJ (SR)
+  double coulomb = 0.0;  // Coulomb (SR) with the reaction-field exclusion correction and self term
+  Tensor virial;         // -1/2 sum r (x) F: pairs and constraints
+  Tensor kinetic;        // average of the half-step kinetic energy tensors around the step
+  double thermostat_integral = 0.0;  // after this step's coupling
+};
+
+// Calls counted by the code (../shared/BENCH.md), cumulative since the executor was made.
+struct CallCounters {
+  int64_t host_syncs = 0;
+  int64_t mpi_waits = 0;
+  int64_t launches = 0;
+  int64_t halo_bytes = 0;
+};
+
+// What every executor is built from.
+struct ExecutorConfig {
+  const Topology* top = nullptr;
+  const MdParams* mdp = nullptr;
+  Box box;
+  double ndf = 0.0;      // degrees of freedom, for the v-rescale reference kinetic energy
+  uint64_t ld_seed = 0;  // v-rescale random stream
+  int threads = 1;       // CPU threads
+  PhaseTimers* timers = nullptr;
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  // Takes the state at the start of state.step.
+  virtual void load(const MdState& state) = 0;
+  // Advances from request.step to request.step + 1: forces, coupling, update, constraints, COM removal.
+  // Fills `energies` when request.energy. Throws RuntimeError naming the step and atom on a blow-up.
+  virtual void step(const StepRequest& request, StepEnergies* energies) = 0;
+  // The whole state at the start of the next step (on the rank that writes outputs; others may leave
+  // it empty).
+  virtual void save(MdState& state) = 0;
+  // x at the start of the next step only (frames), on the rank that writes outputs.
+  virtual void positions(std::vector<Vec3>& x) = 0;
+  // True on the rank (process) that writes the output files.
+  virtual bool writes_outputs() const { return true; }
+  virtual std::string transport() const { return "none"; }
+  virtual size_t num_pairs() const = 0;
+  virtual CallCounters counters() const { return {}; }
+  // Extra top-level members for run.json (already formatted as `"key": value` lines joined by ",\n  "),
+  // e.g. the domain grid; empty when there are none.
+  virtual std::string report_json() const { return {}; }
+};
+
+}  // namespace halomd

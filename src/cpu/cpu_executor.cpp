@@ -1,0 +1,108 @@
+#include "cpu/cpu_executor.h"
+
+#include "core/errors.h"
+#include "core/units.h"
+#include "cpu/thermostat.h"
+#include "cpu/update.h"
+
+namespace halomd {
+namespace {
+
+// An atom that moves further than this in one step has blown up (nm).
+constexpr double kMaxStepDisplacement = 0.1;
+
+}  // namespace
+
+double vrescale_lambda(double ek, double ref_kinetic, double ndf, const MdParams& mdp, uint64_t seed,
+                       int64_t step, double* integral) {
+  const double tau_steps = mdp.tau_t / (mdp.nsttcouple * mdp.dt);
+  const double ek_new = vrescale_resample_kinetic(ek, ref_kinetic, ndf, tau_steps, seed, step);
+  *integral -= ek_new - ek;
+  return ek > 0 ? std::sqrt(ek_new / ek) : 1.0;
+}
+
+void check_blow_up(int64_t step, int settle_failed, const std::vector<Vec3>& x_old,
+                   const std::vector<Vec3>& x_new) {
+  const int runaway = find_runaway_atom(x_old, x_new, kMaxStepDisplacement);
+  if (settle_failed < 0 && runaway < 0) return;
+  throw RuntimeError(step, runaway >= 0 ? runaway : settle_failed,
+                     "the system blew up: an atom moved more than 0.1 nm in one step or a water "
+                     "could not be constrained (time step too long, or bad starting structure?)");
+}
+
+CpuExecutor::CpuExecutor(const ExecutorConfig& config)
+    : cfg_(config),
+      top_(*config.top),
+      mdp_(*config.mdp),
+      settle_(top_),
+      nonbonded_(top_, mdp_, config.threads) {
+  const int n = top_.num_atoms();
+  inv_mass_.resize(n);
+  for (int i = 0; i < n; ++i) inv_mass_[i] = top_.mass[i] > 0 ? 1.0 / top_.mass[i] : 0.0;
+  ref_kinetic_ = 0.5 * cfg_.ndf * units::kBoltzmann * mdp_.ref_t;
+  f_.resize(n);
+  x_new_.resize(n);
+}
+
+void CpuExecutor::load(const MdState& s) {
+  step_ = s.step;
+  x_ = s.x;
+  v_ = s.v;
+  ke_half_prev_ = s.ke_half_prev;
+  thermostat_integral_ = s.thermostat_integral;
+}
+
+void CpuExecutor::save(MdState& s) {
+  s.step = step_;
+  s.x = x_;
+  s.v = v_;
+  s.ke_half_prev = ke_half_prev_;
+  s.thermostat_integral = thermostat_integral_;
+}
+
+void CpuExecutor::step(const StepRequest& r, StepEnergies* e) {
+  PhaseTimers& timers = *cfg_.timers;
+  const int threads = cfg_.threads;
+  if (r.ns) {
+    timers.start(Phase::NeighbourSearch);
+    build_pair_list(x_, cfg_.box, mdp_.rlist, top_, threads, list_);
+    timers.stop();
+  }
+  timers.start(Phase::Nonbonded);
+  NonbondedEnergies nb;
+  nonbonded_.compute(list_, x_, cfg_.box, r.energy, r.step, f_, nb);
+  timers.stop();
+
+  timers.start(Phase::Update);
+  const double lambda = r.tcouple ? vrescale_lambda(ke_half_prev_.trace(), ref_kinetic_, cfg_.ndf, mdp_,
+                                                    cfg_.ld_seed, r.step, &thermostat_integral_)
+                                  : 1.0;
+  leapfrog_update(x_, v_, f_, inv_mass_, lambda, mdp_.dt, x_new_, threads);
+  timers.stop();
+
+  timers.start(Phase::Constraints);
+  Tensor constr_virial;
+  const int failed = settle_.apply(x_, x_new_, &v_, mdp_.dt, r.energy ? &constr_virial : nullptr, threads);
+  check_blow_up(r.step, failed, x_, x_new_);
+  timers.stop();
+
+  timers.start(Phase::Energies);
+  const Tensor ke_half = kinetic_energy_tensor(v_, top_.mass, threads);
+  if (r.comm) remove_com_velocity(v_, top_.mass);
+  if (e) {
+    e->lj = nb.lj;
+    e->coulomb = nb.coulomb;
+    e->virial = nb.virial;
+    e->virial += constr_virial;
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) e->kinetic.m[a][b] = 0.5 * (ke_half_prev_.m[a][b] + ke_half.m[a][b]);
+    e->thermostat_integral = thermostat_integral_;
+  }
+  timers.stop();
+
+  x_.swap(x_new_);
+  ke_half_prev_ = ke_half;
+  step_ = r.step + 1;
+}
+
+}  // namespace halomd

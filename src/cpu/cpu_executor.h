@@ -1,0 +1,47 @@
+// The CPU reference executor: one domain, double precision, fixed-point force sums, OpenMP threads.
+#pragma once
+
+#include <vector>
+
+#include "core/executor.h"
+#include "cpu/nonbonded.h"
+#include "cpu/pairlist.h"
+#include "cpu/settle.h"
+
+namespace halomd {
+
+class CpuExecutor final : public Executor {
+ public:
+  explicit CpuExecutor(const ExecutorConfig& config);
+  void load(const MdState& state) override;
+  void step(const StepRequest& request, StepEnergies* energies) override;
+  void save(MdState& state) override;
+  void positions(std::vector<Vec3>& x) override { x = x_; }
+  size_t num_pairs() const override { return list_.num_pairs(); }
+
+ private:
+  ExecutorConfig cfg_;
+  const Topology& top_;
+  const MdParams& mdp_;
+  SettleCpu settle_;
+  NonbondedCpu nonbonded_;
+  std::vector<double> inv_mass_;
+  double ref_kinetic_ = 0.0;
+  PairList list_;
+  int64_t step_ = 0;
+  std::vector<Vec3> x_, v_, f_, x_new_;
+  Tensor ke_half_prev_;
+  double thermostat_integral_ = 0.0;
+};
+
+// The v-rescale scaling factor of a coupling step from the half-step kinetic energy ek (kJ/mol); adds the
+// energy taken out to *integral. Shared by the executors so that they draw the same random numbers.
+double vrescale_lambda(double ek, double ref_kinetic, double ndf, const MdParams& mdp, uint64_t seed,
+                       int64_t step, double* integral);
+
+// The blow-up check after the constraints: throws RuntimeError naming the step and atom when an atom moved
+// further than 0.1 nm or its water could not be constrained (settle_failed >= 0).
+void check_blow_up(int64_t step, int settle_failed, const std::vector<Vec3>& x_old,
+                   const std::vector<Vec3>& x_new);
+
+}  // namespace halomd
