@@ -39,7 +39,7 @@ tc-grps = System
 tau-t = 0.1
 ref-t = 300
 nstcalcenergy = 100
-nstenergy = 1000
+nstenergy = 100
 ld-seed = 1
 MDP
   # halomd
@@ -73,13 +73,21 @@ for item in sys.argv[4:]:
     g_nstlist = int(re.findall(r'nstlist\s*=\s*(\d+)', log)[-1])
     g_rlist = float(re.findall(r'rlist\s*=\s*([\d.]+)', log)[-1])
     atoms = run['atoms']
+    # conserved-energy drift of the halomd run (kJ/mol/ps per atom): least-squares slope of energy.csv's
+    # conserved column from step 200 on (the first steps settle the 3-decimal .gro onto the constraints)
+    rows = [l.split(',') for l in open(f'{work}/h_{name}/energy.csv').read().split('\n')[1:] if l]
+    pts = [(float(r[1]), float(r[8])) for r in rows if int(r[0]) >= 200]
+    mt = sum(t for t, _ in pts) / len(pts)
+    mc = sum(c for _, c in pts) / len(pts)
+    drift = sum((t - mt) * (c - mc) for t, c in pts) / sum((t - mt) ** 2 for t, _ in pts) / atoms
     recs.append({"engine": "halomd", "version": run['version'], "backend": "cpu", "transport": "none",
                  "system": name, "atoms": atoms, "gpus": 0, "ranks": 1, "domains": 1, "dd": [1, 1, 1],
                  "threads": threads, "steps": int(steps), "dt_ps": 0.002, "nstlist": run['nstlist'],
                  "rlist_nm": run['rlist_nm'], "ns_per_day": run['ns_per_day'],
                  "us_per_step": 0.002 * 1e-3 * 86400 / run['ns_per_day'] * 1e6,
                  "host_syncs_per_step": 0, "mpi_waits_per_step": 0, "launches_per_step": 0,
-                 "ns_step_us": 0, "halo_bytes_per_step": 0, "phases_s": run['phases'],
+                 "ns_step_us": run['ns_step_us'], "halo_bytes_per_step": 0, "phases_s": run['phases'],
+                 "drift_kj_mol_ps_atom": drift,
                  "command": hcmd})
     recs.append({"engine": "gromacs", "version": gmx_version, "backend": "cpu", "transport": "none",
                  "system": name, "atoms": atoms, "gpus": 0, "ranks": 1, "domains": 1, "dd": [1, 1, 1],
