@@ -151,7 +151,7 @@ std::string record(const Options& o, int num_domains, int atoms, const std::vect
   }
   std::ostringstream r;
   r << "{\"engine\": \"halomd\", \"version\": \"" << HALOMD_BENCH_VERSION << "\", \"backend\": \"cpu\", "
-    << "\"transport\": \"local\", \"system\": \"spce_41k\", \"atoms\": " << atoms
+    << "\"transport\": \"local\", \"system\": \"spce_45k\", \"atoms\": " << atoms
     << ", \"gpus\": 0, \"ranks\": 1, "
     << "\"domains\": " << num_domains << ", \"dd\": " << json_list(grid.n)
     << ", \"rlist_nm\": " << num(o.rlist) << ", \"margin_nm\": " << num(margin)

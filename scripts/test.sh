@@ -14,6 +14,18 @@ else
   echo "test.sh: no nvcc found: the CUDA backend is not built"
 fi
 
+# The mpi transport and its tests (ctest label "mpi") whenever an MPI library is installed; explicit, so that
+# a build folder configured before MPI was installed picks it up.
+if command -v mpiexec >/dev/null && command -v mpicxx >/dev/null; then
+  args+=(-DHALOMD_ENABLE_MPI=ON)
+  echo "test.sh: building the mpi transport ($(command -v mpiexec))"
+  # Containers often lack the ptrace capability Open MPI's single-copy shared memory needs.
+  export OMPI_MCA_btl_vader_single_copy_mechanism="${OMPI_MCA_btl_vader_single_copy_mechanism:-none}"
+else
+  args+=(-DHALOMD_ENABLE_MPI=OFF)
+  echo "test.sh: no MPI found: the mpi transport is not built and its tests skip"
+fi
+
 if command -v clang-format >/dev/null; then
   files=$(git ls-files 'src/*.h' 'src/*.cpp' 'src/*.cu' 'tests/*.h' 'tests/*.cpp' 2>/dev/null || true)
   if [ -n "$files" ]; then

@@ -25,5 +25,31 @@ inline constexpr double kTemperatureRelTol = 0.01;
 inline constexpr double kNetForceRel = 1e-9;
 // Translation invariance: energies of a shifted box, relative (double-precision rounding of the shift).
 inline constexpr double kTranslationRelTol = 1e-10;
+// Domain decomposition against one domain, step-0 energies and virial, relative (the bound): the
+// same pairs, but in other i/j roles and per-atom groupings (each rounded to 2^-28 kJ/mol) and with
+// coordinates shifted into the domains' frames; measured differences are ~1e-13.
+inline constexpr double kDdEnergyRelTol = 1e-10;
+// Positions after 200 NVE steps (and after a continuation on another number of domains) against one
+// domain, nm (the bound): forces differ by 2^-32 kJ/mol/nm roundings, which the dynamics amplify
+// but not to anywhere near this within 0.4 ps.
+inline constexpr double kDdPositionTol = 1e-8;
+
+// CUDA executor (mixed precision: float positions in the box and float pair forces, double update) against
+// the CPU double path at step 0. Float positions carry L 2^-24 ~ 3e-7 nm of rounding; with force constants
+// up to ~1e5 kJ/mol/nm^2 that is ~0.03 kJ/mol/nm on an atom against RMS forces ~1e3, and float pair sums add
+// ~1e-6 relative: RMS error 1e-4 and worst atom 2e-3 of the RMS force leave a margin of a few.
+inline constexpr double kGpuForceRmsRel = 1e-4;
+inline constexpr double kGpuForceMaxRel = 2e-3;
+// Step-0 virial diagonal (pairs and SETTLE), relative per component: the constraint virial follows the
+// float forces (~1e-5 relative) and is several times the total; 1e-3 leaves a margin of ten.
+inline constexpr double kGpuVirialRelTol = 1e-3;
+// Positions after one step, nm: a force error dF moves an atom by dF dt^2 / m ~ 1e-7 nm, SETTLE included.
+inline constexpr double kGpuStepPositionAbsTol = 1e-5;
+// The thermostat integral after the first coupling step against the CPU's, relative: the same random
+// numbers, drawn from kinetic energies that differ by the float forces (~1e-6).
+inline constexpr double kGpuThermostatRelTol = 1e-3;
+// Energy drift of a 10,000-step NVE run on the GPU, kJ/mol/ps per atom (the bound; GROMACS's mixed
+// precision shows 2e-4 to 7e-4 on such water).
+inline constexpr double kGpuNveDriftPerAtom = 5e-4;
 
 }  // namespace halomd::test

@@ -33,13 +33,24 @@ int main(int argc, char** argv) {
   run_cmd->add_option("-p", run.top, "topology (.top)")->required();
   run_cmd->add_option("-f", run.mdp, "run parameters (.mdp)")->required();
   run_cmd->add_option("-o", run.outdir, "output folder")->required();
-  run_cmd->add_option("--backend", run.backend, "cpu")->check(CLI::IsMember({"cpu"}));
+  // "cuda" is accepted in every build; a build without CUDA says so when the executor is made.
+  run_cmd->add_option("--backend", run.backend, "cpu (default) or cuda (one GPU, device-resident)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
   run_cmd->add_option("--threads", run.threads, "CPU threads (results do not depend on it)")
       ->check(CLI::Range(1, 1024));
   run_cmd->add_option("--cpi", run.cpi, "continue from this checkpoint (state.cpt)");
   run_cmd->add_option("-I", run.include_dirs, "extra folder to search for #include files");
   run_cmd->add_option("--stop-at-step", run.stop_at_step, "testing aid: stop before this step as if killed")
       ->group("");
+  run_cmd
+      ->add_option("--domains", run.domains, "domain decomposition: number of domains (under mpirun: ranks)")
+      ->check(CLI::Range(1, 1 << 20));
+  run_cmd
+      ->add_option("--transport", run.transport,
+                   "halo transport: local (all domains in this process) or mpi (one domain per rank; the "
+                   "default under mpirun)")
+      ->check(CLI::IsMember({"local", "mpi"}));
+  run_cmd->add_option("--dd", run.dd, "domain grid NX NY NZ (default: chosen like GROMACS)")->expected(3);
 
   std::string g_conf, g_top, g_out;
   std::vector<int> nbox;
@@ -58,8 +69,15 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
 
+  // A failure on one rank of a decomposed run ends every rank (abort_processes), so that none waits forever.
+  int rc = 0;
+  std::string who = "halomd";
   try {
     if (*run_cmd) {
+      halomd::start_processes(run.transport == "mpi");
+      if (halomd::process_count() > 1)
+        who = "halomd (rank " + std::to_string(halomd::process_rank()) + " of " +
+              std::to_string(halomd::process_count()) + ")";
       run.command_line = joined_command(argc, argv);
       halomd::run_md(run);
     } else if (*dev_cmd) {
@@ -68,14 +86,16 @@ int main(int argc, char** argv) {
       halomd::genconf(g_conf, g_top, nbox[0], nbox[1], nbox[2], g_out);
     }
   } catch (const halomd::InputError& e) {
-    std::fprintf(stderr, "halomd: error: %s\n", e.what());
-    return 2;
+    std::fprintf(stderr, "%s: error: %s\n", who.c_str(), e.what());
+    rc = 2;
   } catch (const halomd::RuntimeError& e) {
-    std::fprintf(stderr, "halomd: run stopped: %s\n", e.what());
-    return 3;
+    std::fprintf(stderr, "%s: run stopped: %s\n", who.c_str(), e.what());
+    rc = 3;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "halomd: error: %s\n", e.what());
-    return 1;
+    std::fprintf(stderr, "%s: error: %s\n", who.c_str(), e.what());
+    rc = 1;
   }
-  return 0;
+  if (rc != 0) halomd::abort_processes(rc);
+  halomd::finish_processes();
+  return rc;
 }

@@ -22,10 +22,11 @@ double vrescale_lambda(double ek, double ref_kinetic, double ndf, const MdParams
 }
 
 void check_blow_up(int64_t step, int settle_failed, const std::vector<Vec3>& x_old,
-                   const std::vector<Vec3>& x_new) {
+                   const std::vector<Vec3>& x_new, std::span<const int> global_index) {
   const int runaway = find_runaway_atom(x_old, x_new, kMaxStepDisplacement);
   if (settle_failed < 0 && runaway < 0) return;
-  throw RuntimeError(step, runaway >= 0 ? runaway : settle_failed,
+  const int atom = runaway >= 0 ? runaway : settle_failed;
+  throw RuntimeError(step, global_index.empty() ? atom : global_index[atom],
                      "the system blew up: an atom moved more than 0.1 nm in one step or a water "
                      "could not be constrained (time step too long, or bad starting structure?)");
 }

@@ -1,6 +1,7 @@
 // The CPU reference executor: one domain, double precision, fixed-point force sums, OpenMP threads.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "core/executor.h"
@@ -40,8 +41,9 @@ double vrescale_lambda(double ek, double ref_kinetic, double ndf, const MdParams
                        int64_t step, double* integral);
 
 // The blow-up check after the constraints: throws RuntimeError naming the step and atom when an atom moved
-// further than 0.1 nm or its water could not be constrained (settle_failed >= 0).
+// further than 0.1 nm or its water could not be constrained (settle_failed >= 0). With global_index, the
+// arrays are a domain's home atoms and the atom is named by its global index.
 void check_blow_up(int64_t step, int settle_failed, const std::vector<Vec3>& x_old,
-                   const std::vector<Vec3>& x_new);
+                   const std::vector<Vec3>& x_new, std::span<const int> global_index = {});
 
 }  // namespace halomd

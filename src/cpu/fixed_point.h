@@ -11,6 +11,8 @@ namespace halomd {
 inline constexpr double kForceFixedScale = 4294967296.0;
 // Per-atom energy and virial contributions: 2^28 units per kJ/mol, range +-3.4e10.
 inline constexpr double kEnergyFixedScale = 268435456.0;
+// Momenta (the domain-decomposed centre-of-mass removal): 2^32 units per amu nm/ps, range +-2.1e9.
+inline constexpr double kMomentumFixedScale = 4294967296.0;
 
 inline int64_t to_fixed(double value, double scale) {
   return static_cast<int64_t>(std::llrint(value * scale));

@@ -15,12 +15,6 @@ namespace {
 // A pair force beyond this (kJ/mol/nm) means atoms on top of each other: stop rather than overflow.
 constexpr double kMaxPairForce = 1e8;
 
-// Per-thread energy and virial sums in fixed point (xx, yy, zz, xy, xz, yz).
-struct FixedSums {
-  int64_t lj = 0, coul = 0;
-  int64_t vir[6] = {};
-};
-
 }  // namespace
 
 PairParams make_pair_params(const MdParams& mdp) {
@@ -54,16 +48,50 @@ NonbondedCpu::NonbondedCpu(const Topology& top, const MdParams& mdp, int threads
 
 void NonbondedCpu::compute(const PairList& list, const std::vector<Vec3>& x, const Box& box, bool want_energy,
                            int64_t step, std::vector<Vec3>& f, NonbondedEnergies& energies) {
+  NonbondedAtoms atoms;
+  atoms.x = x;
+  atoms.charge = top_.charge;
+  atoms.type = top_.type;
+  atoms.excl_start = top_.excl_start;
+  atoms.excl = top_.excl;
+  atoms.len = box.len;
+  atoms.inv_len = {1.0 / box.len.x, 1.0 / box.len.y, 1.0 / box.len.z};
+  f_fixed_.resize(x.size());
+  NonbondedFixedSums sums;
+  compute_fixed(list, atoms, want_energy, step, f_fixed_, sums);
+  for (size_t i = 0; i < x.size(); ++i)
+    for (int d = 0; d < 3; ++d) f[i][d] = from_fixed(f_fixed_[i][d], kForceFixedScale);
+  if (want_energy) energies = to_energies(sums, self_energy_);
+}
+
+NonbondedEnergies to_energies(const NonbondedFixedSums& total, double self_energy) {
+  NonbondedEnergies energies;
+  energies.lj = from_fixed(total.lj, kEnergyFixedScale);
+  energies.coulomb = from_fixed(total.coul, kEnergyFixedScale) + self_energy;
+  // Xi = -1/2 sum d (x) F with d = x_i - x_j and F the force on i.
+  const int idx[3][3] = {{0, 3, 4}, {3, 1, 5}, {4, 5, 2}};
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b)
+      energies.virial.m[a][b] = -0.5 * from_fixed(total.vir[idx[a][b]], kEnergyFixedScale);
+  return energies;
+}
+
+void NonbondedCpu::compute_fixed(const PairList& list, const NonbondedAtoms& atoms, bool want_energy,
+                                 int64_t step, std::span<FixedVec3> f, NonbondedFixedSums& total) {
+  const std::span<const Vec3> x = atoms.x;
   const int natoms = static_cast<int>(x.size());
   const int ntypes = top_.num_types();
   const PairParams p = params_;
-  const Vec3 len = box.len;
-  const Vec3 inv{1.0 / len.x, 1.0 / len.y, 1.0 / len.z};
-  const double* charge = top_.charge.data();
-  const int* type = top_.type.data();
+  const Vec3 len = atoms.len;
+  const Vec3 inv = atoms.inv_len;
+  const double* charge = atoms.charge.data();
+  const int* type = atoms.type.data();
   const double* c6 = top_.c6.data();
   const double* c12 = top_.c12.data();
-  std::vector<FixedSums> sums(threads_);
+  const bool have_excl = !atoms.excl_start.empty();
+  const int* excl_start = atoms.excl_start.data();
+  const int* excl = atoms.excl.data();
+  std::vector<NonbondedFixedSums> sums(threads_);
   std::vector<int> bad_atom(threads_, -1);
 
 #pragma omp parallel num_threads(threads_)
@@ -71,7 +99,7 @@ void NonbondedCpu::compute(const PairList& list, const std::vector<Vec3>& x, con
     const int t = omp_get_thread_num();
     std::vector<int64_t>& fb = f_thread_[t];
     fb.assign(3 * static_cast<size_t>(natoms), 0);
-    FixedSums s;
+    NonbondedFixedSums s;
     // Pairs of the list (i < j, not excluded).
 #pragma omp for schedule(dynamic, 64) nowait
     for (int i = 0; i < natoms; ++i) {
@@ -121,11 +149,11 @@ void NonbondedCpu::compute(const PairList& list, const std::vector<Vec3>& x, con
     // Reaction-field correction of excluded pairs within the cut-off (each pair once, i < j).
 #pragma omp for schedule(static) nowait
     for (int i = 0; i < natoms; ++i) {
-      if (top_.excl_start.empty() || charge[i] == 0.0) continue;
+      if (!have_excl || charge[i] == 0.0) continue;
       double ecoul = 0;
       double v[6] = {0, 0, 0, 0, 0, 0};
-      for (int k = top_.excl_start[i]; k < top_.excl_start[i + 1]; ++k) {
-        const int j = top_.excl[k];
+      for (int k = excl_start[i]; k < excl_start[i + 1]; ++k) {
+        const int j = excl[k];
         if (j <= i || charge[j] == 0.0) continue;
         const double dx = minimum_image(x[i].x - x[j].x, len.x, inv.x);
         const double dy = minimum_image(x[i].y - x[j].y, len.y, inv.y);
@@ -161,28 +189,24 @@ void NonbondedCpu::compute(const PairList& list, const std::vector<Vec3>& x, con
     for (int a = 0; a < 3 * natoms; ++a) {
       int64_t acc = 0;
       for (int u = 0; u < threads_; ++u) acc += f_thread_[u][a];
-      f[a / 3][a % 3] = from_fixed(acc, kForceFixedScale);
+      f[a / 3][a % 3] = acc;
     }
   }
 
-  for (int t = 0; t < threads_; ++t)
-    if (bad_atom[t] >= 0)
-      throw RuntimeError(step, bad_atom[t], "non-finite or extreme non-bonded force (atoms overlapping?)");
+  for (int t = 0; t < threads_; ++t) {
+    if (bad_atom[t] >= 0) {
+      const int atom = atoms.global.empty() ? bad_atom[t] : atoms.global[bad_atom[t]];
+      throw RuntimeError(step, atom, "non-finite or extreme non-bonded force (atoms overlapping?)");
+    }
+  }
 
+  total = NonbondedFixedSums{};
   if (want_energy) {
-    FixedSums total;
-    for (const FixedSums& s : sums) {
+    for (const NonbondedFixedSums& s : sums) {
       total.lj += s.lj;
       total.coul += s.coul;
       for (int c = 0; c < 6; ++c) total.vir[c] += s.vir[c];
     }
-    energies.lj = from_fixed(total.lj, kEnergyFixedScale);
-    energies.coulomb = from_fixed(total.coul, kEnergyFixedScale) + self_energy_;
-    // Xi = -1/2 sum d (x) F with d = x_i - x_j and F the force on i.
-    const int idx[3][3] = {{0, 3, 4}, {3, 1, 5}, {4, 5, 2}};
-    for (int a = 0; a < 3; ++a)
-      for (int b = 0; b < 3; ++b)
-        energies.virial.m[a][b] = -0.5 * from_fixed(total.vir[idx[a][b]], kEnergyFixedScale);
   }
 }
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "domdec/zones.h"
+
 namespace halomd {
 namespace {
 
@@ -20,7 +22,7 @@ struct CellGrid {
 
 constexpr int kReach = 2;
 
-CellGrid make_grid(const std::vector<Vec3>& x, const Box& box, double rlist) {
+CellGrid make_grid(std::span<const Vec3> x, const Box& box, double rlist) {
   CellGrid g;
   for (int d = 0; d < 3; ++d) g.n[d] = std::max(1, static_cast<int>(std::floor(box.len[d] / (0.5 * rlist))));
   const int ncell = g.n[0] * g.n[1] * g.n[2];
@@ -58,11 +60,26 @@ std::vector<int> neighbour_cells(int c, int n) {
 
 void build_pair_list(const std::vector<Vec3>& x, const Box& box, double rlist, const Topology& top,
                      int threads, PairList& list) {
+  PairSearchAtoms atoms;
+  atoms.x = x;
+  atoms.box = box;
+  atoms.inv_len = {1.0 / box.len.x, 1.0 / box.len.y, 1.0 / box.len.z};
+  build_pair_list(atoms, rlist, top, threads, list);
+}
+
+void build_pair_list(const PairSearchAtoms& atoms, double rlist, const Topology& top, int threads,
+                     PairList& list) {
+  const std::span<const Vec3> x = atoms.x;
+  const Box& box = atoms.box;
   const int natoms = static_cast<int>(x.size());
   const CellGrid g = make_grid(x, box, rlist);
   const double rlist2 = rlist * rlist;
-  const Vec3 inv{1.0 / box.len.x, 1.0 / box.len.y, 1.0 / box.len.z};
+  const Vec3 inv = atoms.inv_len;
   const bool have_excl = !top.excl_start.empty();
+  const bool local = !atoms.global.empty();  // indices differ from the topology's
+  const bool zones = !atoms.zone.empty();
+  const int* global = atoms.global.data();
+  const domdec::IVec3* zone = atoms.zone.data();
 
   // Each thread fills the lists of a contiguous range of i; ranges are concatenated in order, so the result
   // does not depend on the thread count.
@@ -77,11 +94,12 @@ void build_pair_list(const std::vector<Vec3>& x, const Box& box, double rlist, c
     std::vector<int>& out = part_j[t];
     std::vector<int>& counts = part_count[t];
     counts.reserve(i1 - i0);
-    std::vector<int> excl_mark(natoms, -1);
+    std::vector<int> excl_mark(local ? top.num_atoms() : natoms, -1);  // by global index
     std::vector<int> found;
     for (int i = i0; i < i1; ++i) {
+      const int gi = local ? global[i] : i;
       if (have_excl)
-        for (int k = top.excl_start[i]; k < top.excl_start[i + 1]; ++k) excl_mark[top.excl[k]] = i;
+        for (int k = top.excl_start[gi]; k < top.excl_start[gi + 1]; ++k) excl_mark[top.excl[k]] = i;
       const int ci = g.cell_of[i];
       const int cx = ci / (g.n[1] * g.n[2]), cy = (ci / g.n[2]) % g.n[1], cz = ci % g.n[2];
       found.clear();
@@ -91,7 +109,8 @@ void build_pair_list(const std::vector<Vec3>& x, const Box& box, double rlist, c
             const int c = g.index(nx, ny, nz);
             for (int k = g.cell_start[c]; k < g.cell_start[c + 1]; ++k) {
               const int j = g.atoms[k];
-              if (j <= i || excl_mark[j] == i) continue;
+              if (j <= i || excl_mark[local ? global[j] : j] == i) continue;
+              if (zones && !domdec::zone_pair_computed(zone[i], zone[j])) continue;
               const double dx = minimum_image(x[j].x - x[i].x, box.len.x, inv.x);
               const double dy = minimum_image(x[j].y - x[i].y, box.len.y, inv.y);
               const double dz = minimum_image(x[j].z - x[i].z, box.len.z, inv.z);

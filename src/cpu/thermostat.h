@@ -1,14 +1,28 @@
 // The v-rescale thermostat (Bussi, Donadio, Parrinello, J. Chem. Phys. 126, 014101, 2007) as GROMACS applies
-// it to leap-frog: one scaling factor per coupling step for the single group System.
+// it to leap-frog: one scaling factor per coupling step for the single group System. Shared by the CPU
+// executors and the CUDA executor, which draws the same numbers on the GPU.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+
+#include "core/host_device.h"
+#include "core/random.h"
 
 namespace halomd {
 
 // New kinetic energy drawn from the canonical-sampling stochastic equation (the paper's eq. A7):
 // kinetic, ref_kinetic in kJ/mol; tau_steps = tau_t / (coupling interval); ndf degrees of freedom.
-double vrescale_resample_kinetic(double kinetic, double ref_kinetic, double ndf, double tau_steps,
-                                 uint64_t seed, int64_t step);
+HALOMD_HOST_DEVICE inline double vrescale_resample_kinetic(double kinetic, double ref_kinetic, double ndf,
+                                                           double tau_steps, uint64_t seed, int64_t step) {
+  // As GROMACS: a coupling time below 0.1 coupling steps means instantaneous rescaling.
+  const double factor = tau_steps > 0.1 ? exp(-1.0 / tau_steps) : 0.0;
+  CounterRandom rng(seed, RandomStream::Thermostat, static_cast<uint64_t>(step));
+  const double rr = rng.normal();
+  // Sum of ndf-1 squared standard normals = 2 Gamma((ndf-1)/2).
+  const double sum_noises = ndf > 1.0 ? 2.0 * rng.gamma(0.5 * (ndf - 1.0)) : 0.0;
+  return kinetic + (1.0 - factor) * (ref_kinetic * (sum_noises + rr * rr) / ndf - kinetic) +
+         2.0 * rr * sqrt(kinetic * ref_kinetic / ndf * (1.0 - factor) * factor);
+}
 
 }  // namespace halomd

@@ -21,4 +21,11 @@ std::string describe_devices() {
   return out;
 }
 
+bool device_available() {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) (void)cudaGetLastError();
+  return err == cudaSuccess && count > 0;
+}
+
 }  // namespace halomd::cuda

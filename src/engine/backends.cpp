@@ -1,15 +1,114 @@
 #include "engine/backends.h"
 
+#include <fmt/format.h>
+
+#include "comm/halo_transport.h"
 #include "core/errors.h"
 #include "cpu/cpu_executor.h"
+#include "cpu/dd_executor.h"
 
 #if HALOMD_HAVE_CUDA
+#include "cuda/cuda_executor.h"
 #include "cuda/device_info.h"
+#endif
+#if HALOMD_HAVE_MPI
+#include "comm/mpi/mpi_transport.h"
 #endif
 
 namespace halomd {
+namespace {
 
-std::vector<std::string> available_backends() { return {"cpu"}; }
+// Whether the options ask for the domain-decomposed CPU executor: a transport, several domains, a grid, or
+// several MPI ranks.
+bool decomposed(const RunOptions& o) {
+  return !o.transport.empty() || o.domains > 1 || !o.dd.empty() || process_count() > 1;
+}
+
+std::unique_ptr<Executor> make_dd_executor(const RunOptions& o, const ExecutorConfig& config) {
+  const int ranks = process_count();
+  const std::string transport = !o.transport.empty() ? o.transport : (ranks > 1 ? "mpi" : "local");
+  domdec::DdGrid grid{{0, 0, 0}};
+  if (!o.dd.empty()) {
+    if (o.dd.size() != 3 || o.dd[0] < 1 || o.dd[1] < 1 || o.dd[2] < 1)
+      throw InputError("", 0, "--dd takes three domain counts of at least 1 (NX NY NZ)");
+    grid.n = {o.dd[0], o.dd[1], o.dd[2]};
+  }
+  int domains = o.domains > 0 ? o.domains : (o.dd.empty() ? 1 : grid.num_domains());
+  if (transport == "mpi") {
+    if (o.domains > 0 && o.domains != ranks) {
+      throw InputError("", 0,
+                       fmt::format("--domains {} but mpirun started {} ranks: the mpi transport runs one "
+                                   "domain per rank",
+                                   o.domains, ranks));
+    }
+    domains = ranks;
+  } else if (transport == "local" && ranks > 1) {
+    throw InputError("", 0,
+                     fmt::format("--transport local runs every domain in one process, but mpirun started {} "
+                                 "ranks: use --transport mpi (or leave --transport out)",
+                                 ranks));
+  }
+  if (!o.dd.empty() && grid.num_domains() != domains) {
+    throw InputError(
+        "", 0,
+        fmt::format("--dd {} makes {} domains, but the run has {}{}", grid.str(), grid.num_domains(), domains,
+                    transport == "mpi" ? " MPI ranks (one domain per rank)" : " (--domains)"));
+  }
+  if (transport == "local")
+    return std::make_unique<DdExecutor>(config, comm::make_local_transport(), domains, grid);
+#if HALOMD_HAVE_MPI
+  if (transport == "mpi")
+    return std::make_unique<DdExecutor>(config, comm::make_mpi_transport(), domains, grid);
+#endif
+  throw InputError("", 0,
+                   "transport '" + transport +
+                       "' is not in this build (the mpi transport needs -DHALOMD_ENABLE_MPI=ON and an MPI "
+                       "library)");
+}
+
+}  // namespace
+
+void start_processes([[maybe_unused]] bool want_mpi) {
+#if HALOMD_HAVE_MPI
+  comm::mpi_start(want_mpi);
+#endif
+}
+
+int process_count() {
+#if HALOMD_HAVE_MPI
+  return comm::mpi_world_size();
+#else
+  return 1;
+#endif
+}
+
+int process_rank() {
+#if HALOMD_HAVE_MPI
+  return comm::mpi_world_rank();
+#else
+  return 0;
+#endif
+}
+
+void finish_processes() {
+#if HALOMD_HAVE_MPI
+  comm::mpi_stop();
+#endif
+}
+
+void abort_processes([[maybe_unused]] int exit_code) {
+#if HALOMD_HAVE_MPI
+  if (comm::mpi_world_size() > 1) comm::mpi_end_after_error(exit_code);
+#endif
+}
+
+std::vector<std::string> available_backends() {
+#if HALOMD_HAVE_CUDA
+  return {"cpu", "cuda"};
+#else
+  return {"cpu"};
+#endif
+}
 
 std::string describe_gpus() {
 #if HALOMD_HAVE_CUDA
@@ -20,7 +119,21 @@ std::string describe_gpus() {
 }
 
 std::unique_ptr<Executor> make_executor(const RunOptions& options, const ExecutorConfig& config) {
+  if (options.backend == "cpu" && decomposed(options)) return make_dd_executor(options, config);
   if (options.backend == "cpu") return std::make_unique<CpuExecutor>(config);
+  if (options.backend == "cuda") {
+#if HALOMD_HAVE_CUDA
+    if (decomposed(options))
+      throw InputError(
+          "", 0, "--backend cuda runs one domain on one GPU: leave out --domains, --dd and --transport");
+    return std::make_unique<CudaExecutor>(config);
+#else
+    throw InputError(
+        "", 0,
+        "backend 'cuda' is not in this build (configure with -DHALOMD_ENABLE_CUDA=ON where nvcc is "
+        "installed)");
+#endif
+  }
   throw InputError("", 0, "backend '" + options.backend + "' is not in this build");
 }
 

@@ -17,4 +17,16 @@ std::string describe_gpus();
 // does not have.
 std::unique_ptr<Executor> make_executor(const RunOptions& options, const ExecutorConfig& config);
 
+// The processes of a run. MPI (in builds that have it) is started only when an MPI launcher started this
+// process or `want_mpi` (--transport mpi) asks for it: a plain `halomd run` never needs mpirun.
+void start_processes(bool want_mpi);
+int process_count();  // MPI world size, or 1
+int process_rank();   // rank in the MPI world, or 0
+// At the end of main: finalises MPI when it was started.
+void finish_processes();
+// After an error: when the run has several processes and not all of them failed alike, ends all of them
+// with exit_code (MPI_Abort), so that no rank waits forever for one that failed; returns otherwise (then
+// finish_processes and exit with exit_code).
+void abort_processes(int exit_code);
+
 }  // namespace halomd

@@ -18,6 +18,12 @@ struct RunOptions {
   std::vector<std::string> include_dirs;  // -I for the .top, besides the .mdp's include
   std::string command_line;               // as typed, for run.json
   int64_t stop_at_step = -1;  // testing aid: stop (exit 4) before this step as if the process were killed
+  // Domain decomposition (docs/USER_GUIDE.md): how many domains (0: one, or one per rank under mpirun), the
+  // halo transport ("local", "mpi"; empty: mpi under mpirun with several ranks, local when several domains
+  // are asked for) and the grid (--dd NX NY NZ; empty: chosen like GROMACS).
+  int domains = 0;
+  std::string transport;
+  std::vector<int> dd;
 };
 
 }  // namespace halomd

@@ -15,3 +15,15 @@
                                    std::string(#call) + " failed: " + cudaGetErrorName(halomd_err_) + " (" + \
                                        cudaGetErrorString(halomd_err_) + ")");                               \
   } while (0)
+
+namespace halomd::gpu {
+
+// The same check where the call's text would not say what was called (a kernel launched through a pointer):
+// `what` names it.
+inline void check(cudaError_t err, const std::string& what) {
+  if (err != cudaSuccess)
+    throw RuntimeError(-1, -1,
+                       what + " failed: " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
+}
+
+}  // namespace halomd::gpu

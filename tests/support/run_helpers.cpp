@@ -47,10 +47,16 @@ void write_mdp_with(const std::string& src, const std::string& dst,
 int run_halomd(const std::string& system, const std::string& mdp,
                const std::map<std::string, std::string>& set, const std::string& outdir,
                const std::string& extra_args, std::string* output) {
+  return run_halomd_under("", system, mdp, set, outdir, extra_args, output);
+}
+
+int run_halomd_under(const std::string& launcher, const std::string& system, const std::string& mdp,
+                     const std::map<std::string, std::string>& set, const std::string& outdir,
+                     const std::string& extra_args, std::string* output) {
   const std::string dir = data_path(system);
   const std::string mdp_out = outdir + ".mdp";
   write_mdp_with(dir + "/" + mdp, mdp_out, set);
-  const std::string cmd = std::string(HALOMD_BIN) + " run -c " + dir + "/conf.gro -p " + dir +
+  const std::string cmd = launcher + std::string(HALOMD_BIN) + " run -c " + dir + "/conf.gro -p " + dir +
                           "/topol.top -f " + mdp_out + " -o " + outdir + " " + extra_args;
   return run_command(cmd, output);
 }

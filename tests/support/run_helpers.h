@@ -16,6 +16,10 @@ void write_mdp_with(const std::string& src, const std::string& dst,
 int run_halomd(const std::string& system, const std::string& mdp,
                const std::map<std::string, std::string>& set, const std::string& outdir,
                const std::string& extra_args = "", std::string* output = nullptr);
+// The same, with the command prefixed by `launcher` (e.g. "mpiexec -n 4 "; empty: run directly).
+int run_halomd_under(const std::string& launcher, const std::string& system, const std::string& mdp,
+                     const std::map<std::string, std::string>& set, const std::string& outdir,
+                     const std::string& extra_args = "", std::string* output = nullptr);
 
 // Slope of the least-squares line through (x, y).
 double linear_slope(const std::vector<double>& x, const std::vector<double>& y);

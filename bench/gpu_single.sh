@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# halomd's CUDA executor (--backend cuda) against OpenMM 8.6.1 (CUDA platform, mixed precision) on the same
+# GPU in the same call, on SPC/E water of three sizes, with the benchmark settings of ../shared/BENCH.md.
+# Runs on the GPU machine. Writes bench/results/gpu_single.json (BENCH.md format) and gpu_single.png
+# (ns/day against atoms), and copies both to $OUT when it is set.
+#
+# Systems (made here with `halomd genconf`; periodic copies of an equilibrated box are a valid periodic
+# configuration):
+#   spce_9k    tests/data/spce_9k as is: 8,916 atoms, 4.5 nm box
+#   spce_45k   bench/systems/spce_5k6 (3.83 nm, bench/make_systems.sh) x 2x2x2: 45,120 atoms, 7.66 nm box
+#   spce_203k  spce_5k6 x 4x3x3: 203,040 atoms, 15.32 x 11.49 x 11.49 nm
+# Usage: bench/gpu_single.sh HALOMD_BINARY   (OpenMM must be importable by python3; see bench/NOTES.md)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+bin=$(realpath "${1:?usage: bench/gpu_single.sh HALOMD_BINARY}")
+work=$(mktemp -d)
+logs=${BENCH_LOGS:-${OUT:-$work}/bench_logs}
+mkdir -p "$logs" bench/results
+nstlist=${NSTLIST:-10}
+
+base=bench/systems/spce_5k6
+"$bin" genconf -c $base/conf.gro -p $base/topol.top --nbox 2 2 2 -o "$work/spce_45k" > /dev/null
+"$bin" genconf -c $base/conf.gro -p $base/topol.top --nbox 4 3 3 -o "$work/spce_203k" > /dev/null
+cp tests/data/spce_9k/conf.gro "$work/spce_9k.gro"
+cp tests/data/spce_9k/topol.top "$work/spce_9k.top"
+
+# OpenMM's CUDA plugin finds cuFFT and NVRTC through the pip packages' folders (or the CUDA toolkit).
+omm_libs=$(python3 -c 'import glob, os, site
+print(":".join(sorted({d for sp in site.getsitepackages() for d in glob.glob(os.path.join(sp, "nvidia", "*", "lib")) + glob.glob(os.path.join(sp, "nvidia", "*", "*", "lib"))})))' || true)
+omm_env="LD_LIBRARY_PATH=${omm_libs}:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+
+records=()
+for item in spce_9k:30000 spce_45k:20000 spce_203k:5000; do
+  name=${item%%:*}
+  steps=${item##*:}
+  cat > "$work/$name.mdp" <<MDP
+integrator = md
+dt = 0.002
+nsteps = $steps
+continuation = yes
+cutoff-scheme = Verlet
+nstlist = $nstlist
+verlet-buffer-tolerance = 0.005
+coulombtype = Reaction-Field
+rcoulomb = 1.0
+epsilon-rf = 0
+vdw-modifier = Potential-shift
+rvdw = 1.0
+DispCorr = EnerPres
+tcoupl = V-rescale
+tc-grps = System
+tau-t = 0.1
+ref-t = 300
+nstcalcenergy = 100
+nstenergy = 1000
+ld-seed = 1
+MDP
+  hcmd="halomd run -c $name.gro -p $name.top -f $name.mdp -o h_$name --backend cuda"
+  (cd "$work" && "$bin" ${hcmd#halomd } > "$logs/halomd_$name.log" 2>&1) || echo "halomd failed on $name"
+  # The same run kernel by kernel with CUDA events (HALOMD_GPU_TIMING=1): where the step time goes.
+  sed "s/^nsteps = .*/nsteps = $((steps / 5))/" "$work/$name.mdp" > "$work/${name}_timed.mdp"
+  (cd "$work" && HALOMD_GPU_TIMING=1 "$bin" run -c $name.gro -p $name.top -f ${name}_timed.mdp -o t_$name \
+      --backend cuda > "$logs/halomd_timed_$name.log" 2>&1) || echo "timed halomd failed on $name"
+  ocmd="python3 bench/openmm_water.py --gro $name.gro --top $name.top --steps $steps --precision mixed"
+  env "$omm_env" python3 bench/openmm_water.py --gro "$work/$name.gro" --top "$work/$name.top" --steps "$steps" \
+      --precision mixed > "$work/o_$name.json" 2> "$logs/openmm_$name.log" || echo '{}' > "$work/o_$name.json"
+  records+=("$name|$steps|$hcmd|$ocmd")
+done
+for f in "$work"/[ht]_*/run.json; do [ -f "$f" ] && cp "$f" "$logs/run_$(basename "$(dirname "$f")").json"; done
+
+python3 bench/gpu_single_report.py "$work" "${COMMIT:-unknown}" "${records[@]}"
+[ -n "${OUT:-}" ] && cp bench/results/gpu_single.json bench/results/gpu_single.png "$OUT/" || true

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Collects bench/gpu_single.sh's runs into bench/results/gpu_single.json (../shared/BENCH.md format) and
+bench/results/gpu_single.png (ns/day against atoms). Arguments: WORK COMMIT NAME|STEPS|HALOMD_CMD|OPENMM_CMD..."""
+import datetime
+import json
+import os
+import subprocess
+import sys
+
+
+def machine():
+    try:
+        q = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                           capture_output=True, text=True).stdout.strip().splitlines()[0]
+        name, driver = [s.strip() for s in q.split(",")]
+    except Exception:
+        name, driver = "unknown GPU", "?"
+    return f"{name}, driver {driver}, {os.cpu_count()} cores"
+
+
+def drift_per_atom(csv_path, atoms):
+    """Least-squares slope of the conserved energy against time, kJ/mol/ps per atom."""
+    lines = open(csv_path).read().split("\n")
+    head = lines[0].split(",")
+    it, ic = head.index("time_ps"), head.index("conserved")
+    rows = [l.split(",") for l in lines[1:] if l]
+    t = [float(r[it]) for r in rows]
+    c = [float(r[ic]) for r in rows]
+    n = len(t)
+    if n < 2:
+        return 0.0
+    mt, mc = sum(t) / n, sum(c) / n
+    sxx = sum((a - mt) ** 2 for a in t)
+    return sum((a - mt) * (b - mc) for a, b in zip(t, c)) / sxx / atoms
+
+
+def main():
+    work, commit, items = sys.argv[1], sys.argv[2], sys.argv[3:]
+    records, ratios = [], {}
+    for item in items:
+        name, steps, hcmd, ocmd = item.split("|")
+        if not os.path.exists(f"{work}/h_{name}/run.json"):
+            print("no halomd result for", name)
+            continue
+        run = json.load(open(f"{work}/h_{name}/run.json"))
+        timed_path = f"{work}/t_{name}/run.json"
+        timed = json.load(open(timed_path)) if os.path.exists(timed_path) else {}
+        atoms = run["atoms"]
+        us = run["dt_ps"] * 1e-3 * 86400.0 / run["ns_per_day"] * 1e6  # wall time per step, steady state
+        h = {
+            "engine": "halomd", "version": run["version"], "backend": "cuda", "transport": "none",
+            "system": name, "atoms": atoms, "gpus": 1, "ranks": 1, "domains": 1, "dd": [1, 1, 1],
+            "steps": int(steps), "timed_steps": run["last_step"] + 1 - run["first_step"] - run["nstlist"],
+            "dt_ps": run["dt_ps"], "ns_per_day": run["ns_per_day"], "us_per_step": us,
+            "host_syncs_per_step": run["host_syncs_per_step"], "mpi_waits_per_step": 0.0,
+            "launches_per_step": run["launches_per_step"], "ns_step_us": run["ns_step_us"],
+            "regular_step_us": run["regular_step_us"], "halo_bytes_per_step": 0,
+            "nstlist": run["nstlist"], "rlist_nm": run["rlist_nm"], "pairs_in_list": run["pairs_in_list"],
+            "conserved_drift_kj_mol_ps_atom": drift_per_atom(f"{work}/h_{name}/energy.csv", atoms),
+            "gpu_lanes_per_atom": run.get("gpu_lanes_per_atom"),
+            "gpu_phase_us_kernel_by_kernel": timed.get("gpu_phase_us", {}),
+            "gpu_phase_us_ns_and_energy_steps": run.get("gpu_phase_us", {}),
+            "command": hcmd,
+        }
+        records.append(h)
+        o = json.load(open(f"{work}/o_{name}.json"))
+        if o:
+            o.update({"system": name, "transport": "none", "gpus": 1, "ranks": 1, "domains": 1,
+                      "command": ocmd + "  (bench/openmm_water.py)"})
+            records.append(o)
+            ratios[name] = h["ns_per_day"] / o["ns_per_day"]
+    out = {
+        "name": "gpu_single",
+        "date": datetime.date.today().isoformat(),
+        "commit": commit,
+        "machine": machine(),
+        "records": records,
+        "ratio_halomd_over_openmm": ratios,
+        "notes": "halomd: benchmark settings of ../shared/BENCH.md (RF eps-rf 0, LJ potential-shift, v-rescale "
+                 "0.1 ps / 300 K, nstcalcenergy 100, nstenergy 1000, verlet-buffer-tolerance 0.005 with "
+                 "halomd's rlist rule); ns_per_day over the steady state (first NS window left out). OpenMM "
+                 "8.6.1 CUDA, mixed precision, reactionFieldDielectric 1e10 (no eps-rf = infinity), plain LJ "
+                 "cut-off (no potential-shift), VerletIntegrator + AndersenThermostat (no v-rescale), its own "
+                 "pair-list rule; energies read every 1000 steps (bench/openmm_water.py).",
+    }
+    os.makedirs("bench/results", exist_ok=True)
+    with open("bench/results/gpu_single.json", "w") as f:
+        json.dump(out, f, indent=2)
+        f.write("\n")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(6, 4.2))
+        for engine, style in (("halomd", "o-"), ("openmm", "s--")):
+            pts = sorted((r["atoms"], r["ns_per_day"]) for r in records if r["engine"] == engine)
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], style,
+                        label="halomd --backend cuda" if engine == "halomd" else "OpenMM 8.6.1 CUDA (mixed)")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("atoms (SPC/E water)")
+        ax.set_ylabel("ns/day (dt 2 fs)")
+        ax.set_title(out["machine"].split(",")[0] + ", reaction field 1.0 nm")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig("bench/results/gpu_single.png", dpi=120)
+    except Exception as e:  # the JSON is the result; the plot is a convenience
+        print("no plot:", e)
+    for r in records:
+        print(f"{r['engine']:7s} {r['system']:10s} {r['atoms']:7d} atoms  {r['ns_per_day']:9.1f} ns/day  "
+              f"{r['us_per_step']:8.2f} us/step")
+    print("ratio halomd/openmm:", {k: round(v, 2) for k, v in ratios.items()})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,43 @@
+// The halo plan built through a transport (plan_build.h).
+#include "comm/plan_build.h"
+
+#include "core/errors.h"
+
+namespace halomd::comm {
+
+void build_plans(HaloTransport& transport, const domdec::DdGrid& grid, const Box& box,
+                 const domdec::HaloRange& range, std::span<const HomeAtoms> home,
+                 std::vector<domdec::DomainPlan>& plans, std::vector<std::vector<Vec3>>& x_local) {
+  const std::vector<int>& domains = transport.domains();
+  const size_t ns = domains.size();
+  if (home.size() != ns) throw RuntimeError(-1, -1, "build_plans: one set of home atoms per domain");
+  plans.clear();
+  plans.reserve(ns);
+  x_local.resize(ns);
+  for (size_t s = 0; s < ns; ++s) {
+    plans.push_back(domdec::start_domain(grid, box, domains[s], home[s].global, home[s].image));
+    x_local[s].assign(home[s].x_frame.begin(), home[s].x_frame.end());
+  }
+  const domdec::IVec3 pulses = domdec::pulses_per_dim(grid, box, range);
+  std::vector<int> dim_start(ns), to(ns), from(ns);
+  std::vector<domdec::HaloAtoms> sent(ns), received(ns);
+  for (int d = 0; d < 3; ++d) {
+    if (grid.n[d] == 1) continue;
+    for (size_t s = 0; s < ns; ++s) dim_start[s] = plans[s].num_local();
+    for (int p = 1; p <= pulses[d]; ++p) {
+      for (size_t s = 0; s < ns; ++s) {
+        domdec::DomainPlan& plan = plans[s];
+        const domdec::IndexRange cand = domdec::send_candidates(plan, d, p, dim_start[s]);
+        const domdec::Pulse& pulse = domdec::add_pulse(
+            plan, grid, box, d, p, domdec::select_send(x_local[s], cand, d, plan.lo[d], range.send_range()));
+        sent[s] = domdec::pack_sent(plan, x_local[s], pulse);
+        to[s] = pulse.send_to;
+        from[s] = pulse.recv_from;
+      }
+      transport.exchange_atoms(to, from, sent, received);
+      for (size_t s = 0; s < ns; ++s) domdec::append_received(plans[s], x_local[s], box, received[s]);
+    }
+  }
+}
+
+}  // namespace halomd::comm

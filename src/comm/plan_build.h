@@ -1,0 +1,28 @@
+// Building the halo plans of this process's domains at a neighbour-search step, pulse by pulse through a
+// transport: the distributed form of domdec::build_plan_with, from the same building blocks, so that every
+// transport gives every domain the plan (and the local positions, bit for bit) the in-process driver gives.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "comm/halo_transport.h"
+#include "domdec/halo_plan.h"
+
+namespace halomd::comm {
+
+// One domain's home atoms at the search: ascending global indices, their images, and their positions in
+// the domain's frame (domdec::shifted(x, image, box)).
+struct HomeAtoms {
+  std::span<const int> global;
+  std::span<const domdec::IVec3> image;
+  std::span<const Vec3> x_frame;
+};
+
+// home: one entry per slot (transport.domains()); fills plans[s] and x_local[s] (home positions, then every
+// pulse's atoms). range.margin must be the same on every process.
+void build_plans(HaloTransport& transport, const domdec::DdGrid& grid, const Box& box,
+                 const domdec::HaloRange& range, std::span<const HomeAtoms> home,
+                 std::vector<domdec::DomainPlan>& plans, std::vector<std::vector<Vec3>>& x_local);
+
+}  // namespace halomd::comm

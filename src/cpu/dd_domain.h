@@ -1,0 +1,62 @@
+// One domain of the domain-decomposed CPU executor: its home atoms for the whole run (positions in the
+// global frame, unwrapped as in MdState, so the update is the single-domain update bit for bit) and, for the
+// current neighbour-search window, its plan, local positions, local topology and pair list.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "comm/halo_transport.h"
+#include "core/topology.h"
+#include "cpu/nonbonded.h"
+#include "cpu/pairlist.h"
+#include "cpu/settle.h"
+#include "domdec/halo_plan.h"
+
+namespace halomd {
+
+struct DdDomain {
+  int index = 0;  // domain index in the grid
+
+  // Home atoms, ascending global index; x in the global frame, v, scratch for the update.
+  std::vector<int> home;
+  std::vector<Vec3> x, v, x_new, f;
+  std::vector<double> mass, inv_mass;
+
+  // This NS window.
+  std::vector<domdec::IVec3> image;  // per home atom: its molecule's image (assignment.h)
+  domdec::DomainPlan plan;
+  std::vector<Vec3> x_local;             // home atoms in the domain's frame, then the halo
+  std::vector<comm::FixedVec3> f_local;  // per local atom
+  std::vector<double> charge;            // per local atom
+  std::vector<int> type;                 // per local atom
+  std::vector<int> excl_start, excl;     // per local atom (home atoms only have entries), local indices
+  PairList list;
+  std::optional<SettleCpu> settle;  // the home waters, indices into the home arrays
+  int64_t departed = 0;             // atoms that left at this window's search
+  int64_t ke_fixed[9] = {};         // 1/2 sum m v (x) v of the home atoms, last half step (fixed)
+};
+
+// Replaces the home atoms with `atoms` (any order; sorted here by global index).
+void set_home(DdDomain& dom, const Topology& top, std::vector<comm::AtomState> atoms);
+
+// The home atoms whose molecule now belongs to another domain (owner rule of domdec/assignment.h), removed
+// from the domain, with their state.
+std::vector<comm::AtomState> take_departures(DdDomain& dom, const domdec::DdGrid& grid, const Box& box,
+                                             std::span<const int> first_atom);
+
+// The largest distance of a home atom from its molecule's first atom (domdec::molecule_margin, nm).
+double home_margin(const DdDomain& dom, std::span<const int> first_atom);
+
+// Sets dom.image (the image of each home molecule's first atom) and returns the home positions in the
+// domain's frame.
+std::vector<Vec3> place_home_atoms(DdDomain& dom, const Box& box, std::span<const int> first_atom);
+
+// Charges, types and exclusions of the local atoms and the SETTLE list of the home atoms, after the plan.
+void build_local_topology(DdDomain& dom, const Topology& top);
+
+// The NonbondedAtoms view of the local atoms (inv_len from pair_inv_len).
+NonbondedAtoms local_atoms(const DdDomain& dom, const Box& box, const Vec3& inv_len);
+
+}  // namespace halomd

@@ -1,0 +1,328 @@
+// The domain-decomposed CPU executor (dd_executor.h): a step is the CPU reference's step on each domain's
+// home atoms, with the halo exchanged through the transport around the non-bonded forces.
+#include "cpu/dd_executor.h"
+
+#include <chrono>
+
+#include "comm/plan_build.h"
+#include "core/errors.h"
+#include "core/units.h"
+#include "cpu/cpu_executor.h"
+#include "cpu/fixed_point.h"
+#include "cpu/update.h"
+#include "domdec/assignment.h"
+
+namespace halomd {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void add_fixed(int64_t* acc, const Tensor& t) {
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) acc[3 * a + b] += to_fixed(t.m[a][b], kEnergyFixedScale);
+}
+
+Tensor tensor_from_fixed(const int64_t* acc) {
+  Tensor t;
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) t.m[a][b] = from_fixed(acc[3 * a + b], kEnergyFixedScale);
+  return t;
+}
+
+// The step's reduction over all domains, one integer array: kinetic energy, momentum, LJ, Coulomb, pair
+// virial, constraint virial.
+enum Reduced { kKe = 0, kMomentum = 9, kLj = 12, kCoul = 13, kVir = 14, kConstr = 20, kReducedSize = 29 };
+
+}  // namespace
+
+DdExecutor::DdExecutor(const ExecutorConfig& config, std::unique_ptr<comm::HaloTransport> transport,
+                       int num_domains, const domdec::DdGrid& requested)
+    : cfg_(config),
+      top_(*config.top),
+      mdp_(*config.mdp),
+      transport_(std::move(transport)),
+      num_domains_(num_domains),
+      requested_(requested),
+      nonbonded_(top_, mdp_, config.threads) {
+  first_atom_ = domdec::first_atoms(top_.molecule);
+  for (double m : top_.mass) total_mass_ += m;  // the order remove_com_velocity sums in
+  ref_kinetic_ = 0.5 * cfg_.ndf * units::kBoltzmann * mdp_.ref_t;
+}
+
+void DdExecutor::load(const MdState& s) {
+  const Box& box = cfg_.box;
+  if (static_cast<int>(s.x.size()) != top_.num_atoms() || s.v.size() != s.x.size())
+    throw RuntimeError(s.step, -1, "the state to load has not one position and velocity per atom");
+  range_ = {mdp_.rlist, domdec::molecule_margin(s.x, first_atom_) + domdec::kMarginSlack};
+  if (requested_.n.x > 0) {
+    domdec::validate_grid(requested_, num_domains_, box, range_);
+    grid_ = requested_;
+  } else {
+    grid_ = domdec::choose_grid(num_domains_, box, range_);
+  }
+  transport_->set_grid(grid_);
+  inv_len_ = pair_inv_len(box, grid_);
+
+  const domdec::HomeAssignment owner = domdec::assign_home(grid_, box, s.x, first_atom_);
+  const std::vector<int>& mine = transport_->domains();
+  dom_ = std::vector<DdDomain>(mine.size());
+  for (size_t k = 0; k < mine.size(); ++k) {
+    dom_[k].index = mine[k];
+    std::vector<comm::AtomState> atoms;
+    atoms.reserve(owner.home[mine[k]].size());
+    for (int g : owner.home[mine[k]]) atoms.push_back({g, mine[k], s.x[g], s.v[g]});
+    set_home(dom_[k], top_, std::move(atoms));
+  }
+  step_ = s.step;
+  ke_half_prev_ = s.ke_half_prev;
+  ke_prev_valid_ = true;
+  thermostat_integral_ = s.thermostat_integral;
+}
+
+void DdExecutor::migrate() {
+  const size_t ns = dom_.size();
+  std::vector<std::vector<comm::AtomState>> leaving(ns), arriving(ns);
+  for (size_t k = 0; k < ns; ++k) {
+    leaving[k] = take_departures(dom_[k], grid_, cfg_.box, first_atom_);
+    dom_[k].departed = static_cast<int64_t>(leaving[k].size());
+  }
+  transport_->migrate(leaving, arriving);
+  for (size_t k = 0; k < ns; ++k) {
+    if (arriving[k].empty() && leaving[k].empty()) continue;
+    DdDomain& d = dom_[k];
+    std::vector<comm::AtomState> atoms = std::move(arriving[k]);
+    for (size_t i = 0; i < d.home.size(); ++i) atoms.push_back({d.home[i], d.index, d.x[i], d.v[i]});
+    set_home(d, top_, std::move(atoms));
+  }
+}
+
+void DdExecutor::search(int64_t step) {
+  const Box& box = cfg_.box;
+  migrate();
+  double margin = 0.0;
+  for (const DdDomain& d : dom_) margin = std::max(margin, home_margin(d, first_atom_));
+  transport_->max({&margin, 1});
+  range_ = {mdp_.rlist, margin + domdec::kMarginSlack};
+  try {
+    domdec::validate_grid(grid_, grid_.num_domains(), box, range_);
+  } catch (const InputError& e) {
+    throw RuntimeError(step, -1, e.what());
+  }
+
+  const size_t ns = dom_.size();
+  std::vector<std::vector<Vec3>> frames(ns);
+  std::vector<comm::HomeAtoms> home(ns);
+  for (size_t k = 0; k < ns; ++k) {
+    frames[k] = place_home_atoms(dom_[k], box, first_atom_);
+    home[k] = {dom_[k].home, dom_[k].image, frames[k]};
+  }
+  std::vector<domdec::DomainPlan> plans;
+  std::vector<std::vector<Vec3>> x_local;
+  comm::build_plans(*transport_, grid_, box, range_, home, plans, x_local);
+
+  std::vector<const domdec::DomainPlan*> bound(ns);
+  std::vector<int64_t> figures;
+  for (size_t k = 0; k < ns; ++k) {
+    DdDomain& d = dom_[k];
+    d.plan = std::move(plans[k]);
+    d.x_local = std::move(x_local[k]);
+    build_local_topology(d, top_);
+    PairSearchAtoms atoms;
+    atoms.x = d.x_local;
+    atoms.box = box;
+    atoms.inv_len = inv_len_;
+    atoms.global = d.plan.global;
+    atoms.zone = d.plan.zone;
+    build_pair_list(atoms, mdp_.rlist, top_, cfg_.threads, d.list);
+    bound[k] = &d.plan;
+
+    int64_t bytes = 0;  // per MD step: coordinates forward, forces back
+    for (const domdec::Pulse& p : d.plan.pulses)
+      bytes += static_cast<int64_t>(p.send.size() * sizeof(Vec3) + p.recv_count * sizeof(comm::FixedVec3));
+    const int64_t f[kNumDdFields] = {d.plan.num_home, d.plan.num_local() - d.plan.num_home,
+                                     static_cast<int64_t>(d.list.num_pairs()), d.departed, bytes};
+    figures.insert(figures.end(), f, f + kNumDdFields);
+  }
+  transport_->allocate(bound);
+  std::vector<int64_t> all;
+  transport_->all_gather(figures, all);
+  stats_.add_search(all, domdec::pulses_per_dim(grid_, box, range_));
+}
+
+void DdExecutor::exchange_x() {
+  const auto t0 = Clock::now();
+  std::vector<Vec3*> x(dom_.size());
+  for (size_t k = 0; k < dom_.size(); ++k) {
+    DdDomain& d = dom_[k];
+    for (size_t i = 0; i < d.home.size(); ++i) d.x_local[i] = domdec::shifted(d.x[i], d.image[i], cfg_.box);
+    x[k] = d.x_local.data();
+  }
+  const int np = static_cast<int>(dom_[0].plan.pulses.size());
+  for (int k = 0; k < np; ++k) {
+    transport_->post_x(k, x);
+    transport_->wait_x(k, x);
+  }
+  stats_.add_exchange_seconds(std::chrono::duration<double>(Clock::now() - t0).count());
+}
+
+void DdExecutor::forces(const StepRequest& r, NonbondedFixedSums& total) {
+  total = NonbondedFixedSums{};
+  std::vector<comm::FixedVec3*> f(dom_.size());
+  for (size_t k = 0; k < dom_.size(); ++k) {
+    DdDomain& d = dom_[k];
+    NonbondedFixedSums s;
+    nonbonded_.compute_fixed(d.list, local_atoms(d, cfg_.box, inv_len_), r.energy, r.step, d.f_local, s);
+    total.lj += s.lj;
+    total.coul += s.coul;
+    for (int c = 0; c < 6; ++c) total.vir[c] += s.vir[c];
+    f[k] = d.f_local.data();
+  }
+  const auto t0 = Clock::now();
+  for (int k = static_cast<int>(dom_[0].plan.pulses.size()) - 1; k >= 0; --k) {
+    transport_->post_f(k, f);
+    transport_->wait_f(k, f);
+  }
+  stats_.add_exchange_seconds(std::chrono::duration<double>(Clock::now() - t0).count());
+  for (DdDomain& d : dom_) {
+    for (size_t i = 0; i < d.home.size(); ++i)
+      for (int c = 0; c < 3; ++c) d.f[i][c] = from_fixed(d.f_local[i][c], kForceFixedScale);
+  }
+}
+
+void DdExecutor::reduce_ke_prev() {
+  if (ke_prev_valid_) return;
+  int64_t ke[9] = {};
+  for (const DdDomain& d : dom_)
+    for (int c = 0; c < 9; ++c) ke[c] += d.ke_fixed[c];
+  transport_->sum(ke);
+  ke_half_prev_ = tensor_from_fixed(ke);
+  ke_prev_valid_ = true;
+}
+
+void DdExecutor::step(const StepRequest& r, StepEnergies* e) {
+  PhaseTimers& timers = *cfg_.timers;
+  const int threads = cfg_.threads;
+  if (r.ns) {
+    timers.start(Phase::NeighbourSearch);
+    search(r.step);
+    timers.stop();
+  }
+  timers.start(Phase::Nonbonded);
+  if (!r.ns) exchange_x();  // a search leaves the halo coordinates in place
+  NonbondedFixedSums nb;
+  forces(r, nb);
+  timers.stop();
+
+  timers.start(Phase::Update);
+  if (r.tcouple || e) reduce_ke_prev();
+  const double lambda = r.tcouple ? vrescale_lambda(ke_half_prev_.trace(), ref_kinetic_, cfg_.ndf, mdp_,
+                                                    cfg_.ld_seed, r.step, &thermostat_integral_)
+                                  : 1.0;
+  for (DdDomain& d : dom_) leapfrog_update(d.x, d.v, d.f, d.inv_mass, lambda, mdp_.dt, d.x_new, threads);
+  timers.stop();
+
+  timers.start(Phase::Constraints);
+  int64_t red[kReducedSize] = {};
+  for (DdDomain& d : dom_) {
+    Tensor vir;
+    const int failed = d.settle->apply(d.x, d.x_new, &d.v, mdp_.dt, e ? &vir : nullptr, threads);
+    check_blow_up(r.step, failed, d.x, d.x_new, d.home);
+    if (e) add_fixed(red + kConstr, vir);
+  }
+  timers.stop();
+
+  timers.start(Phase::Energies);
+  // KE(n + 1/2) before the centre-of-mass removal, as the single-domain executor; summed over domains
+  // only when this step needs it (else lazily, by reduce_ke_prev).
+  for (DdDomain& d : dom_) {
+    const Tensor ke = kinetic_energy_tensor(d.v, d.mass, threads);
+    for (int c = 0; c < 9; ++c) d.ke_fixed[c] = 0;
+    add_fixed(d.ke_fixed, ke);
+  }
+  ke_prev_valid_ = false;
+  if (e || r.comm) {
+    for (const DdDomain& d : dom_) {
+      for (int c = 0; c < 9; ++c) red[kKe + c] += d.ke_fixed[c];
+      if (!r.comm) continue;
+      for (size_t i = 0; i < d.v.size(); ++i)
+        for (int c = 0; c < 3; ++c)
+          red[kMomentum + c] += to_fixed(d.v[i][c] * d.mass[i], kMomentumFixedScale);
+    }
+    red[kLj] = nb.lj;
+    red[kCoul] = nb.coul;
+    for (int c = 0; c < 6; ++c) red[kVir + c] = nb.vir[c];
+    transport_->sum(red);
+    const Tensor ke_half = tensor_from_fixed(red + kKe);
+    if (r.comm && total_mass_ > 0.0) {
+      Vec3 vcm;
+      for (int c = 0; c < 3; ++c)
+        vcm[c] = from_fixed(red[kMomentum + c], kMomentumFixedScale) * (1.0 / total_mass_);
+      for (DdDomain& d : dom_)
+        for (size_t i = 0; i < d.v.size(); ++i)
+          if (d.mass[i] > 0.0) d.v[i] -= vcm;
+    }
+    if (e) {
+      NonbondedFixedSums sums;
+      sums.lj = red[kLj];
+      sums.coul = red[kCoul];
+      for (int c = 0; c < 6; ++c) sums.vir[c] = red[kVir + c];
+      const NonbondedEnergies nbe = to_energies(sums, nonbonded_.self_energy());  // self term once
+      e->lj = nbe.lj;
+      e->coulomb = nbe.coulomb;
+      e->virial = nbe.virial;
+      e->virial += tensor_from_fixed(red + kConstr);
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) e->kinetic.m[a][b] = 0.5 * (ke_half_prev_.m[a][b] + ke_half.m[a][b]);
+      e->thermostat_integral = thermostat_integral_;
+    }
+    ke_half_prev_ = ke_half;
+    ke_prev_valid_ = true;
+  }
+  timers.stop();
+
+  for (DdDomain& d : dom_) d.x.swap(d.x_new);
+  step_ = r.step + 1;
+}
+
+std::vector<comm::AtomState> DdExecutor::gather_state() {
+  std::vector<comm::AtomState> mine, all;
+  for (const DdDomain& d : dom_)
+    for (size_t i = 0; i < d.home.size(); ++i) mine.push_back({d.home[i], d.index, d.x[i], d.v[i]});
+  transport_->gather(mine, all);
+  if (!writes_outputs()) return all;
+  const int n = top_.num_atoms();
+  std::vector<char> seen(n, 0);
+  for (const comm::AtomState& a : all) {
+    if (a.global < 0 || a.global >= n || seen[a.global])
+      throw RuntimeError(step_, a.global, "an atom is home in two domains");
+    seen[a.global] = 1;
+  }
+  if (static_cast<int>(all.size()) != n)
+    throw RuntimeError(step_, -1,
+                       "the domains hold " + std::to_string(all.size()) + " atoms, not " + std::to_string(n));
+  return all;
+}
+
+void DdExecutor::save(MdState& s) {
+  reduce_ke_prev();
+  const std::vector<comm::AtomState> all = gather_state();
+  s.step = step_;
+  s.ke_half_prev = ke_half_prev_;
+  s.thermostat_integral = thermostat_integral_;
+  s.x.assign(all.empty() ? 0 : top_.num_atoms(), Vec3{});
+  s.v.assign(s.x.size(), Vec3{});
+  for (const comm::AtomState& a : all) {
+    s.x[a.global] = a.x;
+    s.v[a.global] = a.v;
+  }
+}
+
+void DdExecutor::positions(std::vector<Vec3>& x) {
+  const std::vector<comm::AtomState> all = gather_state();
+  x.assign(all.empty() ? 0 : top_.num_atoms(), Vec3{});
+  for (const comm::AtomState& a : all) x[a.global] = a.x;
+}
+
+std::string DdExecutor::report_json() const { return stats_.json(grid_, transport_->num_ranks()); }
+
+}  // namespace halomd

@@ -1,0 +1,71 @@
+// The domain-decomposed CPU executor: the CPU reference's physics (same pair kernel, SETTLE, leap-frog,
+// v-rescale) on the domains of a domdec grid, exchanging halos through a comm::HaloTransport (all domains in
+// this process with `local`, one per rank with `mpi`). Forces, energies, virial, kinetic energy and
+// momentum are summed in fixed point, so the same grid gives the same bits whatever the transport.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comm/halo_transport.h"
+#include "core/executor.h"
+#include "cpu/dd_domain.h"
+#include "cpu/dd_stats.h"
+#include "cpu/nonbonded.h"
+#include "domdec/grid.h"
+
+namespace halomd {
+
+class DdExecutor final : public Executor {
+ public:
+  // num_domains: how many domains (for mpi, the number of ranks); requested: the --dd grid, or all zeros
+  // for domdec::choose_grid. The grid is chosen and checked in load(), which throws InputError when it
+  // cannot be used (same message on every rank).
+  DdExecutor(const ExecutorConfig& config, std::unique_ptr<comm::HaloTransport> transport, int num_domains,
+             const domdec::DdGrid& requested);
+  void load(const MdState& state) override;
+  void step(const StepRequest& request, StepEnergies* energies) override;
+  void save(MdState& state) override;
+  void positions(std::vector<Vec3>& x) override;
+  bool writes_outputs() const override { return transport_->rank() == 0; }
+  std::string transport() const override { return transport_->name(); }
+  size_t num_pairs() const override { return stats_.pairs(); }
+  CallCounters counters() const override { return transport_->counters(); }
+  std::string report_json() const override;
+
+  const domdec::DdGrid& grid() const { return grid_; }
+  const DdStats& stats() const { return stats_; }
+  const comm::HaloTransport& halo_transport() const { return *transport_; }
+
+ private:
+  void search(int64_t step);
+  void migrate();
+  void exchange_x();
+  void forces(const StepRequest& r, NonbondedFixedSums& sums);
+  void reduce_ke_prev();
+  std::vector<comm::AtomState> gather_state();
+
+  ExecutorConfig cfg_;
+  const Topology& top_;
+  const MdParams& mdp_;
+  std::unique_ptr<comm::HaloTransport> transport_;
+  int num_domains_;
+  domdec::DdGrid requested_;
+  domdec::DdGrid grid_;
+  domdec::HaloRange range_;
+  Vec3 inv_len_;  // pair_inv_len of the grid
+  NonbondedCpu nonbonded_;
+  std::vector<int> first_atom_;
+  double total_mass_ = 0.0;
+  double ref_kinetic_ = 0.0;
+  std::vector<DdDomain> dom_;  // one per slot (transport_->domains())
+
+  int64_t step_ = 0;
+  Tensor ke_half_prev_;        // global; valid when ke_prev_valid_
+  bool ke_prev_valid_ = true;  // else the domains' ke_fixed still have to be summed
+  double thermostat_integral_ = 0.0;
+  DdStats stats_;
+};
+
+}  // namespace halomd

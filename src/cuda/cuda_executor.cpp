@@ -1,0 +1,285 @@
+#include "cuda/cuda_executor.h"
+
+#include <cstddef>
+#include <cstdlib>
+#include <string>
+
+#include "core/errors.h"
+#include "cuda/device_system.h"
+#include "cuda/gpu_timing.h"
+#include "cuda/nonbonded.h"
+#include "cuda/pairsearch.h"
+#include "cuda/update.h"
+#include "fmt/format.h"
+#include "gpu/cuda_check.h"
+
+namespace halomd {
+namespace {
+
+using cuda::StepState;
+
+constexpr unsigned long long kNoError = ~0ull;
+static_assert(offsetof(StepState, cvir_acc) == offsetof(StepState, nb_acc) + sizeof(StepState::nb_acc),
+              "an energy step zeroes nb_acc and cvir_acc with one memset");
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atoi(v) : fallback;
+}
+
+const char* error_text(int kind) {
+  switch (kind) {
+    case cuda::kErrMoved:
+      return "the system blew up: an atom moved more than 0.1 nm in one step or its position is not finite "
+             "(time step too long, or bad starting structure?)";
+    case cuda::kErrSettle:
+      return "the system blew up: a water could not be constrained (time step too long, or bad starting "
+             "structure?)";
+    case cuda::kErrForce:
+      return "non-finite or extreme non-bonded force (atoms overlapping?)";
+    default:
+      return "the pair list is full: this atom has far more neighbours than any atom had at the start "
+             "(the density changed a lot, or the system blew up)";
+  }
+}
+
+double from_fixed(long long v) { return static_cast<double>(v) / cuda::kEnergyScale; }
+
+}  // namespace
+
+class CudaExecutor::Impl {
+ public:
+  explicit Impl(const ExecutorConfig& config) : cfg(config) {
+    int count = 0;
+    const cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count == 0)
+      throw RuntimeError(-1, -1,
+                         std::string("--backend cuda: no usable CUDA device (") +
+                             (err != cudaSuccess ? cudaGetErrorString(err) : "none found") + ")");
+    HALOMD_CUDA_CHECK(cudaSetDevice(0));
+    cudaDeviceProp prop{};
+    HALOMD_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    gpu_name = prop.name;
+    calls.create_stream();
+    every_step_timed = env_int("HALOMD_GPU_TIMING", 0) != 0;
+    cuda::setup_device_system(cfg, prop.multiProcessorCount, env_int("HALOMD_GPU_TPA", 0), calls, ds);
+    hx.allocate(3 * static_cast<size_t>(ds.n), "positions (host staging)");
+    hv.allocate(3 * static_cast<size_t>(ds.n), "velocities (host staging)");
+    hst.allocate(1, "step state (host staging)");
+    timing.create(every_step_timed ? 1024 : 64);
+  }
+  ~Impl() { drop_graph(); }
+
+  void drop_graph() {
+    if (graph_exec) (void)cudaGraphExecDestroy(graph_exec);
+    if (graph) (void)cudaGraphDestroy(graph);
+    graph_exec = nullptr;
+    graph = nullptr;
+  }
+
+  // The regular step, recorded once: its kernels read the step number and everything else that changes
+  // from device memory, so the same graph serves every step until the pair list is reallocated.
+  void ensure_graph() {
+    if (graph_exec) return;
+    calls.begin_capture();
+    try {
+      cuda::launch_nonbonded(calls, ds.nonbonded, false);
+      cuda::launch_update(calls, ds.update, false);
+    } catch (...) {
+      graph = calls.end_capture();
+      drop_graph();
+      throw;
+    }
+    graph = calls.end_capture();
+    HALOMD_CUDA_CHECK(cudaGraphInstantiate(&graph_exec, graph, 0));
+  }
+
+  // Copies the step state back and waits: the one place (with save, positions, forces) the host blocks.
+  void sync_state() {
+    calls.copy_async(hst.get(), ds.st.get(), sizeof(StepState), cudaMemcpyDeviceToHost);
+    calls.sync();
+    timing.harvest();
+    const StepState& h = hst[0];
+    pairs = static_cast<size_t>(h.list_pairs / 2);
+    max_groups = h.max_list_groups;
+    if (h.error == kNoError) return;
+    const long long step_bad = static_cast<long long>(h.error >> 32);
+    const int atom = static_cast<int>((h.error >> 2) & 0x3fffffffu);
+    throw RuntimeError(step_bad, atom, error_text(static_cast<int>(h.error & 3u)));
+  }
+
+  void copy_array_back(gpu::DeviceBuffer<double> (&dev)[3], gpu::PinnedBuffer<double>& host) {
+    const size_t n = ds.n;
+    for (int d = 0; d < 3; ++d)
+      calls.copy_async(host.get() + d * n, dev[d].get(), n * sizeof(double), cudaMemcpyDeviceToHost);
+  }
+
+  void fill_energies(StepEnergies* e) const {
+    const StepState& h = hst[0];
+    e->lj = 0.5 * from_fixed(h.nb_acc[0]);  // every pair was summed from both of its atoms
+    e->coulomb = 0.5 * from_fixed(h.nb_acc[1]) + ds.self_energy;
+    const int idx[3][3] = {{2, 5, 6}, {5, 3, 7}, {6, 7, 4}};
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) {
+        e->virial.m[a][b] = -0.25 * from_fixed(h.nb_acc[idx[a][b]]) + from_fixed(h.cvir_acc[3 * a + b]);
+        e->kinetic.m[a][b] = 0.5 * (h.rep_ke_prev[3 * a + b] + h.rep_ke_now[3 * a + b]);
+      }
+    e->thermostat_integral = h.rep_integral;
+  }
+
+  ExecutorConfig cfg;
+  gpu::GpuCalls calls;
+  cuda::DeviceSystem ds;
+  cuda::GpuTiming timing;
+  gpu::PinnedBuffer<double> hx, hv;  // x, y, z arrays one after the other
+  gpu::PinnedBuffer<StepState> hst;
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t graph_exec = nullptr;
+  bool every_step_timed = false;
+  bool searched = false;
+  int64_t step = 0;
+  std::string gpu_name;
+  size_t pairs = 0;
+  int max_groups = 0;
+};
+
+CudaExecutor::CudaExecutor(const ExecutorConfig& config) : impl_(std::make_unique<Impl>(config)) {}
+CudaExecutor::~CudaExecutor() = default;
+
+void CudaExecutor::load(const MdState& s) {
+  Impl& m = *impl_;
+  const size_t n = m.ds.n;
+  if (s.x.size() != n || s.v.size() != n)
+    throw RuntimeError(s.step, -1, "the state to load has a different number of atoms than the topology");
+  for (size_t i = 0; i < n; ++i)
+    for (int d = 0; d < 3; ++d) {
+      m.hx[d * n + i] = s.x[i][d];
+      m.hv[d * n + i] = s.v[i][d];
+    }
+  for (int d = 0; d < 3; ++d) {
+    m.calls.copy_async(m.ds.x[d].get(), m.hx.get() + d * n, n * sizeof(double), cudaMemcpyHostToDevice);
+    m.calls.copy_async(m.ds.v[d].get(), m.hv.get() + d * n, n * sizeof(double), cudaMemcpyHostToDevice);
+  }
+  StepState& h = m.hst[0];
+  h = StepState{};
+  h.step = s.step;
+  h.lambda = 1.0;
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) h.ke_prev[3 * a + b] = s.ke_half_prev.m[a][b];
+  h.integral_before = h.integral = s.thermostat_integral;
+  h.error = kNoError;
+  m.calls.copy_async(m.ds.st.get(), m.hst.get(), sizeof(StepState), cudaMemcpyHostToDevice);
+  if (cuda::size_pair_list(s.x, m.calls, m.ds)) m.drop_graph();
+  cuda::launch_begin_step(m.calls, m.ds.update);
+  m.calls.sync();  // the staging buffers are reused at once; errors show up here rather than at step 1
+  m.step = s.step;
+  m.searched = false;
+}
+
+void CudaExecutor::step(const StepRequest& r, StepEnergies* e) {
+  Impl& m = *impl_;
+  const cuda::UpdateParams& up = m.ds.update;
+  if (r.step != m.step)
+    throw RuntimeError(r.step, -1, fmt::format("internal error: the CUDA executor is at step {}", m.step));
+  // The device decides coupling and COM removal from its step counter; it must agree with the MD loop.
+  const bool tcouple = up.vrescale && (r.step + up.nsttcouple - 1) % up.nsttcouple == 0;
+  const bool comm = up.comm_linear && r.step % up.nstcomm == 0;
+  if (tcouple != r.tcouple || comm != r.comm)
+    throw RuntimeError(r.step, -1,
+                       "internal error: the CUDA executor's coupling schedule differs from the MD loop's");
+  const bool ns = r.ns || !m.searched;
+  const bool energy = r.energy && e != nullptr;
+  if (!ns && !energy && !m.every_step_timed) {
+    m.ensure_graph();
+    m.calls.launch_graph(m.graph_exec);
+    ++m.step;
+    return;
+  }
+  cuda::GpuTiming::Sample* t = m.timing.begin(ns, energy);
+  if (t) m.calls.record(t->ev[cuda::GpuTiming::kStart]);
+  if (ns) {
+    cuda::launch_pair_search(m.calls, m.ds.search);
+    m.searched = true;
+  }
+  if (t) m.calls.record(t->ev[cuda::GpuTiming::kSearched]);
+  if (energy)
+    m.calls.memset_async(reinterpret_cast<char*>(m.ds.st.get()) + offsetof(StepState, nb_acc), 0,
+                         sizeof(StepState::nb_acc) + sizeof(StepState::cvir_acc));
+  cuda::launch_nonbonded(m.calls, m.ds.nonbonded, energy);
+  if (t) m.calls.record(t->ev[cuda::GpuTiming::kNonbonded]);
+  cuda::launch_update(m.calls, m.ds.update, energy);
+  if (t) m.calls.record(t->ev[cuda::GpuTiming::kUpdated]);
+  ++m.step;
+  if (energy) {
+    m.sync_state();
+    m.fill_energies(e);
+  }
+}
+
+void CudaExecutor::save(MdState& s) {
+  Impl& m = *impl_;
+  const size_t n = m.ds.n;
+  m.copy_array_back(m.ds.x, m.hx);
+  m.copy_array_back(m.ds.v, m.hv);
+  m.sync_state();
+  const StepState& h = m.hst[0];
+  if (h.step != m.step) throw RuntimeError(m.step, -1, "internal error: the device is at another step");
+  s.step = h.step;
+  s.x.resize(n);
+  s.v.resize(n);
+  const Vec3 vcm{h.vcm[0], h.vcm[1], h.vcm[2]};
+  for (size_t i = 0; i < n; ++i) {
+    s.x[i] = {m.hx[i], m.hx[n + i], m.hx[2 * n + i]};
+    s.v[i] = {m.hv[i], m.hv[n + i], m.hv[2 * n + i]};
+    // The centre-of-mass removal of the last step is applied lazily by the next update: apply it here.
+    if (m.ds.host_mass[i] > 0.0) s.v[i] -= vcm;
+  }
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) s.ke_half_prev.m[a][b] = h.ke_prev[3 * a + b];
+  s.thermostat_integral = h.integral_before;
+}
+
+void CudaExecutor::positions(std::vector<Vec3>& x) {
+  Impl& m = *impl_;
+  const size_t n = m.ds.n;
+  m.copy_array_back(m.ds.x, m.hx);
+  m.sync_state();
+  x.resize(n);
+  for (size_t i = 0; i < n; ++i) x[i] = {m.hx[i], m.hx[n + i], m.hx[2 * n + i]};
+}
+
+void CudaExecutor::forces(std::vector<Vec3>& f) {
+  Impl& m = *impl_;
+  const size_t n = m.ds.n;
+  gpu::PinnedBuffer<float4> hf;
+  gpu::PinnedBuffer<int> atom_of;
+  hf.allocate(n, "forces (host staging)");
+  atom_of.allocate(n, "sorted order (host staging)");
+  m.calls.copy_async(hf.get(), m.ds.f.get(), n * sizeof(float4), cudaMemcpyDeviceToHost);
+  m.calls.copy_async(atom_of.get(), m.ds.atom_of.get(), n * sizeof(int), cudaMemcpyDeviceToHost);
+  m.sync_state();
+  f.assign(n, Vec3{});
+  for (size_t s = 0; s < n; ++s) f[atom_of[s]] = {hf[s].x, hf[s].y, hf[s].z};
+}
+
+size_t CudaExecutor::num_pairs() const { return impl_->pairs; }
+
+CallCounters CudaExecutor::counters() const {
+  CallCounters c;
+  c.host_syncs = impl_->calls.host_syncs();
+  c.launches = impl_->calls.launches();
+  return c;
+}
+
+std::string CudaExecutor::report_json() const {
+  const Impl& m = *impl_;
+  const cuda::SearchParams& sp = m.ds.search;
+  return fmt::format(
+      "\"domains\": 1,\n  \"gpu\": \"{}\",\n  \"gpu_lanes_per_atom\": {},\n  \"gpu_grid\": [{}, {}, {}],\n"
+      "  \"gpu_list_entries_per_lane\": {},\n  \"gpu_list_entries_per_lane_max\": {},\n"
+      "  \"gpu_every_step_timed\": {},\n  {}",
+      m.gpu_name, m.ds.tpa, sp.nc[0], sp.nc[1], sp.nc[2], m.ds.cap_groups * cuda::kListGroup,
+      m.max_groups * cuda::kListGroup, m.every_step_timed ? "true" : "false", m.timing.json());
+}
+
+}  // namespace halomd

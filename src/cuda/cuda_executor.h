@@ -1,0 +1,37 @@
+// The device-resident CUDA executor (`--backend cuda`): x, v and f stay on one GPU for the whole run and the
+// host only enqueues work. A regular step is one CUDA graph launch (the non-bonded and update kernels,
+// recorded once); NS steps add the pair search and energy steps copy a small state block back. The host
+// waits for the device only on energy steps, frames and checkpoints. docs/ARCHITECTURE.md has the design.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/executor.h"
+
+namespace halomd {
+
+class CudaExecutor final : public Executor {
+ public:
+  // Throws RuntimeError when no CUDA device can be used.
+  explicit CudaExecutor(const ExecutorConfig& config);
+  ~CudaExecutor() override;
+  void load(const MdState& state) override;
+  void step(const StepRequest& request, StepEnergies* energies) override;
+  void save(MdState& state) override;
+  void positions(std::vector<Vec3>& x) override;
+  size_t num_pairs() const override;
+  CallCounters counters() const override;
+  std::string report_json() const override;
+
+  // For tests: the non-bonded forces (pairs and reaction-field exclusion correction) at the positions the
+  // last step started from, kJ/mol/nm, in the topology's atom order.
+  void forces(std::vector<Vec3>& f);
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace halomd

@@ -1,0 +1,154 @@
+// The CUDA executor's data as the kernels see it: plain structs of device pointers and constants, passed to
+// kernels by value, and the per-step state that lives in device memory (so that a CUDA graph recorded once
+// can be replayed for every step). Shared by the kernels (.cu) and the host side (cuda_executor.cpp).
+//
+// Layout and precision (docs/ARCHITECTURE.md, "CUDA executor"):
+// - x and v in double, structure of arrays, in the topology's atom order ("original order"): the update and
+//   SETTLE run in double, as in the CPU reference.
+// - For the pair search and the non-bonded kernel, atoms are sorted by grid cell ("sorted order") and held
+//   as float4 (x, y, z, q sqrt(f/eps_r)). The float position is x - k L with k the atom's periodic image at
+//   the last search: inside the box then, drifting a little until the next search; pair-list entries carry
+//   the image shift of their neighbour cell, so no minimum image is needed per pair.
+// - Pair forces are float, summed per atom by one thread group in the list's fixed order; energies, virial,
+//   kinetic energy and momentum are reduced across threads in 64-bit fixed point, so a run is bitwise
+//   repeatable.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace halomd::cuda {
+
+// Pair-list entries are stored and read in groups of this many per lane (two 16-byte words): whole 32-byte
+// sectors are written by the search and read by the non-bonded kernel, which keeps 8 gathers in flight.
+constexpr int kListGroup = 8;
+
+// Error kinds in StepState::error_key (lowest wins when several happen at the same step and atom).
+enum ErrorKind : int { kErrMoved = 0, kErrSettle = 1, kErrForce = 2, kErrListFull = 3 };
+
+// Fixed-point scales (as cpu/fixed_point.h): energies and virials 2^28 per kJ/mol, momenta 2^32 per
+// amu nm/ps.
+constexpr double kEnergyScale = 268435456.0;
+constexpr double kMomentumScale = 4294967296.0;
+
+// The state of the step that the next update kernel advances, in device memory.
+struct StepState {
+  long long step;            // that step
+  double lambda;             // its v-rescale factor (1 without coupling)
+  double vcm[3];             // centre-of-mass velocity removed from v before its update (the deferred COM
+                             // removal of the previous step; 0 when there was none)
+  double ke_prev[9];         // KE(step - 1/2), row-major tensor, kJ/mol
+  double integral_before;    // thermostat integral at the start of the step
+  double integral;           // after the step's coupling
+  unsigned long long error;  // first (step << 32 | atom << 2 | kind) that went wrong, ~0 when none
+  unsigned int blocks_done;  // the update kernel's finished-block counter
+  int max_list_groups;       // longest per-lane list of the last search (groups of kListGroup entries)
+  long long list_pairs;      // pair entries of the last search (each pair is listed from both atoms)
+  // Accumulators, reset by their consumer.
+  long long ke_acc[6];  // sum 1/2 m v_a v_b over atoms: xx yy zz xy xz yz
+  long long mom_acc[3];
+  long long nb_acc[8];    // full-list sums: LJ, Coulomb, d (x) F (xx yy zz xy xz yz)
+  long long cvir_acc[9];  // constraint virial, row-major
+  // What the last energy step reported (written by the update kernel's last block).
+  double rep_ke_prev[9];
+  double rep_ke_now[9];
+  double rep_integral;
+};
+
+// The pair search (pairsearch.cu), every nstlist steps.
+// The search grid: cells of at least rlist / kCellsPerRlist, so the neighbours of an atom lie within
+// kCellsPerRlist cells of its own in each dimension. Finer cells fit the sphere of radius rlist better (the
+// candidate volume is the sphere dilated by one cell) at the price of more, shorter ranges: 3 was measured
+// no faster in the search and 10% slower in the non-bonded kernel at 45k atoms (bench/NOTES.md, 2026-12-03).
+constexpr int kCellsPerRlist = 2;
+
+struct SearchParams {
+  int n;    // atoms
+  int tpa;  // lanes per atom (power of two, at most 32)
+  int log2_tpa;
+  int cap_groups;  // list capacity per lane, in groups of kListGroup entries
+  int nc[3];       // grid cells per dimension (at least 4), each at least rlist / kCellsPerRlist wide
+  int ncell;
+  double len[3];  // box, nm
+  double cells_per_nm[3];
+  float lenf[3];
+  float cell_size[3];
+  float rlist2;  // nm^2
+  float prune;   // rlist + a rounding margin, for whole cells
+  float prune2;  // prune^2
+  // original order
+  const double* x[3];
+  const float* qs;  // q sqrt(f/eps_r)
+  const int* type;
+  const int* excl_start;
+  const int* excl;
+  int4* img;  // periodic image of each atom at this search
+  int* cell_of;
+  int* slot;
+  int* sorted_of;
+  // cells
+  int* cell_count;  // zero between searches
+  int* cell_start;  // ncell + 1
+  // sorted order
+  int* order_tmp;
+  int* atom_of;
+  int* cell_s;
+  float4* xq;
+  int* type_s;
+  // per lane
+  int* list;    // pairsearch.h has the layout
+  int* groups;  // per lane: groups written
+  StepState* st;
+};
+
+// The non-bonded kernel (nonbonded.cu), every step.
+struct NonbondedParams {
+  int n, tpa, log2_tpa, cap_groups, ntypes;
+  float rc2, k_rf, c_rf, sh6, sh12;
+  float len[3], inv_len[3];
+  const float4* xq;
+  const int* type_s;
+  const float2* lj;  // ntypes^2 (c6, c12)
+  const int* list;
+  const int* groups;
+  const int* atom_of;
+  const int* sorted_of;
+  const int* excl_start;
+  const int* excl;
+  float4* f;  // sorted order
+  StepState* st;
+};
+
+// One SETTLE water on the device.
+struct SettleDev {
+  int o, h1, h2, pad;
+  double mo, mh, d_oh, d_hh;
+};
+
+// The update kernel (update.cu), every step: leap-frog, SETTLE, kinetic energy, and the end of the step.
+struct UpdateParams {
+  int n, nsettle, nfree;
+  const SettleDev* settles;
+  const int* free_atoms;
+  double* x[3];
+  double* v[3];
+  const double* inv_mass;
+  const double* mass;
+  const float4* f;  // sorted order
+  const int* sorted_of;
+  const int4* img;
+  const float* qs;
+  float4* xq;  // sorted order, written
+  double dt;
+  double len[3];
+  double max_disp2;  // nm^2: an atom moving further in one step has blown up
+  double max_force2;
+  // coupling
+  int vrescale, nsttcouple, comm_linear, nstcomm;
+  double ref_kinetic, ndf, tau_steps, total_mass;
+  unsigned long long seed;
+  StepState* st;
+};
+
+}  // namespace halomd::cuda

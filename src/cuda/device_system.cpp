@@ -1,0 +1,246 @@
+#include "cuda/device_system.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "core/errors.h"
+#include "core/units.h"
+#include "cpu/nonbonded.h"
+
+namespace halomd::cuda {
+namespace {
+
+// Image-shift markers a lane can write: per (dx, dy) column of cells the shift changes at most three times,
+// 25 columns.
+constexpr int kMaxMarkers = 75;
+// Types beyond this would not fit the LJ table in shared memory (64^2 float2 = 32 KiB).
+constexpr int kMaxTypes = 64;
+
+template <class T>
+void upload(gpu::GpuCalls& calls, gpu::DeviceBuffer<T>& buf, const std::vector<T>& host,
+            const std::string& what) {
+  buf.allocate(host.size(), what);
+  calls.copy_sync(buf.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice);
+}
+
+int log2_int(int v) {
+  int l = 0;
+  while ((1 << l) < v) ++l;
+  return l;
+}
+
+}  // namespace
+
+void setup_device_system(const ExecutorConfig& cfg, int multiprocessors, int tpa, gpu::GpuCalls& calls,
+                         DeviceSystem& ds) {
+  const Topology& top = *cfg.top;
+  const MdParams& mdp = *cfg.mdp;
+  const int n = top.num_atoms();
+  ds.n = n;
+  const int ntypes = top.num_types();
+  if (ntypes > kMaxTypes)
+    throw InputError("", 0,
+                     "the CUDA executor supports at most " + std::to_string(kMaxTypes) +
+                         " atom types, the system has " + std::to_string(ntypes));
+  // Enough lanes to fill the GPU: at least one full wave (2048 threads per multiprocessor).
+  if (tpa <= 0) {
+    tpa = 1;
+    while (tpa < 32 && static_cast<long long>(n) * tpa < 2048LL * multiprocessors) tpa *= 2;
+  }
+  if (tpa > 32 || (tpa & (tpa - 1)) != 0) throw InputError("", 0, "lanes per atom must be 1, 2, 4, ..., 32");
+  ds.tpa = tpa;
+
+  const PairParams pp = make_pair_params(mdp);
+  const double q_scale = std::sqrt(pp.epsfac);
+  std::vector<float> qs(n);
+  std::vector<double> inv_mass(n);
+  double q2 = 0.0, total_mass = 0.0;
+  for (int i = 0; i < n; ++i) {
+    qs[i] = static_cast<float>(top.charge[i] * q_scale);
+    inv_mass[i] = top.mass[i] > 0 ? 1.0 / top.mass[i] : 0.0;
+    q2 += top.charge[i] * top.charge[i];
+    total_mass += top.mass[i];
+  }
+  ds.self_energy = -0.5 * pp.c_rf * pp.epsfac * q2;
+  ds.host_mass = top.mass;
+  std::vector<int> excl_start = top.excl_start, excl = top.excl;
+  if (excl_start.empty()) excl_start.assign(n + 1, 0);
+  if (excl.empty()) excl.push_back(0);  // a valid pointer for the kernels
+  std::vector<float2> lj(static_cast<size_t>(ntypes) * ntypes);
+  for (int a = 0; a < ntypes * ntypes; ++a)
+    lj[a] = make_float2(static_cast<float>(top.c6[a]), static_cast<float>(top.c12[a]));
+  std::vector<SettleDev> settles;
+  std::vector<char> in_settle(n, 0);
+  for (const Settle& s : top.settles) {
+    settles.push_back({s.o, s.h1, s.h2, 0, top.mass[s.o], top.mass[s.h1], s.d_oh, s.d_hh});
+    in_settle[s.o] = in_settle[s.h1] = in_settle[s.h2] = 1;
+  }
+  std::vector<int> free_atoms;
+  for (int i = 0; i < n; ++i)
+    if (!in_settle[i]) free_atoms.push_back(i);
+
+  upload(calls, ds.mass, top.mass, "masses");
+  upload(calls, ds.inv_mass, inv_mass, "inverse masses");
+  upload(calls, ds.qs, qs, "charges");
+  upload(calls, ds.type, top.type, "atom types");
+  upload(calls, ds.excl_start, excl_start, "exclusions");
+  upload(calls, ds.excl, excl, "exclusions");
+  upload(calls, ds.lj, lj, "LJ parameters");
+  if (!settles.empty()) upload(calls, ds.settles, settles, "SETTLE waters");
+  if (!free_atoms.empty()) upload(calls, ds.free_atoms, free_atoms, "atoms outside waters");
+
+  const std::string per_atom = "per-atom arrays (" + std::to_string(n) + " atoms)";
+  for (int d = 0; d < 3; ++d) {
+    ds.x[d].allocate(n, "positions");
+    ds.v[d].allocate(n, "velocities");
+  }
+  for (auto* b : {&ds.sorted_of, &ds.cell_of, &ds.slot, &ds.order_tmp, &ds.atom_of, &ds.cell_s, &ds.type_s})
+    b->allocate(n, per_atom);
+  ds.img.allocate(n, per_atom);
+  ds.xq.allocate(n, per_atom);
+  ds.f.allocate(n, per_atom);
+  ds.st.allocate(1, "step state");
+
+  // Grid: cells of at least rlist / kCellsPerRlist, at least 4 per dimension (rlist < L/2 is checked on
+  // input, so of the images of a neighbour that several shifts reach, only one lies within rlist).
+  SearchParams& sp = ds.search;
+  sp.ncell = 1;
+  for (int d = 0; d < 3; ++d) {
+    const double len = cfg.box.len[d];
+    sp.nc[d] = std::max(4, static_cast<int>(std::floor(len * kCellsPerRlist / mdp.rlist)));
+    sp.ncell *= sp.nc[d];
+    sp.len[d] = len;
+    sp.cells_per_nm[d] = sp.nc[d] / len;
+    sp.lenf[d] = static_cast<float>(len);
+    sp.cell_size[d] = static_cast<float>(len / sp.nc[d]);
+  }
+  ds.cell_count.allocate(sp.ncell, "cell grid");
+  ds.cell_start.allocate(sp.ncell + 1, "cell grid");
+  calls.memset_async(ds.cell_count.get(), 0, ds.cell_count.bytes());
+  sp.n = n;
+  sp.tpa = tpa;
+  sp.log2_tpa = log2_int(tpa);
+  sp.rlist2 = static_cast<float>(mdp.rlist * mdp.rlist);
+  const double prune = mdp.rlist + 1e-3;  // whole cells: room for float rounding at cell faces
+  sp.prune = static_cast<float>(prune);
+  sp.prune2 = static_cast<float>(prune * prune);
+  for (int d = 0; d < 3; ++d) sp.x[d] = ds.x[d].get();
+  sp.qs = ds.qs.get();
+  sp.type = ds.type.get();
+  sp.excl_start = ds.excl_start.get();
+  sp.excl = ds.excl.get();
+  sp.img = ds.img.get();
+  sp.cell_of = ds.cell_of.get();
+  sp.slot = ds.slot.get();
+  sp.sorted_of = ds.sorted_of.get();
+  sp.cell_count = ds.cell_count.get();
+  sp.cell_start = ds.cell_start.get();
+  sp.order_tmp = ds.order_tmp.get();
+  sp.atom_of = ds.atom_of.get();
+  sp.cell_s = ds.cell_s.get();
+  sp.xq = ds.xq.get();
+  sp.type_s = ds.type_s.get();
+  sp.st = ds.st.get();
+
+  NonbondedParams& np = ds.nonbonded;
+  np.n = n;
+  np.tpa = tpa;
+  np.log2_tpa = sp.log2_tpa;
+  np.ntypes = ntypes;
+  np.rc2 = static_cast<float>(pp.rc2);
+  np.k_rf = static_cast<float>(pp.k_rf);
+  np.c_rf = static_cast<float>(pp.c_rf);
+  np.sh6 = static_cast<float>(pp.sh_six);
+  np.sh12 = static_cast<float>(pp.sh_twelve);
+  for (int d = 0; d < 3; ++d) {
+    np.len[d] = static_cast<float>(cfg.box.len[d]);
+    np.inv_len[d] = static_cast<float>(1.0 / cfg.box.len[d]);
+  }
+  np.xq = ds.xq.get();
+  np.type_s = ds.type_s.get();
+  np.lj = ds.lj.get();
+  np.atom_of = ds.atom_of.get();
+  np.sorted_of = ds.sorted_of.get();
+  np.excl_start = ds.excl_start.get();
+  np.excl = ds.excl.get();
+  np.f = ds.f.get();
+  np.st = ds.st.get();
+
+  UpdateParams& up = ds.update;
+  up.n = n;
+  up.nsettle = static_cast<int>(settles.size());
+  up.nfree = static_cast<int>(free_atoms.size());
+  up.settles = ds.settles.get();
+  up.free_atoms = ds.free_atoms.get();
+  for (int d = 0; d < 3; ++d) {
+    up.x[d] = ds.x[d].get();
+    up.v[d] = ds.v[d].get();
+    up.len[d] = cfg.box.len[d];
+  }
+  up.inv_mass = ds.inv_mass.get();
+  up.mass = ds.mass.get();
+  up.f = ds.f.get();
+  up.sorted_of = ds.sorted_of.get();
+  up.img = ds.img.get();
+  up.qs = ds.qs.get();
+  up.xq = ds.xq.get();
+  up.dt = mdp.dt;
+  up.max_disp2 = 0.1 * 0.1;   // as the CPU executor's blow-up check
+  up.max_force2 = 1e8 * 1e8;  // as the CPU's extreme pair force, here per atom
+  up.vrescale = mdp.tcoupl == Tcoupl::VRescale;
+  up.nsttcouple = std::max(1, mdp.nsttcouple);
+  up.comm_linear = mdp.comm_mode == CommMode::Linear && mdp.nstcomm > 0;
+  up.nstcomm = std::max(1, mdp.nstcomm);
+  up.ref_kinetic = 0.5 * cfg.ndf * units::kBoltzmann * mdp.ref_t;
+  up.ndf = cfg.ndf;
+  up.tau_steps = mdp.tau_t / (up.nsttcouple * mdp.dt);
+  up.total_mass = total_mass;
+  up.seed = cfg.ld_seed;
+  up.st = ds.st.get();
+}
+
+bool size_pair_list(const std::vector<Vec3>& x, gpu::GpuCalls& calls, DeviceSystem& ds) {
+  SearchParams& sp = ds.search;
+  const int nx = sp.nc[0], ny = sp.nc[1], nz = sp.nc[2];
+  std::vector<int> count(sp.ncell, 0);
+  for (const Vec3& p : x) {
+    int c[3];
+    for (int d = 0; d < 3; ++d) {
+      const double w = p[d] - std::floor(p[d] / sp.len[d]) * sp.len[d];
+      c[d] = std::clamp(static_cast<int>(w * sp.cells_per_nm[d]), 0, sp.nc[d] - 1);
+    }
+    ++count[(c[0] * ny + c[1]) * nz + c[2]];
+  }
+  int most = 0;
+  for (int cx = 0; cx < nx; ++cx)
+    for (int cy = 0; cy < ny; ++cy)
+      for (int cz = 0; cz < nz; ++cz) {
+        int sum = 0;
+        constexpr int r = kCellsPerRlist;
+        for (int dx = -r; dx <= r; ++dx)
+          for (int dy = -r; dy <= r; ++dy)
+            for (int dz = -r; dz <= r; ++dz)
+              sum += count[(((cx + dx + nx) % nx) * ny + (cy + dy + ny) % ny) * nz + (cz + dz + nz) % nz];
+        most = std::max(most, sum);
+      }
+  const int entries = (most + ds.tpa - 1) / ds.tpa + 1 + kMaxMarkers;
+  const int cap = (entries + kListGroup - 1) / kListGroup;
+  if (cap <= ds.cap_groups) return false;
+  const long long lanes = static_cast<long long>(ds.n) * ds.tpa;
+  const long long warps = (lanes + 31) / 32;
+  ds.list.allocate(static_cast<size_t>(warps) * cap * 32 * kListGroup,
+                   "the pair list (" + std::to_string(cap * kListGroup) + " entries per lane)");
+  ds.groups.allocate(static_cast<size_t>(warps) * 32, "the pair list");
+  calls.memset_async(ds.groups.get(), 0, ds.groups.bytes());
+  ds.cap_groups = cap;
+  sp.cap_groups = cap;
+  sp.list = ds.list.get();
+  sp.groups = ds.groups.get();
+  ds.nonbonded.cap_groups = cap;
+  ds.nonbonded.list = ds.list.get();
+  ds.nonbonded.groups = ds.groups.get();
+  return true;
+}
+
+}  // namespace halomd::cuda

@@ -1,0 +1,48 @@
+// Device helpers shared by the kernels: error flags, fixed-point conversion and deterministic block sums.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "cuda/device_data.h"
+
+namespace halomd::cuda {
+
+// Records that `atom` (original index) went wrong at `step`; the earliest step, then the lowest atom, wins.
+__device__ inline void flag_error(StepState* st, long long step, int atom, int kind) {
+  const unsigned long long key = (static_cast<unsigned long long>(step) << 32) |
+                                 (static_cast<unsigned long long>(atom & 0x3fffffff) << 2) |
+                                 static_cast<unsigned long long>(kind);
+  atomicMin(&st->error, key);
+}
+
+__device__ inline long long to_fixed(double value, double scale) { return llrint(value * scale); }
+
+__device__ inline void add_fixed(long long* acc, long long value) {
+  atomicAdd(reinterpret_cast<unsigned long long*>(acc), static_cast<unsigned long long>(value));
+}
+
+// Sums kCount values over the block in a fixed order (warp butterflies, then the warps in order) and
+// returns the totals in thread 0's `v`. Needs every thread of the block and blockDim.x <= 1024, a multiple of
+// 32; `scratch` (shared) holds 32 * kCount values.
+template <int kCount, class T>
+__device__ inline void block_sum(T (&v)[kCount], T* scratch) {
+  constexpr int count = kCount;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+#pragma unroll
+  for (int c = 0; c < count; ++c) {
+    T s = v[c];
+    for (int m = 16; m > 0; m >>= 1) s += __shfl_xor_sync(0xffffffffu, s, m);
+    if (lane == 0) scratch[warp * count + c] = s;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int c = 0; c < count; ++c) {
+      T s = scratch[c];
+      for (int w = 1; w < nwarps; ++w) s += scratch[w * count + c];
+      v[c] = s;
+    }
+  }
+  __syncthreads();
+}
+
+}  // namespace halomd::cuda

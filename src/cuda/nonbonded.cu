@@ -1,0 +1,146 @@
+#include "cuda/device_util.cuh"
+#include "cuda/nonbonded.h"
+#include "cuda/pairsearch.h"
+
+namespace halomd::cuda {
+namespace {
+
+constexpr int kBlock = 128;
+
+// One atom's lanes (tpa of them, adjacent in a warp) each walk their own list and sum the force on the atom
+// in float, in list order; the lanes' sums are then added in a fixed butterfly. Every pair is listed from
+// both of its atoms, so nothing is written to another atom's force and the result does not depend on
+// thread scheduling. The pair arithmetic is pair_lj_rf and pair_rf_exclusion of cpu/pair_interaction.h,
+// written out in float with the charges scaled by sqrt(f/eps_r) beforehand (test_cuda_executor checks the
+// two against each other).
+template <bool kEnergy>
+__global__ void __launch_bounds__(kBlock, 6) nonbonded_kernel(NonbondedParams p) {
+  extern __shared__ float2 s_lj[];
+  for (int k = threadIdx.x; k < p.ntypes * p.ntypes; k += blockDim.x) s_lj[k] = p.lj[k];
+  __syncthreads();
+
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const int s = t >> p.log2_tpa;
+  const int r = t & (p.tpa - 1);
+  float fx = 0.f, fy = 0.f, fz = 0.f;
+  double sums[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // LJ, Coulomb, d (x) F: xx yy zz xy xz yz
+  if (s < p.n) {
+    const float4 xi = p.xq[s];
+    const int ti = p.type_s[s] * p.ntypes;
+    const int ngroups = p.groups[t];
+    const int4* lp = list_group(const_cast<int*>(p.list), t, p.cap_groups, 0);
+    float xsx = xi.x, xsy = xi.y, xsz = xi.z;
+    // The next group's entries are loaded while the current group's eight gathers are in flight.
+    int4 na = make_int4(0, 0, 0, 0), nb = make_int4(0, 0, 0, 0);
+    if (ngroups > 0) {
+      na = __ldg(lp);
+      nb = __ldg(lp + 1);
+    }
+    for (int g = 0; g < ngroups; ++g) {
+      const int e[kListGroup] = {na.x, na.y, na.z, na.w, nb.x, nb.y, nb.z, nb.w};
+      if (g + 1 < ngroups) {
+        na = __ldg(lp + (g + 1) * 2 * 32);
+        nb = __ldg(lp + (g + 1) * 2 * 32 + 1);
+      }
+      float4 xj[kListGroup];
+      int tj[kListGroup];
+#pragma unroll
+      for (int u = 0; u < kListGroup; ++u) {
+        const int j = e[u] < 0 ? s : e[u];  // a marker loads the atom itself, unused
+        xj[u] = __ldg(p.xq + j);
+        tj[u] = __ldg(p.type_s + j);
+      }
+#pragma unroll
+      for (int u = 0; u < kListGroup; ++u) {
+        if (e[u] < 0) {
+          const int code = -e[u] - 1;
+          xsx = xi.x - static_cast<float>(code % 3 - 1) * p.len[0];
+          xsy = xi.y - static_cast<float>((code / 3) % 3 - 1) * p.len[1];
+          xsz = xi.z - static_cast<float>(code / 9 - 1) * p.len[2];
+          continue;
+        }
+        const float dx = xsx - xj[u].x, dy = xsy - xj[u].y, dz = xsz - xj[u].z;
+        const float r2 = dx * dx + dy * dy + dz * dz;
+        // Beyond the cut-off (about 30% of the buffered list) the same instructions run and the result is
+        // zeroed: no divergent branch in the warp.
+        const bool in = r2 < p.rc2;
+        const float2 cc = s_lj[ti + tj[u]];
+        const float rinv = rsqrtf(in ? r2 : p.rc2);
+        const float rinv2 = rinv * rinv;
+        const float rinv6 = rinv2 * rinv2 * rinv2;
+        const float vrep = cc.y * rinv6 * rinv6;
+        const float vdisp = cc.x * rinv6;
+        const float qq = xi.w * xj[u].w;
+        const float fpair = (12.f * vrep - 6.f * vdisp) * rinv2 + qq * (rinv * rinv2 - 2.f * p.k_rf);
+        const float fscal = in ? fpair : 0.f;
+        fx += fscal * dx;
+        fy += fscal * dy;
+        fz += fscal * dz;
+        if (kEnergy && in) {
+          sums[0] += (vrep - cc.y * p.sh12) - (vdisp - cc.x * p.sh6);
+          sums[1] += qq * (rinv + p.k_rf * r2 - p.c_rf);
+          sums[2] += fscal * dx * dx;
+          sums[3] += fscal * dy * dy;
+          sums[4] += fscal * dz * dz;
+          sums[5] += fscal * dx * dy;
+          sums[6] += fscal * dx * dz;
+          sums[7] += fscal * dy * dz;
+        }
+      }
+    }
+    // Reaction-field correction of the excluded pairs within the cut-off (each pair seen from both atoms);
+    // the minimum image here, as these pairs are not in the list.
+    const int i = p.atom_of[s];
+    const int eb = p.excl_start[i], ee = p.excl_start[i + 1];
+    for (int q = eb + r; q < ee; q += p.tpa) {
+      const float4 xj = p.xq[p.sorted_of[p.excl[q]]];
+      const float qq = xi.w * xj.w;
+      if (qq == 0.f) continue;
+      float dx = xi.x - xj.x, dy = xi.y - xj.y, dz = xi.z - xj.z;
+      dx -= p.len[0] * rintf(dx * p.inv_len[0]);
+      dy -= p.len[1] * rintf(dy * p.inv_len[1]);
+      dz -= p.len[2] * rintf(dz * p.inv_len[2]);
+      const float r2 = dx * dx + dy * dy + dz * dz;
+      if (!(r2 < p.rc2)) continue;
+      const float fscal = -2.f * qq * p.k_rf;
+      fx += fscal * dx;
+      fy += fscal * dy;
+      fz += fscal * dz;
+      if (kEnergy) {
+        sums[1] += qq * (p.k_rf * r2 - p.c_rf);
+        sums[2] += fscal * dx * dx;
+        sums[3] += fscal * dy * dy;
+        sums[4] += fscal * dz * dz;
+        sums[5] += fscal * dx * dy;
+        sums[6] += fscal * dx * dz;
+        sums[7] += fscal * dy * dz;
+      }
+    }
+  }
+  for (int m = p.tpa >> 1; m > 0; m >>= 1) {
+    fx += __shfl_xor_sync(0xffffffffu, fx, m);
+    fy += __shfl_xor_sync(0xffffffffu, fy, m);
+    fz += __shfl_xor_sync(0xffffffffu, fz, m);
+  }
+  if (s < p.n && r == 0) p.f[s] = make_float4(fx, fy, fz, 0.f);
+  if constexpr (kEnergy) {
+    __shared__ double s_scratch[32 * 8];
+    block_sum(sums, s_scratch);
+    if (threadIdx.x == 0)
+      for (int c = 0; c < 8; ++c) add_fixed(&p.st->nb_acc[c], to_fixed(sums[c], kEnergyScale));
+  }
+}
+
+}  // namespace
+
+void launch_nonbonded(gpu::GpuCalls& calls, const NonbondedParams& p, bool energy) {
+  const long long lanes = static_cast<long long>(p.n) * p.tpa;
+  const int blocks = static_cast<int>((lanes + kBlock - 1) / kBlock);
+  const size_t shared = sizeof(float2) * p.ntypes * p.ntypes;
+  if (energy)
+    calls.launch("nonbonded_kernel<energy>", nonbonded_kernel<true>, blocks, kBlock, shared, p);
+  else
+    calls.launch("nonbonded_kernel", nonbonded_kernel<false>, blocks, kBlock, shared, p);
+}
+
+}  // namespace halomd::cuda

@@ -1,0 +1,15 @@
+// The non-bonded forces on the GPU: Lennard-Jones (plain or potential-shift) and reaction field over the
+// pair list of pairsearch.h, plus the reaction-field correction of excluded pairs, exactly the CPU
+// reference's definitions (cpu/pair_interaction.h) in float.
+#pragma once
+
+#include "cuda/device_data.h"
+#include "gpu/gpu_calls.h"
+
+namespace halomd::cuda {
+
+// Forces (sorted order) and, with energy, the full-list sums of LJ, Coulomb and d (x) F added to
+// st->nb_acc (which the caller zeroes before an energy step).
+void launch_nonbonded(gpu::GpuCalls& calls, const NonbondedParams& p, bool energy);
+
+}  // namespace halomd::cuda

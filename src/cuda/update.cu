@@ -1,0 +1,205 @@
+#include "core/vec3.h"
+#include "cpu/settle_water.h"
+#include "cpu/thermostat.h"
+#include "cuda/device_util.cuh"
+#include "cuda/update.h"
+
+namespace halomd::cuda {
+namespace {
+
+constexpr int kBlock = 64;  // small blocks: the waters of a 45k-atom box spread over all multiprocessors
+
+// The same rules as the MD loop's StepRequest (engine/md_run.cpp); the executor checks that they agree.
+__device__ inline bool tcouple_at(const UpdateParams& p, long long step) {
+  return p.vrescale && (step + p.nsttcouple - 1) % p.nsttcouple == 0;
+}
+__device__ inline bool comm_at(const UpdateParams& p, long long step) {
+  return p.comm_linear && step % p.nstcomm == 0;
+}
+
+// The coupling of st->step from KE(step - 1/2), as vrescale_lambda (cpu/cpu_executor.cpp).
+__device__ void begin_step(const UpdateParams& p, StepState* st) {
+  st->integral = st->integral_before;
+  st->lambda = 1.0;
+  if (tcouple_at(p, st->step)) {
+    const double ek = st->ke_prev[0] + st->ke_prev[4] + st->ke_prev[8];
+    const double ek_new = vrescale_resample_kinetic(ek, p.ref_kinetic, p.ndf, p.tau_steps, p.seed,
+                                                    static_cast<int64_t>(st->step));
+    st->integral = st->integral_before - (ek_new - ek);
+    st->lambda = ek > 0 ? sqrt(ek_new / ek) : 1.0;
+  }
+}
+
+// Leap-frog for one atom (cpu/update.cpp), with the deferred centre-of-mass removal of the previous step.
+__device__ inline void leapfrog(const UpdateParams& p, int a, int sa, double lambda, const double* vcm,
+                                long long step, Vec3& xo, Vec3& xn, Vec3& vn) {
+  xo = Vec3{p.x[0][a], p.x[1][a], p.x[2][a]};
+  vn = Vec3{p.v[0][a], p.v[1][a], p.v[2][a]};
+  const double im = p.inv_mass[a];
+  if (im == 0.0) {
+    xn = xo;
+    return;
+  }
+  vn -= Vec3{vcm[0], vcm[1], vcm[2]};
+  const float4 f = p.f[sa];
+  if (!(f.x * f.x + f.y * f.y + f.z * f.z < p.max_force2)) flag_error(p.st, step, a, kErrForce);
+  vn = vn * lambda + Vec3{f.x, f.y, f.z} * (im * p.dt);
+  xn = xo + vn * p.dt;
+}
+
+// Checks, writes back and adds the kinetic energy and momentum of one updated atom.
+__device__ inline void finish_atom(const UpdateParams& p, int a, int sa, long long step, const Vec3& xo,
+                                   const Vec3& xn, const Vec3& vn, long long* ke, long long* mom) {
+  if (!(norm2(xn - xo) < p.max_disp2)) flag_error(p.st, step, a, kErrMoved);
+  p.x[0][a] = xn.x;
+  p.x[1][a] = xn.y;
+  p.x[2][a] = xn.z;
+  p.v[0][a] = vn.x;
+  p.v[1][a] = vn.y;
+  p.v[2][a] = vn.z;
+  const int4 k = p.img[a];
+  p.xq[sa] = make_float4(static_cast<float>(xn.x - k.x * p.len[0]), static_cast<float>(xn.y - k.y * p.len[1]),
+                         static_cast<float>(xn.z - k.z * p.len[2]), p.qs[a]);
+  const double m = p.mass[a], hm = 0.5 * m;
+  ke[0] += to_fixed(hm * vn.x * vn.x, kEnergyScale);
+  ke[1] += to_fixed(hm * vn.y * vn.y, kEnergyScale);
+  ke[2] += to_fixed(hm * vn.z * vn.z, kEnergyScale);
+  ke[3] += to_fixed(hm * vn.x * vn.y, kEnergyScale);
+  ke[4] += to_fixed(hm * vn.x * vn.z, kEnergyScale);
+  ke[5] += to_fixed(hm * vn.y * vn.z, kEnergyScale);
+  mom[0] += to_fixed(m * vn.x, kMomentumScale);
+  mom[1] += to_fixed(m * vn.y, kMomentumScale);
+  mom[2] += to_fixed(m * vn.z, kMomentumScale);
+}
+
+// The last block's work: the step's kinetic energy and centre-of-mass velocity from the fixed-point sums,
+// the energy report, then the next step's coupling.
+template <bool kEnergy>
+__device__ void end_step(const UpdateParams& p, StepState* st, long long step) {
+  long long kf[6];
+  for (int c = 0; c < 6; ++c)
+    kf[c] = static_cast<long long>(atomicExch(reinterpret_cast<unsigned long long*>(&st->ke_acc[c]), 0ull));
+  const int sym[9] = {0, 3, 4, 3, 1, 5, 4, 5, 2};  // row-major tensor from xx yy zz xy xz yz
+  double ke_now[9];
+  for (int c = 0; c < 9; ++c) ke_now[c] = static_cast<double>(kf[sym[c]]) / kEnergyScale;
+  if (kEnergy) {
+    for (int c = 0; c < 9; ++c) {
+      st->rep_ke_prev[c] = st->ke_prev[c];
+      st->rep_ke_now[c] = ke_now[c];
+    }
+    st->rep_integral = st->integral;
+  }
+  for (int c = 0; c < 9; ++c) st->ke_prev[c] = ke_now[c];
+  for (int d = 0; d < 3; ++d) {
+    const long long m =
+        static_cast<long long>(atomicExch(reinterpret_cast<unsigned long long*>(&st->mom_acc[d]), 0ull));
+    st->vcm[d] =
+        comm_at(p, step) && p.total_mass > 0 ? static_cast<double>(m) / kMomentumScale / p.total_mass : 0.0;
+  }
+  st->step = step + 1;
+  st->integral_before = st->integral;
+  begin_step(p, st);
+}
+
+// One thread per SETTLE water, then one per atom outside waters.
+template <bool kEnergy>
+__global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p) {
+  __shared__ long long s_scratch[32 * 9];
+  __shared__ bool s_last;
+  StepState* st = p.st;
+  const long long step = st->step;
+  const double lambda = st->lambda;
+  const double vcm[3] = {st->vcm[0], st->vcm[1], st->vcm[2]};
+  const bool comm = comm_at(p, step);
+  long long ke[6] = {0, 0, 0, 0, 0, 0};
+  long long mom[3] = {0, 0, 0};
+  long long cvir[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  const int u = blockIdx.x * blockDim.x + threadIdx.x;
+  if (u < p.nsettle) {
+    const SettleDev w = p.settles[u];
+    const int atoms[3] = {w.o, w.h1, w.h2};
+    int sorted[3];
+    Vec3 xo[3], xn[3], vn[3];
+    for (int k = 0; k < 3; ++k) {
+      sorted[k] = p.sorted_of[atoms[k]];
+      leapfrog(p, atoms[k], sorted[k], lambda, vcm, step, xo[k], xn[k], vn[k]);
+    }
+    const Vec3 b0 = xo[1] - xo[0], c0 = xo[2] - xo[0];
+    Vec3 con[3];
+    if (settle_water(w.mo, w.mh, w.d_oh, w.d_hh, b0, c0, xn[0], xn[1], xn[2], con[0], con[1], con[2])) {
+      const double inv_dt = 1.0 / p.dt;
+      Vec3 dl[3];
+      for (int k = 0; k < 3; ++k) {
+        dl[k] = con[k] - xn[k];
+        xn[k] = con[k];
+        vn[k] += dl[k] * inv_dt;
+      }
+      if (kEnergy) {
+        // -1/2 sum_i x_old_i (x) m_i dx_i / dt^2, relative to the old O (settle.cpp).
+        const double f = inv_dt * inv_dt;
+        const Vec3 fb = dl[1] * (w.mh * f), fc = dl[2] * (w.mh * f);
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) {
+            double t = 0.0;
+            t += -0.5 * b0[i] * fb[j];
+            t += -0.5 * c0[i] * fc[j];
+            cvir[3 * i + j] += to_fixed(t, kEnergyScale);
+          }
+      }
+    } else {
+      flag_error(st, step, w.o, kErrSettle);
+    }
+    for (int k = 0; k < 3; ++k) finish_atom(p, atoms[k], sorted[k], step, xo[k], xn[k], vn[k], ke, mom);
+  } else if (u < p.nsettle + p.nfree) {
+    const int a = p.free_atoms[u - p.nsettle];
+    const int sa = p.sorted_of[a];
+    Vec3 xo, xn, vn;
+    leapfrog(p, a, sa, lambda, vcm, step, xo, xn, vn);
+    finish_atom(p, a, sa, step, xo, xn, vn, ke, mom);
+  }
+
+  block_sum(ke, s_scratch);
+  if (threadIdx.x == 0)
+    for (int c = 0; c < 6; ++c) add_fixed(&st->ke_acc[c], ke[c]);
+  if (comm) {
+    block_sum(mom, s_scratch);
+    if (threadIdx.x == 0)
+      for (int c = 0; c < 3; ++c) add_fixed(&st->mom_acc[c], mom[c]);
+  }
+  if constexpr (kEnergy) {
+    block_sum(cvir, s_scratch);
+    if (threadIdx.x == 0)
+      for (int c = 0; c < 9; ++c) add_fixed(&st->cvir_acc[c], cvir[c]);
+  }
+
+  // The last block to finish ends the step (the threadFenceReduction pattern of the CUDA samples).
+  if (threadIdx.x == 0) {
+    __threadfence();
+    s_last = atomicAdd(&st->blocks_done, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (s_last && threadIdx.x == 0) {
+    __threadfence();
+    end_step<kEnergy>(p, st, step);
+    st->blocks_done = 0;
+  }
+}
+
+__global__ void begin_step_kernel(UpdateParams p) { begin_step(p, p.st); }
+
+}  // namespace
+
+void launch_update(gpu::GpuCalls& calls, const UpdateParams& p, bool energy) {
+  const int units = p.nsettle + p.nfree;
+  const int blocks = (units + kBlock - 1) / kBlock;
+  if (energy)
+    calls.launch("update_kernel<energy>", update_kernel<true>, blocks, kBlock, 0, p);
+  else
+    calls.launch("update_kernel", update_kernel<false>, blocks, kBlock, 0, p);
+}
+
+void launch_begin_step(gpu::GpuCalls& calls, const UpdateParams& p) {
+  calls.launch("begin_step_kernel", begin_step_kernel, 1, 1, 0, p);
+}
+
+}  // namespace halomd::cuda

@@ -1,0 +1,147 @@
+// The CUDA executor against the CPU double path, in one process: step-0 energies, virial and forces, the
+// positions after one step, and the v-rescale random numbers. Needs a GPU (ctest label "gpu"); without one
+// every test reports SKIPPED.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/executor.h"
+#include "support/test_support.h"
+#include "tolerances.h"
+
+#if HALOMD_HAVE_CUDA
+#include "cpu/cpu_executor.h"
+#include "cpu/nonbonded.h"
+#include "cpu/pairlist.h"
+#include "cpu/update.h"
+#include "cuda/cuda_executor.h"
+#include "cuda/device_info.h"
+#include "engine/setup.h"
+#endif
+
+namespace halomd::test {
+namespace {
+
+#if HALOMD_HAVE_CUDA
+
+double rel_diff(double a, double b) { return std::fabs(a - b) / std::fabs(b); }
+
+// A system and its state at step 0 as the MD loop makes it (continuation = yes in these .mdp files).
+struct System {
+  SimulationInputs in;
+  MdState state;
+  PhaseTimers timers;
+  ExecutorConfig config() {
+    ExecutorConfig c;
+    c.top = &in.top;
+    c.mdp = &in.mdp;
+    c.box = in.gro.box;
+    c.ndf = in.ndf;
+    c.ld_seed = 4242;
+    c.threads = 2;
+    c.timers = &timers;
+    return c;
+  }
+};
+
+void load_system(const std::string& sys, const std::string& mdp, System& s) {
+  RunOptions opt;
+  opt.conf = data_path(sys + "/conf.gro");
+  opt.top = data_path(sys + "/topol.top");
+  opt.mdp = data_path(sys + "/" + mdp);
+  s.in = load_inputs(opt);
+  s.state.step = 0;
+  s.state.x = s.in.gro.x;
+  make_molecules_whole(s.in.top, s.in.gro.box, s.state.x);
+  s.state.v = s.in.gro.v;
+  s.state.ke_half_prev = kinetic_energy_tensor(s.state.v, s.in.top.mass, 1);
+}
+
+StepRequest request(const MdParams& mdp, int64_t step, bool energy) {
+  StepRequest r;
+  r.step = step;
+  r.ns = step % mdp.nstlist == 0;
+  r.energy = energy;
+  r.tcouple = mdp.tcoupl == Tcoupl::VRescale && (step + mdp.nsttcouple - 1) % mdp.nsttcouple == 0;
+  r.comm = mdp.comm_mode == CommMode::Linear && step % mdp.nstcomm == 0;
+  return r;
+}
+
+TEST(CudaExecutor, Step0EnergiesForcesAndFirstStepMatchCpuDoublePath) {
+  if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
+  System sys;
+  load_system("spce_9k", "nve.mdp", sys);
+  CpuExecutor cpu(sys.config());
+  CudaExecutor gpu(sys.config());
+  cpu.load(sys.state);
+  gpu.load(sys.state);
+  StepEnergies ec, eg;
+  cpu.step(request(sys.in.mdp, 0, true), &ec);
+  gpu.step(request(sys.in.mdp, 0, true), &eg);
+
+  EXPECT_LT(rel_diff(eg.lj, ec.lj), kEnergyRelTol) << eg.lj << " vs " << ec.lj;
+  EXPECT_LT(rel_diff(eg.coulomb, ec.coulomb), kEnergyRelTol) << eg.coulomb << " vs " << ec.coulomb;
+  EXPECT_LT(rel_diff(eg.lj + eg.coulomb, ec.lj + ec.coulomb), kEnergyRelTol);
+  EXPECT_LT(rel_diff(eg.kinetic.trace(), ec.kinetic.trace()), kKineticRelTol);
+  for (int a = 0; a < 3; ++a)
+    EXPECT_LT(rel_diff(eg.virial.m[a][a], ec.virial.m[a][a]), kGpuVirialRelTol)
+        << "virial " << a << ": " << eg.virial.m[a][a] << " vs " << ec.virial.m[a][a];
+
+  // Forces at x(0): the CPU reference's non-bonded forces from its own pair list.
+  const Box box = sys.in.gro.box;
+  PairList list;
+  build_pair_list(sys.state.x, box, sys.in.mdp.rlist, sys.in.top, 2, list);
+  NonbondedCpu nb(sys.in.top, sys.in.mdp, 2);
+  std::vector<Vec3> fc(sys.state.x.size()), fg;
+  NonbondedEnergies unused;
+  nb.compute(list, sys.state.x, box, false, 0, fc, unused);
+  gpu.forces(fg);
+  ASSERT_EQ(fg.size(), fc.size());
+  double f2 = 0.0, err2 = 0.0, err_max = 0.0;
+  for (size_t i = 0; i < fc.size(); ++i) {
+    f2 += norm2(fc[i]);
+    const double e2 = norm2(fg[i] - fc[i]);
+    err2 += e2;
+    err_max = std::max(err_max, std::sqrt(e2));
+  }
+  const double f_rms = std::sqrt(f2 / fc.size()), err_rms = std::sqrt(err2 / fc.size());
+  EXPECT_LT(err_rms / f_rms, kGpuForceRmsRel) << "RMS force " << f_rms << ", RMS error " << err_rms;
+  EXPECT_LT(err_max / f_rms, kGpuForceMaxRel) << "RMS force " << f_rms << ", worst error " << err_max;
+
+  MdState sc, sg;
+  cpu.save(sc);
+  gpu.save(sg);
+  ASSERT_EQ(sg.step, 1);
+  double dx_max = 0.0;
+  for (size_t i = 0; i < sc.x.size(); ++i) dx_max = std::max(dx_max, std::sqrt(norm2(sg.x[i] - sc.x[i])));
+  EXPECT_LT(dx_max, kGpuStepPositionAbsTol);
+}
+
+TEST(CudaExecutor, ThermostatDrawsTheCpuRandomNumbers) {
+  if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
+  System sys;
+  load_system("spce_1k5", "vrescale.mdp", sys);
+  CpuExecutor cpu(sys.config());
+  CudaExecutor gpu(sys.config());
+  cpu.load(sys.state);
+  gpu.load(sys.state);
+  StepEnergies ec, eg;
+  for (int64_t step = 0; step < 2; ++step) {
+    cpu.step(request(sys.in.mdp, step, true), &ec);
+    gpu.step(request(sys.in.mdp, step, true), &eg);
+  }
+  // Step 1 is the first coupling step (nsttcouple 10): the integral is minus the energy it added.
+  ASSERT_NE(ec.thermostat_integral, 0.0);
+  EXPECT_LT(rel_diff(eg.thermostat_integral, ec.thermostat_integral), kGpuThermostatRelTol)
+      << eg.thermostat_integral << " vs " << ec.thermostat_integral;
+}
+
+#else
+
+TEST(CudaExecutor, NotBuilt) { GTEST_SKIP() << "this build has no CUDA executor"; }
+
+#endif
+
+}  // namespace
+}  // namespace halomd::test

@@ -1,0 +1,163 @@
+// Whole runs with --backend cuda: NVE energy drift, bitwise repeatability, bitwise continuation, blow-ups
+// that name step and atom with the outputs intact, and the counted calls of run.json. Needs a GPU (ctest
+// label "gpu"); without one every test reports SKIPPED.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "io/xtc.h"
+#include "support/run_helpers.h"
+#include "support/test_support.h"
+#include "tolerances.h"
+
+#if HALOMD_HAVE_CUDA
+#include "cuda/device_info.h"
+#endif
+
+namespace halomd::test {
+namespace {
+
+#if HALOMD_HAVE_CUDA
+
+const std::string kCuda = "--backend cuda";
+
+const std::map<std::string, std::string> kShortVrescale = {
+    {"nsteps", "200"},       {"nstenergy", "10"}, {"nstcalcenergy", "10"}, {"nstxout-compressed", "20"},
+    {"nstcheckpoint", "50"}, {"ld-seed", "4242"}};
+
+// The number after "key": in run.json.
+double json_number(const std::string& json, const std::string& key) {
+  const size_t at = json.find("\"" + key + "\":");
+  if (at == std::string::npos) return NAN;
+  return std::stod(json.substr(at + key.size() + 3));
+}
+
+#define SKIP_WITHOUT_GPU() \
+  if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device"
+
+TEST(CudaRun, NveEnergyDriftOver10000StepsIsSmall) {
+  SKIP_WITHOUT_GPU();
+  const auto ref = read_reference(data_path("spce_9k/reference.txt"));
+  const std::string out = make_temp_dir("cuda_nve");
+  std::string log;
+  ASSERT_EQ(
+      run_halomd("spce_9k", "nve.mdp", {{"nsteps", "10000"}, {"nstcalcenergy", "10"}, {"nstenergy", "10"}},
+                 out + "/run", kCuda, &log),
+      0)
+      << log;
+  auto e = read_csv(out + "/run/energy.csv");
+  ASSERT_EQ(e["step"].size(), 1001u);
+  // From step 10 on: the first SETTLE step absorbs the rounding of the 3-decimal .gro (tests/data/README.md).
+  const std::vector<double> t(e["time_ps"].begin() + 1, e["time_ps"].end());
+  const std::vector<double> tot(e["total"].begin() + 1, e["total"].end());
+  const double drift = linear_slope(t, tot) / ref.at("atoms");
+  EXPECT_LT(std::fabs(drift), kGpuNveDriftPerAtom) << "drift " << drift << " kJ/mol/ps per atom";
+  EXPECT_LT(std::fabs(mean(tot) - ref.at("nve_total_mean")) / std::fabs(ref.at("nve_total_mean")),
+            kNveMeanRelTol)
+      << mean(tot) << " vs GROMACS " << ref.at("nve_total_mean");
+  std::printf("GPU NVE drift %.3g kJ/mol/ps per atom, mean total %.3f kJ/mol\n", drift, mean(tot));
+}
+
+TEST(CudaRun, SameRunTwiceIsBitwiseIdentical) {
+  SKIP_WITHOUT_GPU();
+  const std::string out = make_temp_dir("cuda_repeat");
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/a", kCuda, &log), 0) << log;
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/b", kCuda, &log), 0) << log;
+  EXPECT_EQ(read_text(out + "/a/energy.csv"), read_text(out + "/b/energy.csv"));
+  EXPECT_EQ(read_text(out + "/a/traj.xtc"), read_text(out + "/b/traj.xtc"));
+  EXPECT_EQ(read_text(out + "/a/confout.gro"), read_text(out + "/b/confout.gro"));
+}
+
+TEST(CudaRun, ContinuationIntoSameFolderIsBitwiseIdentical) {
+  SKIP_WITHOUT_GPU();
+  const std::string out = make_temp_dir("cuda_restart");
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/full", kCuda, &log), 0) << log;
+  // The interrupted run dies before step 130; its last checkpoint is at step 100 (an NS step, nstlist 10).
+  EXPECT_NE(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/part",
+                       kCuda + " --stop-at-step 130", &log),
+            0);
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/part",
+                       kCuda + " --cpi " + out + "/part/state.cpt", &log),
+            0)
+      << log;
+  EXPECT_EQ(read_text(out + "/full/energy.csv"), read_text(out + "/part/energy.csv"));
+  EXPECT_EQ(read_text(out + "/full/traj.xtc"), read_text(out + "/part/traj.xtc"));
+  EXPECT_EQ(read_text(out + "/full/confout.gro"), read_text(out + "/part/confout.gro"));
+}
+
+TEST(CudaRun, OverlappingAtomsStopAtStep0NamingTheAtom) {
+  SKIP_WITHOUT_GPU();
+  const std::string dir = make_temp_dir("cuda_blowup");
+  // The second water's oxygen 0.02 nm from the first's (as test_cli.cpp does for the CPU).
+  std::ifstream in(data_path("spce_1k5/conf.gro"));
+  std::ofstream conf(dir + "/conf.gro");
+  std::string line, first_o;
+  for (int n = 0; std::getline(in, line); ++n) {
+    if (n == 2) first_o = line;
+    if (n == 5) {
+      char buf[64];
+      std::snprintf(buf, sizeof(buf), "%8.3f", std::stod(first_o.substr(20, 8)) + 0.02);
+      line = line.substr(0, 20) + buf + first_o.substr(28, 16) + line.substr(44);
+    }
+    conf << line << "\n";
+  }
+  conf.close();
+  write_mdp_with(data_path("spce_1k5/nve.mdp"), dir + "/run.mdp",
+                 {{"nsteps", "50"}, {"nstxout-compressed", "1"}, {"nstenergy", "1"}});
+  std::string log;
+  EXPECT_EQ(
+      run_command(std::string(HALOMD_BIN) + " run -c " + dir + "/conf.gro -p " +
+                      data_path("spce_1k5/topol.top") + " -f " + dir + "/run.mdp -o " + dir + "/out " + kCuda,
+                  &log),
+      3);
+  EXPECT_NE(log.find("step 0: "), std::string::npos) << log;
+  EXPECT_TRUE(log.find("atom 1:") != std::string::npos || log.find("atom 4:") != std::string::npos) << log;
+  EXPECT_EQ(log.find("nan"), std::string::npos) << log;
+}
+
+TEST(CudaRun, TooLongTimeStepStopsNamingStepAndAtomWithOutputsReadable) {
+  SKIP_WITHOUT_GPU();
+  const std::string dir = make_temp_dir("cuda_dt");
+  std::string log;
+  EXPECT_EQ(run_halomd("spce_1k5", "nve.mdp",
+                       {{"nsteps", "500"}, {"dt", "0.012"}, {"nstxout-compressed", "1"}, {"nstenergy", "1"}},
+                       dir + "/out", kCuda, &log),
+            3);
+  EXPECT_NE(log.find("step "), std::string::npos) << log;
+  EXPECT_NE(log.find("atom "), std::string::npos) << log;
+  const std::string csv = read_text(dir + "/out/energy.csv");
+  EXPECT_EQ(csv.find("nan"), std::string::npos);
+  auto rows = read_csv(dir + "/out/energy.csv");
+  for (const auto& [name, col] : rows) EXPECT_EQ(col.size(), rows["step"].size()) << name;
+  EXPECT_EQ(io::read_xtc(dir + "/out/traj.xtc").size(), rows["step"].size());
+}
+
+TEST(CudaRun, RegularStepsMakeNoHostSyncAndOneLaunch) {
+  SKIP_WITHOUT_GPU();
+  const std::string out = make_temp_dir("cuda_counters");
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", {{"nsteps", "400"}, {"ld-seed", "1"}}, out + "/run", kCuda,
+                       &log),
+            0)
+      << log;
+  const std::string json = read_text(out + "/run/run.json");
+  EXPECT_GT(json_number(json, "regular_steps"), 300.0) << json;
+  EXPECT_EQ(json_number(json, "host_syncs_per_step"), 0.0) << json;
+  EXPECT_EQ(json_number(json, "launches_per_step"), 1.0) << json;
+  EXPECT_GT(json_number(json, "ns_step_us"), 0.0) << json;
+  EXPECT_NE(json.find("\"backend\": \"cuda\""), std::string::npos) << json;
+}
+
+#else
+
+TEST(CudaRun, NotBuilt) { GTEST_SKIP() << "this build has no CUDA executor"; }
+
+#endif
+
+}  // namespace
+}  // namespace halomd::test

@@ -1,0 +1,237 @@
+// The domain-decomposed CPU executor with the local transport, run in this process against the
+// single-domain reference: step-0 energies, pair counts, trajectories, migration, thread invariance.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <ostream>
+
+#include "comm/halo_transport.h"
+#include "core/errors.h"
+#include "cpu/cpu_executor.h"
+#include "cpu/dd_executor.h"
+#include "cpu/update.h"
+#include "engine/setup.h"
+#include "support/run_helpers.h"
+#include "support/test_support.h"
+#include "tolerances.h"
+
+namespace halomd::test {
+namespace {
+
+struct System {
+  SimulationInputs in;
+  MdState start;  // x(0) whole, v(-dt/2) from the .gro (the .mdp continues)
+};
+
+std::unique_ptr<System> load_system(const std::string& mdp, const std::map<std::string, std::string>& set) {
+  const std::string dir = make_temp_dir("dd_exec");
+  write_mdp_with(data_path("spce_1k5/" + mdp), dir + "/run.mdp", set);
+  RunOptions opt;
+  opt.conf = data_path("spce_1k5/conf.gro");
+  opt.top = data_path("spce_1k5/topol.top");
+  opt.mdp = dir + "/run.mdp";
+  auto sys = std::make_unique<System>();
+  sys->in = load_inputs(opt);
+  sys->start.x = sys->in.gro.x;
+  make_molecules_whole(sys->in.top, sys->in.gro.box, sys->start.x);
+  sys->start.v = sys->in.gro.v;
+  sys->start.ke_half_prev = kinetic_energy_tensor(sys->start.v, sys->in.top.mass, 1);
+  return sys;
+}
+
+// One executor stepped as engine/md_run.cpp schedules it (search every nstlist steps, coupling and COM
+// removal as the .mdp says). grid.n.x == 0: the single-domain CpuExecutor.
+class Stepper {
+ public:
+  Stepper(const System& sys, const domdec::DdGrid& grid, int threads = 2) : mdp_(sys.in.mdp) {
+    cfg_.top = &sys.in.top;
+    cfg_.mdp = &sys.in.mdp;
+    cfg_.box = sys.in.gro.box;
+    cfg_.ndf = sys.in.ndf;
+    cfg_.ld_seed = 4242;
+    cfg_.threads = threads;
+    cfg_.timers = &timers_;
+    if (grid.n.x == 0) {
+      exec_ = std::make_unique<CpuExecutor>(cfg_);
+    } else {
+      auto dd = std::make_unique<DdExecutor>(cfg_, comm::make_local_transport(), grid.num_domains(), grid);
+      dd_ = dd.get();
+      exec_ = std::move(dd);
+    }
+    exec_->load(sys.start);
+  }
+  StepEnergies step(bool energy) {
+    StepRequest r;
+    r.step = step_;
+    r.ns = step_ == 0 || step_ % mdp_.nstlist == 0;
+    r.energy = energy;
+    r.tcouple = mdp_.tcoupl == Tcoupl::VRescale && (step_ + mdp_.nsttcouple - 1) % mdp_.nsttcouple == 0;
+    r.comm = mdp_.comm_mode == CommMode::Linear && step_ % mdp_.nstcomm == 0;
+    StepEnergies e;
+    exec_->step(r, energy ? &e : nullptr);
+    ++step_;
+    return e;
+  }
+  void steps(int n) {
+    for (int i = 0; i < n; ++i) step(false);
+  }
+  MdState state() {
+    MdState s;
+    exec_->save(s);
+    return s;
+  }
+  Executor& exec() { return *exec_; }
+  DdExecutor* dd() { return dd_; }
+
+ private:
+  const MdParams& mdp_;
+  PhaseTimers timers_;
+  ExecutorConfig cfg_;
+  std::unique_ptr<Executor> exec_;
+  DdExecutor* dd_ = nullptr;
+  int64_t step_ = 0;
+};
+
+void expect_rel(double a, double b, double scale, const char* what) {
+  EXPECT_LE(std::fabs(a - b), kDdEnergyRelTol * std::fabs(scale)) << what << ": " << a << " vs " << b;
+}
+
+double max_position_difference(const MdState& a, const MdState& b) {
+  double worst = 0.0;
+  for (size_t i = 0; i < a.x.size(); ++i)
+    for (int d = 0; d < 3; ++d) worst = std::max(worst, std::fabs(a.x[i][d] - b.x[i][d]));
+  return worst;
+}
+
+struct GridCase {
+  domdec::IVec3 n;
+  double rlist;
+  domdec::IVec3 pulses;
+};
+
+void PrintTo(const GridCase& c, std::ostream* os) {
+  *os << c.n.x << "x" << c.n.y << "x" << c.n.z << ", rlist " << c.rlist;
+}
+
+class DdGrids : public ::testing::TestWithParam<GridCase> {};
+
+// On the 2.5 nm box, rlist 1.0 gives one pulse with 2 domains in a dimension; rlist 1.1 needs 3 domains and
+// then 2 pulses (rlist + 2 x 0.1 nm margin > 0.833 nm cells).
+INSTANTIATE_TEST_SUITE_P(
+    Spce1k5, DdGrids,
+    ::testing::Values(GridCase{{1, 1, 1}, 1.1, {0, 0, 0}}, GridCase{{2, 1, 1}, 1.0, {1, 0, 0}},
+                      GridCase{{2, 2, 1}, 1.0, {1, 1, 0}}, GridCase{{2, 2, 2}, 1.0, {1, 1, 1}},
+                      GridCase{{3, 1, 1}, 1.1, {2, 0, 0}}, GridCase{{3, 3, 1}, 1.1, {2, 2, 0}},
+                      GridCase{{1, 2, 3}, 1.0, {0, 1, 2}}),
+    [](const auto& info) {
+      const auto& n = info.param.n;
+      return std::to_string(n.x) + "x" + std::to_string(n.y) + "x" + std::to_string(n.z);
+    });
+
+TEST_P(DdGrids, StepZeroEnergiesAndPairsMatchOneDomain) {
+  const GridCase& c = GetParam();
+  const auto sys = load_system("nve.mdp", {{"rlist", std::to_string(c.rlist)}});
+  Stepper one(*sys, domdec::DdGrid{{0, 0, 0}});
+  Stepper dd(*sys, domdec::DdGrid{c.n});
+  const StepEnergies a = one.step(true);
+  const StepEnergies b = dd.step(true);
+  EXPECT_EQ(dd.dd()->stats().pulses().x, c.pulses.x);
+  EXPECT_EQ(dd.dd()->stats().pulses().y, c.pulses.y);
+  EXPECT_EQ(dd.dd()->stats().pulses().z, c.pulses.z);
+  // Every pair within rlist is in exactly one domain's list.
+  EXPECT_EQ(dd.exec().num_pairs(), one.exec().num_pairs());
+  expect_rel(b.lj, a.lj, a.lj, "LJ");
+  expect_rel(b.coulomb, a.coulomb, a.coulomb, "Coulomb");
+  const double vir_scale = std::fabs(a.virial.trace());
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      expect_rel(b.virial.m[i][j], a.virial.m[i][j], vir_scale, "virial");
+      expect_rel(b.kinetic.m[i][j], a.kinetic.m[i][j], a.kinetic.trace(), "kinetic");
+    }
+}
+
+class DdTrajectories : public ::testing::TestWithParam<GridCase> {};
+
+INSTANTIATE_TEST_SUITE_P(Spce1k5, DdTrajectories,
+                         ::testing::Values(GridCase{{2, 1, 1}, 1.0, {1, 0, 0}},
+                                           GridCase{{2, 2, 2}, 1.0, {1, 1, 1}},
+                                           GridCase{{3, 1, 1}, 1.1, {2, 0, 0}}),
+                         [](const auto& info) {
+                           const auto& n = info.param.n;
+                           return std::to_string(n.x) + "x" + std::to_string(n.y) + "x" + std::to_string(n.z);
+                         });
+
+TEST_P(DdTrajectories, PositionsMatchOneDomainAfter200NveSteps) {
+  const GridCase& c = GetParam();
+  const auto sys = load_system("nve.mdp", {{"rlist", std::to_string(c.rlist)}});
+  Stepper one(*sys, domdec::DdGrid{{0, 0, 0}});
+  Stepper dd(*sys, domdec::DdGrid{c.n});
+  one.steps(200);
+  dd.steps(200);
+  const MdState a = one.state(), b = dd.state();
+  ASSERT_EQ(b.x.size(), a.x.size());
+  EXPECT_EQ(b.step, 200);
+  const double worst = max_position_difference(a, b);
+  EXPECT_LT(worst, kDdPositionTol) << "largest coordinate difference " << worst << " nm";
+  // Molecules crossed domain boundaries, and every atom is still home in exactly one domain (save() checks
+  // that the gathered atoms are each present once).
+  EXPECT_GT(dd.dd()->stats().migrated_atoms(), 0);
+  EXPECT_EQ(dd.dd()->stats().home_atoms(), static_cast<int64_t>(a.x.size()));
+}
+
+TEST(DdExecutor, VrescaleRunMigratesAndFollowsOneDomain) {
+  // Thermostat (same random stream), COM removal every 10 steps and 300 steps of diffusion: atoms migrate,
+  // none is lost, and the trajectory stays with the single-domain one.
+  const auto sys = load_system("vrescale.mdp", {{"rlist", "1.0"}, {"nstcomm", "10"}});
+  Stepper one(*sys, domdec::DdGrid{{0, 0, 0}});
+  Stepper dd(*sys, domdec::DdGrid{{2, 2, 1}});
+  for (int block = 0; block < 3; ++block) {
+    one.steps(100);
+    dd.steps(100);
+    const MdState a = one.state(), b = dd.state();
+    EXPECT_LT(max_position_difference(a, b), kDdPositionTol) << "after " << b.step << " steps";
+    EXPECT_NEAR(b.thermostat_integral, a.thermostat_integral,
+                1e-9 * std::fabs(a.thermostat_integral) + 1e-12);
+    EXPECT_EQ(dd.dd()->stats().home_atoms(), static_cast<int64_t>(a.x.size()));
+  }
+  EXPECT_GT(dd.dd()->stats().migrated_atoms(), 50);
+  EXPECT_EQ(dd.dd()->stats().searches(), 30);
+}
+
+TEST(DdExecutor, ThreadCountDoesNotChangeAnyBit) {
+  const auto sys = load_system("nve.mdp", {{"rlist", "1.0"}});
+  Stepper a(*sys, domdec::DdGrid{{2, 2, 1}}, 1);
+  Stepper b(*sys, domdec::DdGrid{{2, 2, 1}}, 3);
+  a.steps(19);
+  b.steps(19);
+  const StepEnergies ea = a.step(true), eb = b.step(true);
+  EXPECT_EQ(ea.lj, eb.lj);
+  EXPECT_EQ(ea.coulomb, eb.coulomb);
+  EXPECT_EQ(ea.virial.trace(), eb.virial.trace());
+  const MdState sa = a.state(), sb = b.state();
+  EXPECT_EQ(max_position_difference(sa, sb), 0.0);
+}
+
+TEST(DdExecutor, GridThatDoesNotFitTheCutoffIsAnInputError) {
+  const auto sys = load_system("nve.mdp", {});  // rlist 1.1: 2 domains in a 2.5 nm edge need 2 pulses
+  ExecutorConfig cfg;
+  PhaseTimers timers;
+  cfg.top = &sys->in.top;
+  cfg.mdp = &sys->in.mdp;
+  cfg.box = sys->in.gro.box;
+  cfg.timers = &timers;
+  DdExecutor dd(cfg, comm::make_local_transport(), 2, domdec::DdGrid{{2, 1, 1}});
+  try {
+    dd.load(sys->start);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("2 pulses"), std::string::npos) << e.what();
+  }
+  DdExecutor any(cfg, comm::make_local_transport(), 2, domdec::DdGrid{{0, 0, 0}});
+  EXPECT_THROW(any.load(sys->start), InputError);
+}
+
+}  // namespace
+}  // namespace halomd::test

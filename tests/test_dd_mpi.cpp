@@ -1,0 +1,169 @@
+// `halomd run` under mpirun (the mpi transport, one domain per rank): bitwise the same files as the local
+// transport on the same grid, checkpoints that continue on other rank counts, and errors that end every rank
+// with a clear message instead of a hang. Skipped when the build has no MPI transport.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "core/vec3.h"
+#include "io/checkpoint.h"
+#include "support/run_helpers.h"
+#include "support/test_support.h"
+#include "tolerances.h"
+
+namespace halomd::test {
+namespace {
+
+#define SKIP_WITHOUT_MPI()                                                                    \
+  if (std::string(HALOMD_MPIEXEC).empty()) GTEST_SKIP() << "this build has no mpi transport"; \
+  static_assert(true)
+
+// K ranks on the 2-core CI machine (as root there); `timeout` turns a hang into a failure.
+std::string mpirun(int ranks) {
+  return "timeout 120 " + std::string(HALOMD_MPIEXEC) + " --oversubscribe --allow-run-as-root -n " +
+         std::to_string(ranks) + " ";
+}
+
+const std::map<std::string, std::string> kVrescale = {
+    {"rlist", "1.0"},        {"nsteps", "60"},        {"nstenergy", "10"},
+    {"nstcalcenergy", "10"}, {"nstcheckpoint", "30"}, {"nstxout-compressed", "20"},
+    {"nstcomm", "10"},       {"ld-seed", "5"},        {"gen-seed", "6"}};
+
+void expect_same_files(const std::string& a, const std::string& b) {
+  for (const char* f : {"energy.csv", "traj.xtc", "confout.gro", "state.cpt"}) {
+    const std::string ta = read_text(a + "/" + f);
+    EXPECT_FALSE(ta.empty()) << a << "/" << f;
+    EXPECT_EQ(ta, read_text(b + "/" + f)) << f << " differs between " << a << " and " << b;
+  }
+}
+
+TEST(MpiTransport, FourRanksGiveBitwiseTheFilesOfTheLocalTransport) {
+  SKIP_WITHOUT_MPI();
+  const std::string out = make_temp_dir("mpi_vs_local");
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kVrescale, out + "/local", "--domains 4 --dd 2 2 1", &log),
+            0)
+      << log;
+  ASSERT_EQ(
+      run_halomd_under(mpirun(4), "spce_1k5", "vrescale.mdp", kVrescale, out + "/mpi", "--dd 2 2 1", &log), 0)
+      << log;
+  expect_same_files(out + "/local", out + "/mpi");
+  const std::string json = read_text(out + "/mpi/run.json");
+  EXPECT_NE(json.find("\"transport\": \"mpi\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"ranks\": 4"), std::string::npos) << json;
+  // Regular steps wait for 2 coordinate and 2 force pulses.
+  EXPECT_EQ(json.find("\"mpi_waits_per_step\": 0,"), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"halo_bytes_per_step\": 0,"), std::string::npos) << json;
+}
+
+TEST(MpiTransport, TwoPulsesOnThreeRanksGiveBitwiseTheFilesOfTheLocalTransport) {
+  SKIP_WITHOUT_MPI();
+  const std::string out = make_temp_dir("mpi_pulses");
+  // nve.mdp's rlist 1.1: 3 cells of 0.83 nm in x need 2 pulses.
+  const std::map<std::string, std::string> set = {{"nsteps", "40"},
+                                                  {"nstenergy", "5"},
+                                                  {"nstxout-compressed", "10"},
+                                                  {"gen-seed", "1"},
+                                                  {"ld-seed", "2"}};
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", "nve.mdp", set, out + "/local", "--domains 3", &log), 0) << log;
+  ASSERT_EQ(run_halomd_under(mpirun(3), "spce_1k5", "nve.mdp", set, out + "/mpi", "", &log), 0) << log;
+  EXPECT_NE(read_text(out + "/mpi/run.json").find("\"pulses\": [2, 0, 0]"), std::string::npos);
+  expect_same_files(out + "/local", out + "/mpi");
+}
+
+TEST(MpiTransport, CheckpointOfFourRanksContinuesOnTwoRanksAndOnOneProcess) {
+  SKIP_WITHOUT_MPI();
+  const std::string out = make_temp_dir("mpi_restart");
+  std::string log;
+  ASSERT_EQ(run_halomd_under(mpirun(4), "spce_1k5", "vrescale.mdp", kVrescale, out + "/full", "", &log), 0)
+      << log;
+  // Stopped before step 40 on every rank: the checkpoint of step 30 stays.
+  EXPECT_NE(run_halomd_under(mpirun(4), "spce_1k5", "vrescale.mdp", kVrescale, out + "/part",
+                             "--stop-at-step 40", &log),
+            0);
+  const std::string cpt = out + "/part/state.cpt";
+  ASSERT_EQ(
+      run_halomd_under(mpirun(2), "spce_1k5", "vrescale.mdp", kVrescale, out + "/on2", "--cpi " + cpt, &log),
+      0)
+      << log;
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kVrescale, out + "/on1", "--cpi " + cpt, &log), 0) << log;
+  const io::Checkpoint full = io::read_checkpoint(out + "/full/state.cpt");
+  for (const char* run : {"/on2", "/on1"}) {
+    const io::Checkpoint c = io::read_checkpoint(out + run + "/state.cpt");
+    ASSERT_EQ(c.step, full.step);
+    ASSERT_EQ(c.x.size(), full.x.size());
+    double worst = 0.0;
+    for (size_t i = 0; i < c.x.size(); ++i)
+      for (int d = 0; d < 3; ++d) worst = std::max(worst, std::fabs(c.x[i][d] - full.x[i][d]));
+    EXPECT_LT(worst, kDdPositionTol) << run;
+  }
+  // On four ranks again, into the interrupted run's folder: the same bits as the uninterrupted run.
+  ASSERT_EQ(
+      run_halomd_under(mpirun(4), "spce_1k5", "vrescale.mdp", kVrescale, out + "/part", "--cpi " + cpt, &log),
+      0)
+      << log;
+  expect_same_files(out + "/full", out + "/part");
+}
+
+TEST(MpiTransport, BadGridsExit2OnEveryRankWithAClearMessage) {
+  SKIP_WITHOUT_MPI();
+  const std::string out = make_temp_dir("mpi_errors");
+  std::string log;
+  EXPECT_EQ(run_halomd_under(mpirun(3), "spce_1k5", "nve.mdp", {}, out + "/a", "--dd 2 1 1", &log), 2) << log;
+  EXPECT_NE(log.find("--dd 2x1x1 makes 2 domains, but the run has 3 MPI ranks"), std::string::npos) << log;
+  // rlist 1.1: no arrangement of 2 domains fits the 2.5 nm box.
+  EXPECT_EQ(run_halomd_under(mpirun(2), "spce_1k5", "nve.mdp", {}, out + "/b", "", &log), 2) << log;
+  EXPECT_NE(log.find("2 domains cannot be arranged"), std::string::npos) << log;
+  EXPECT_EQ(run_halomd_under(mpirun(2), "spce_1k5", "nve.mdp", {}, out + "/c", "--transport local", &log), 2)
+      << log;
+  EXPECT_NE(log.find("--transport local runs every domain in one process"), std::string::npos) << log;
+}
+
+TEST(MpiTransport, AFailureOnOneRankEndsEveryRank) {
+  SKIP_WITHOUT_MPI();
+  // The second water moved whole so that its oxygen is 0.02 nm from the first's: the rank that computes the
+  // pair stops at step 0, the others wait for it in the halo exchange and must be ended, not left hanging.
+  const std::string dir = make_temp_dir("mpi_blowup");
+  std::ifstream in(data_path("spce_1k5/conf.gro"));
+  std::ofstream conf(dir + "/conf.gro");
+  std::string line;
+  Vec3 first_o, shift;
+  for (int n = 0; std::getline(in, line); ++n) {
+    if (n >= 2 && n <= 7) {
+      Vec3 x{std::stod(line.substr(20, 8)), std::stod(line.substr(28, 8)), std::stod(line.substr(36, 8))};
+      if (n == 2) first_o = x;
+      if (n == 5) shift = first_o + Vec3{0.02, 0.0, 0.0} - x;
+      if (n >= 5) {
+        x += shift;
+        char buf[64];
+        std::snprintf(buf, sizeof(buf), "%8.3f%8.3f%8.3f", x.x, x.y, x.z);
+        line = line.substr(0, 20) + buf + line.substr(44);
+      }
+    }
+    conf << line << "\n";
+  }
+  conf.close();
+  write_mdp_with(data_path("spce_1k5/nve.mdp"), dir + "/run.mdp", {{"rlist", "1.0"}, {"nsteps", "20"}});
+  std::string log;
+  const std::string cmd = mpirun(4) + HALOMD_BIN + " run -c " + dir + "/conf.gro -p " +
+                          data_path("spce_1k5/topol.top") + " -f " + dir + "/run.mdp -o " + dir + "/out";
+  EXPECT_EQ(run_command(cmd, &log), 3) << log;
+  EXPECT_NE(log.find("run stopped: step 0: atom "), std::string::npos) << log;
+}
+
+TEST(MpiTransport, RunsAsOneRankWithoutMpirun) {
+  SKIP_WITHOUT_MPI();
+  const std::string out = make_temp_dir("mpi_singleton");
+  const std::map<std::string, std::string> set = {
+      {"nsteps", "10"}, {"nstxout-compressed", "5"}, {"gen-seed", "1"}, {"ld-seed", "2"}};
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", "nve.mdp", set, out + "/mpi", "--transport mpi", &log), 0) << log;
+  ASSERT_EQ(run_halomd("spce_1k5", "nve.mdp", set, out + "/local", "--transport local", &log), 0) << log;
+  EXPECT_NE(read_text(out + "/mpi/run.json").find("\"transport\": \"mpi\""), std::string::npos);
+  expect_same_files(out + "/local", out + "/mpi");
+}
+
+}  // namespace
+}  // namespace halomd::test
