@@ -35,6 +35,16 @@ if command -v clang-format >/dev/null; then
   fi
 fi
 
+# The NVSHMEM runtime whenever CUDA, MPI and NVSHMEM's headers (the nvidia-nvshmem-cu13 wheel) are all here.
+if [ -n "$nvcc_path" ] && command -v mpicxx >/dev/null &&
+  python3 -c "import nvidia.nvshmem" 2>/dev/null; then
+  args+=(-DHALOMD_ENABLE_NVSHMEM=ON)
+  echo "test.sh: building the NVSHMEM runtime"
+else
+  args+=(-DHALOMD_ENABLE_NVSHMEM=OFF)
+  echo "test.sh: no NVSHMEM (pip install nvidia-nvshmem-cu13==3.4.5): the NVSHMEM runtime is not built"
+fi
+
 cmake -S . -B build/test "${args[@]}"
 cmake --build build/test -j "$(nproc)"
 ctest --test-dir build/test --output-on-failure --timeout 1200

@@ -61,6 +61,9 @@ int main(int argc, char** argv) {
   gen_cmd->add_option("-o", g_out, "output prefix: writes PREFIX.gro and PREFIX.top")->required();
 
   auto* dev_cmd = app.add_subcommand("devices", "list the GPUs this build can use");
+  bool check_nvshmem = false;
+  dev_cmd->add_flag("--check-nvshmem", check_nvshmem,
+                    "under mpirun: check that the ranks' GPUs exchange data through NVSHMEM");
 
   try {
     app.parse(argc, argv);
@@ -80,6 +83,10 @@ int main(int argc, char** argv) {
               std::to_string(halomd::process_count()) + ")";
       run.command_line = joined_command(argc, argv);
       halomd::run_md(run);
+    } else if (*dev_cmd && check_nvshmem) {
+      halomd::start_processes(true);
+      who = "halomd (rank " + std::to_string(halomd::process_rank()) + ")";
+      std::fputs(halomd::check_nvshmem().c_str(), stdout);
     } else if (*dev_cmd) {
       std::fputs(halomd::describe_gpus().c_str(), stdout);
     } else if (*gen_cmd) {

@@ -17,9 +17,8 @@
 
 namespace halomd::comm {
 
-// A force in fixed point (cpu/fixed_point.h's 2^32 units): the reverse reduction adds integers, so it is
-// exact and independent of the order in which pulses and domains arrive.
-using FixedVec3 = Vec3T<int64_t>;
+// Forces travel as FixedVec3 (core/vec3.h): the reverse reduction adds integers, so it is exact and
+// independent of the order in which pulses and domains arrive.
 
 // One home atom with its per-atom state, in the global frame (positions unwrapped, as in MdState): what
 // migrates to a new owner at a neighbour-search step and what the output rank gathers.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 
 #include "core/host_device.h"
 
@@ -62,6 +63,9 @@ HALOMD_HOST_DEVICE inline T norm2(const Vec3T<T>& a) {
 }
 
 using Vec3 = Vec3T<double>;
+// A force in fixed point (cpu/fixed_point.h's 2^32 units per kJ/mol/nm): sums of them are exact and do not
+// depend on their order (thread counts, domains, transports).
+using FixedVec3 = Vec3T<int64_t>;
 
 // 3x3 tensor, row-major: t[i][j].
 struct Tensor {

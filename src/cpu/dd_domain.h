@@ -27,11 +27,11 @@ struct DdDomain {
   // This NS window.
   std::vector<domdec::IVec3> image;  // per home atom: its molecule's image (assignment.h)
   domdec::DomainPlan plan;
-  std::vector<Vec3> x_local;             // home atoms in the domain's frame, then the halo
-  std::vector<comm::FixedVec3> f_local;  // per local atom
-  std::vector<double> charge;            // per local atom
-  std::vector<int> type;                 // per local atom
-  std::vector<int> excl_start, excl;     // per local atom (home atoms only have entries), local indices
+  std::vector<Vec3> x_local;          // home atoms in the domain's frame, then the halo
+  std::vector<FixedVec3> f_local;     // per local atom
+  std::vector<double> charge;         // per local atom
+  std::vector<int> type;              // per local atom
+  std::vector<int> excl_start, excl;  // per local atom (home atoms only have entries), local indices
   PairList list;
   std::optional<SettleCpu> settle;  // the home waters, indices into the home arrays
   int64_t departed = 0;             // atoms that left at this window's search

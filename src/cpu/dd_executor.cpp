@@ -138,7 +138,7 @@ void DdExecutor::search(int64_t step) {
 
     int64_t bytes = 0;  // per MD step: coordinates forward, forces back
     for (const domdec::Pulse& p : d.plan.pulses)
-      bytes += static_cast<int64_t>(p.send.size() * sizeof(Vec3) + p.recv_count * sizeof(comm::FixedVec3));
+      bytes += static_cast<int64_t>(p.send.size() * sizeof(Vec3) + p.recv_count * sizeof(FixedVec3));
     const int64_t f[kNumDdFields] = {d.plan.num_home, d.plan.num_local() - d.plan.num_home,
                                      static_cast<int64_t>(d.list.num_pairs()), d.departed, bytes};
     figures.insert(figures.end(), f, f + kNumDdFields);
@@ -167,7 +167,7 @@ void DdExecutor::exchange_x() {
 
 void DdExecutor::forces(const StepRequest& r, NonbondedFixedSums& total) {
   total = NonbondedFixedSums{};
-  std::vector<comm::FixedVec3*> f(dom_.size());
+  std::vector<FixedVec3*> f(dom_.size());
   for (size_t k = 0; k < dom_.size(); ++k) {
     DdDomain& d = dom_[k];
     NonbondedFixedSums s;

@@ -24,9 +24,6 @@ struct NonbondedEnergies {
   Tensor virial;         // -1/2 sum r_ij (x) F_ij, kJ/mol
 };
 
-// A force in fixed point (kForceFixedScale units): what the domains' reverse halo reduction adds exactly.
-using FixedVec3 = Vec3T<int64_t>;
-
 // Energy and virial sums in fixed point (kEnergyFixedScale units): sums over domains stay exact. The virial
 // components are sum d (x) F with d = x_i - x_j and F the force on i, in the order xx, yy, zz, xy, xz, yz
 // (the virial is -1/2 of it); no self term.

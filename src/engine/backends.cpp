@@ -14,6 +14,9 @@
 #if HALOMD_HAVE_MPI
 #include "comm/mpi/mpi_transport.h"
 #endif
+#if HALOMD_HAVE_NVSHMEM
+#include "comm/nvshmem/nvshmem_runtime.h"
+#endif
 
 namespace halomd {
 namespace {
@@ -99,6 +102,20 @@ void finish_processes() {
 void abort_processes([[maybe_unused]] int exit_code) {
 #if HALOMD_HAVE_MPI
   if (comm::mpi_world_size() > 1) comm::mpi_end_after_error(exit_code);
+#endif
+}
+
+std::string check_nvshmem() {
+#if HALOMD_HAVE_NVSHMEM
+  std::string report = comm::nvshmem::ring_check(4096, 20, true, 5000) + "\n";
+  const comm::nvshmem::RuntimeInfo info = comm::nvshmem::initialise();
+  if (info.npes > 1) report += comm::nvshmem::ring_check(4096, 20, false, 5000) + "\n";
+  comm::nvshmem::finalise();
+  return report;
+#else
+  throw InputError("", 0,
+                   "this build has no NVSHMEM (configure with CUDA and MPI, and NVSHMEM_HOME or "
+                   "`pip install nvidia-nvshmem-cu13==3.4.5`)");
 #endif
 }
 

@@ -13,6 +13,10 @@ namespace halomd {
 std::vector<std::string> available_backends();
 // A description of the GPUs this process sees, or a line saying the build has no GPU backend.
 std::string describe_gpus();
+// Under mpirun: checks that the processes' GPUs reach each other through NVSHMEM (a ring of
+// put-with-signal, then of direct stores where nvshmem_ptr maps the peer), and returns this process's
+// report. Throws InputError when the build has no NVSHMEM, RuntimeError naming the round and peer on failure.
+std::string check_nvshmem();
 // The executor for options.backend (and, later, its transport). Throws InputError for a backend this build
 // does not have.
 std::unique_ptr<Executor> make_executor(const RunOptions& options, const ExecutorConfig& config);
