@@ -14,35 +14,13 @@
 #include "domdec/assignment.h"
 #include "domdec/halo_plan.h"
 #include "domdec/zones.h"
+#include "support/test_support.h"
 
 namespace halomd::domdec {
 namespace {
 
-struct TestSystem {
-  Box box;
-  std::vector<Vec3> x;        // unwrapped: atoms and whole molecules at random box images
-  std::vector<int> molecule;  // 1-atom and 3-atom molecules (first atom anywhere, two atoms 0.1 nm from it)
-};
-
-TestSystem random_system(std::mt19937_64& rng, const Box& box, int num_molecules) {
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::uniform_int_distribution<int> image(-2, 2);
-  TestSystem s;
-  s.box = box;
-  for (int m = 0; m < num_molecules; ++m) {
-    Vec3 first;
-    for (int d = 0; d < 3; ++d) first[d] = (u(rng) + image(rng)) * box.len[d];
-    s.x.push_back(first);
-    s.molecule.push_back(m);
-    if (u(rng) < 0.5) continue;
-    for (int h = 0; h < 2; ++h) {
-      const double cos_t = 2 * u(rng) - 1, phi = 2 * M_PI * u(rng), sin_t = std::sqrt(1 - cos_t * cos_t);
-      s.x.push_back(first + 0.1 * Vec3{sin_t * std::cos(phi), sin_t * std::sin(phi), cos_t});
-      s.molecule.push_back(m);
-    }
-  }
-  return s;
-}
+using test::random_system;
+using test::TestSystem;
 
 Vec3 min_image(Vec3 dx, const Box& box) {
   for (int d = 0; d < 3; ++d) dx[d] -= box.len[d] * std::nearbyint(dx[d] / box.len[d]);

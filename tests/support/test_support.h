@@ -2,8 +2,12 @@
 #pragma once
 
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
+
+#include "core/box.h"
+#include "core/vec3.h"
 
 namespace halomd::test {
 
@@ -18,5 +22,14 @@ int run_command(const std::string& cmd, std::string* output = nullptr);
 // Reads a CSV with a header line into columns by name.
 std::map<std::string, std::vector<double>> read_csv(const std::string& path);
 std::string read_text(const std::string& path);
+
+// Random molecules for the domain-decomposition property tests: 1-atom and 3-atom molecules (the first
+// atom anywhere at a random box image in [-2, 2], two more 0.1 nm from it), unwrapped and whole.
+struct TestSystem {
+  Box box;
+  std::vector<Vec3> x;
+  std::vector<int> molecule;  // molecule index of each atom
+};
+TestSystem random_system(std::mt19937_64& rng, const Box& box, int num_molecules);
 
 }  // namespace halomd::test
