@@ -20,7 +20,9 @@ cmake -S . -B build/release "${args[@]}"
 cmake --build build/release -j "$(nproc)"
 
 out=$(mktemp -d)/water
-./build/release/halomd devices || true
+# The example runs on the GPU when this build has the CUDA backend and sees a device, else on the CPU.
+backend=(--backend cpu --threads "$(nproc)")
+if ./build/release/halomd devices | tee /dev/stderr | grep -q "^GPU"; then backend=(--backend cuda); fi
 ./build/release/halomd run -c examples/water/conf.gro -p examples/water/topol.top -f examples/water/run.mdp \
-  -o "$out" --threads "$(nproc)"
+  -o "$out" "${backend[@]}"
 echo "setup.sh: results in $out (energy.csv, traj.xtc, confout.gro, state.cpt, run.json)"
