@@ -5,6 +5,7 @@
 # Usage: bench/cpu_vs_gromacs.sh [halomd binary]   (default build/release/halomd; builds it if missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/bench_mdp.sh
 root=$(pwd)
 bin=${1:-$root/build/release/halomd}
 if [ ! -x "$bin" ]; then
@@ -21,27 +22,7 @@ for sys in spce_1k5:3000 spce_9k:1000; do
   name=${sys%%:*}
   steps=${sys##*:}
   data=$root/tests/data/$name
-  cat > "$work/$name.mdp" <<MDP
-integrator = md
-dt = 0.002
-nsteps = $steps
-continuation = yes
-cutoff-scheme = Verlet
-verlet-buffer-tolerance = 0.005
-coulombtype = Reaction-Field
-rcoulomb = 1.0
-epsilon-rf = 0
-vdw-modifier = Potential-shift
-rvdw = 1.0
-DispCorr = EnerPres
-tcoupl = V-rescale
-tc-grps = System
-tau-t = 0.1
-ref-t = 300
-nstcalcenergy = 100
-nstenergy = 100
-ld-seed = 1
-MDP
+  bench_mdp "$steps" 10 100 > "$work/$name.mdp"  # energies every 100 steps: the drift fit
   # halomd
   hcmd="$bin run -c $data/conf.gro -p $data/topol.top -f $work/$name.mdp -o $work/h_$name --threads $threads"
   $hcmd > "$work/h_$name.log"

@@ -8,6 +8,7 @@
 # Usage: bench/dd_plan.sh            BUILD=folder (default build/release) to reuse a build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/bench_mdp.sh
 root=$(pwd)
 build=${BUILD:-$root/build/release}
 jobs=${JOBS:-2}
@@ -29,27 +30,7 @@ plan_cmd="dd_plan spce_45k.gro spce_45k.top --rlist 1.1 --domains 2,4,8,16 --rep
 
 # One NS window of work for scale: the CPU reference on the whole box (1 domain), benchmark settings (BENCH.md).
 steps=40
-cat > "$work/run.mdp" <<MDP
-integrator = md
-dt = 0.002
-nsteps = $steps
-continuation = yes
-cutoff-scheme = Verlet
-verlet-buffer-tolerance = 0.005
-coulombtype = Reaction-Field
-rcoulomb = 1.0
-epsilon-rf = 0
-vdw-modifier = Potential-shift
-rvdw = 1.0
-DispCorr = EnerPres
-tcoupl = V-rescale
-tc-grps = System
-tau-t = 0.1
-ref-t = 300
-nstcalcenergy = 100
-nstenergy = 1000
-ld-seed = 1
-MDP
+bench_mdp "$steps" > "$work/run.mdp"
 run_cmd="halomd run -c spce_45k.gro -p spce_45k.top -f run.mdp -o run --threads $jobs"
 "$build/halomd" run -c "$work/spce_45k.gro" -p "$work/spce_45k.top" -f "$work/run.mdp" -o "$work/run" \
   --threads "$jobs" >/dev/null

@@ -5,6 +5,7 @@
 # are fetched). Used as: device run `COMMIT=<sha> bash bench/device_check.sh` with carry [".whl"].
 set -uo pipefail
 cd "$(dirname "$0")/.."
+source bench/bench_mdp.sh
 OUT=${OUT:-/tmp/halomd_device}
 L=$OUT/logs
 mkdir -p "$L"
@@ -59,23 +60,20 @@ grep -E "ERROR SUMMARY|Invalid|out of bounds" "$L/memcheck.txt" | head -10
 stage sweeps
 fits 40 || exit 0
 "$bin" genconf -c bench/systems/spce_5k6/conf.gro -p bench/systems/spce_5k6/topol.top --nbox 2 2 2 -o "$w/s45" > /dev/null
-mk_mdp() {  # nstlist steps
-  printf 'integrator = md\ndt = 0.002\nnsteps = %s\ncontinuation = yes\nnstlist = %s\nverlet-buffer-tolerance = 0.005\ncoulombtype = Reaction-Field\nrcoulomb = 1.0\nepsilon-rf = 0\nvdw-modifier = Potential-shift\nrvdw = 1.0\nDispCorr = EnerPres\ntcoupl = V-rescale\ntc-grps = System\ntau-t = 0.1\nref-t = 300\nnstcalcenergy = 100\nnstenergy = 1000\nld-seed = 1\n' "$2" "$1"
-}
 for tpa in 4; do
-  mk_mdp 10 6000 > "$w/sw.mdp"
+  bench_mdp 6000 10 > "$w/sw.mdp"
   HALOMD_GPU_TPA=$tpa "$bin" run -c "$w/s45.gro" -p "$w/s45.top" -f "$w/sw.mdp" -o "$w/tpa$tpa" --backend cuda > /dev/null 2>&1
   echo "45k tpa $tpa: $(grep -oE '"(ns_per_day)": [0-9.]+|"gpu_phase_us": \{[^}]*\}' "$w/tpa$tpa/run.json" | tr '\n' ' ')"
 done | tee "$L/sweep_tpa.txt"
 for nl in 15; do
-  mk_mdp $nl 6000 > "$w/sw.mdp"
+  bench_mdp 6000 $nl > "$w/sw.mdp"
   "$bin" run -c "$w/s45.gro" -p "$w/s45.top" -f "$w/sw.mdp" -o "$w/nl$nl" --backend cuda > /dev/null 2>&1
   echo "45k nstlist $nl: $(grep -oE '"(ns_per_day|rlist_nm)": [0-9.]+|"gpu_phase_us": \{[^}]*\}' "$w/nl$nl/run.json" | tr '\n' ' ')"
 done | tee "$L/sweep_nstlist.txt"
 
 stage ncu
 fits 30 || exit 0
-mk_mdp 10 40 > "$w/ncu.mdp"
+bench_mdp 40 10 > "$w/ncu.mdp"
 for k in 'ns_search:1' 'nonbonded:6' 'update_kernel:6'; do
   fits 15 || break
   timeout $(($(left) - 5)) ncu --clock-control none -k "regex:${k%%:*}" -s "${k##*:}" -c 1 \

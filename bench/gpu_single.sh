@@ -12,6 +12,7 @@
 # Usage: bench/gpu_single.sh HALOMD_BINARY   (OpenMM must be importable by python3; see bench/NOTES.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/bench_mdp.sh
 root=$(pwd)
 bin=$(realpath "${1:?usage: bench/gpu_single.sh HALOMD_BINARY}")
 work=$(mktemp -d)
@@ -34,28 +35,7 @@ records=()
 for item in spce_9k:30000 spce_45k:20000 spce_203k:5000; do
   name=${item%%:*}
   steps=${item##*:}
-  cat > "$work/$name.mdp" <<MDP
-integrator = md
-dt = 0.002
-nsteps = $steps
-continuation = yes
-cutoff-scheme = Verlet
-nstlist = $nstlist
-verlet-buffer-tolerance = 0.005
-coulombtype = Reaction-Field
-rcoulomb = 1.0
-epsilon-rf = 0
-vdw-modifier = Potential-shift
-rvdw = 1.0
-DispCorr = EnerPres
-tcoupl = V-rescale
-tc-grps = System
-tau-t = 0.1
-ref-t = 300
-nstcalcenergy = 100
-nstenergy = 1000
-ld-seed = 1
-MDP
+  bench_mdp "$steps" "$nstlist" > "$work/$name.mdp"
   hcmd="halomd run -c $name.gro -p $name.top -f $name.mdp -o h_$name --backend cuda"
   (cd "$work" && "$bin" ${hcmd#halomd } > "$logs/halomd_$name.log" 2>&1) || echo "halomd failed on $name"
   # The same run kernel by kernel with CUDA events (HALOMD_GPU_TIMING=1): where the step time goes.
