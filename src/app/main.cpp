@@ -64,6 +64,16 @@ int main(int argc, char** argv) {
   bool check_nvshmem = false;
   dev_cmd->add_flag("--check-nvshmem", check_nvshmem,
                     "under mpirun: check that the ranks' GPUs exchange data through NVSHMEM");
+  std::string check_halo;
+  std::vector<int> check_dd;
+  int check_rounds = 6;
+  dev_cmd->add_option("--check-halo", check_halo,
+                      "under mpirun: check a GPU halo transport (mpi_staged, cuda_ipc, nvshmem, nvshmem_put) "
+                      "against the reference exchange");
+  dev_cmd
+      ->add_option("--dd", check_dd, "with --check-halo: the domain grid NX NY NZ (default: ranks x 1 x 1)")
+      ->expected(3);
+  dev_cmd->add_option("--rounds", check_rounds, "with --check-halo: exchanges to check");
 
   try {
     app.parse(argc, argv);
@@ -87,6 +97,10 @@ int main(int argc, char** argv) {
       halomd::start_processes(true);
       who = "halomd (rank " + std::to_string(halomd::process_rank()) + ")";
       std::fputs(halomd::check_nvshmem().c_str(), stdout);
+    } else if (*dev_cmd && !check_halo.empty()) {
+      halomd::start_processes(true);
+      who = "halomd (rank " + std::to_string(halomd::process_rank()) + ")";
+      std::fputs(halomd::check_halo(check_halo, check_dd, check_rounds).c_str(), stdout);
     } else if (*dev_cmd) {
       std::fputs(halomd::describe_gpus().c_str(), stdout);
     } else if (*gen_cmd) {

@@ -54,7 +54,16 @@ struct StepState {
   double rep_ke_prev[9];
   double rep_ke_now[9];
   double rep_integral;
+  // Domain decomposition: the step's sums of this domain (kRed* layout), summed over domains in place by
+  // the transport when red_active, then used by the finishing kernel; ke_local keeps this domain's last
+  // kinetic-energy sums for a later reduction when the step did not need one.
+  long long red[32];
+  int red_active;
+  int one;  // always 1: the `active` flag of reductions the host asks for
+  long long ke_local[6];
 };
+// The layout of StepState::red.
+enum RedIndex : int { kRedKe = 0, kRedMom = 6, kRedNb = 9, kRedCvir = 17, kRedCount = 26 };
 
 // The pair search (pairsearch.cu), every nstlist steps.
 // The search grid: cells of at least rlist / kCellsPerRlist, so the neighbours of an atom lie within
@@ -83,7 +92,11 @@ struct SearchParams {
   const int* type;
   const int* excl_start;
   const int* excl;
-  int4* img;  // periodic image of each atom at this search
+  // Domain decomposition (null for one domain): per atom the dimensions (bits 0-2) in which its zone offset
+  // is not 0; a pair is this domain's iff the two masks share no bit (the eighth-shell rule, domdec/zones.h).
+  const int* zone_mask;
+  int* zone_mask_s;  // sorted order
+  int4* img;         // periodic image of each atom at this search
   int* cell_of;
   int* slot;
   int* sorted_of;
@@ -148,6 +161,8 @@ struct UpdateParams {
   int vrescale, nsttcouple, comm_linear, nstcomm;
   double ref_kinetic, ndf, tau_steps, total_mass;
   unsigned long long seed;
+  int dd;  // domain-decomposed: the last block leaves the step's sums in st->red for the reduction over
+           // domains and finish_dd_step ends the step
   StepState* st;
 };
 

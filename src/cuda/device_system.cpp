@@ -32,74 +32,67 @@ int log2_int(int v) {
 
 }  // namespace
 
+int choose_lanes_per_atom(int n, int multiprocessors) {
+  // Enough lanes to fill the GPU: at least one full wave (2048 threads per multiprocessor).
+  int tpa = 1;
+  while (tpa < 32 && static_cast<long long>(n) * tpa < 2048LL * multiprocessors) tpa *= 2;
+  return tpa;
+}
+
 void setup_device_system(const ExecutorConfig& cfg, int multiprocessors, int tpa, gpu::GpuCalls& calls,
                          DeviceSystem& ds) {
   const Topology& top = *cfg.top;
   const MdParams& mdp = *cfg.mdp;
   const int n = top.num_atoms();
-  ds.n = n;
+  const PairParams pp = make_pair_params(mdp);
+  const double q_scale = std::sqrt(pp.epsfac);
+  HostAtoms a;
+  a.n = n;
+  a.qs.resize(n);
+  a.inv_mass.resize(n);
+  double total_mass = 0.0;
+  for (int i = 0; i < n; ++i) {
+    a.qs[i] = static_cast<float>(top.charge[i] * q_scale);
+    a.inv_mass[i] = top.mass[i] > 0 ? 1.0 / top.mass[i] : 0.0;
+    total_mass += top.mass[i];
+  }
+  a.mass = top.mass;
+  a.type = top.type;
+  a.excl_start = top.excl_start;
+  a.excl = top.excl;
+  std::vector<char> in_settle(n, 0);
+  for (const Settle& s : top.settles) {
+    a.settles.push_back({s.o, s.h1, s.h2, 0, top.mass[s.o], top.mass[s.h1], s.d_oh, s.d_hh});
+    in_settle[s.o] = in_settle[s.h1] = in_settle[s.h2] = 1;
+  }
+  for (int i = 0; i < n; ++i)
+    if (!in_settle[i]) a.free_atoms.push_back(i);
+  setup_device_constants(cfg, cfg.box.len, total_mass,
+                         tpa > 0 ? tpa : choose_lanes_per_atom(n, multiprocessors), calls, ds);
+  upload_atoms(a, calls, ds);
+}
+
+void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, double total_mass, int tpa,
+                            gpu::GpuCalls& calls, DeviceSystem& ds) {
+  const Topology& top = *cfg.top;
+  const MdParams& mdp = *cfg.mdp;
   const int ntypes = top.num_types();
   if (ntypes > kMaxTypes)
     throw InputError("", 0,
                      "the CUDA executor supports at most " + std::to_string(kMaxTypes) +
                          " atom types, the system has " + std::to_string(ntypes));
-  // Enough lanes to fill the GPU: at least one full wave (2048 threads per multiprocessor).
-  if (tpa <= 0) {
-    tpa = 1;
-    while (tpa < 32 && static_cast<long long>(n) * tpa < 2048LL * multiprocessors) tpa *= 2;
-  }
-  if (tpa > 32 || (tpa & (tpa - 1)) != 0) throw InputError("", 0, "lanes per atom must be 1, 2, 4, ..., 32");
+  if (tpa > 32 || tpa < 1 || (tpa & (tpa - 1)) != 0)
+    throw InputError("", 0, "lanes per atom must be 1, 2, 4, ..., 32");
   ds.tpa = tpa;
-
   const PairParams pp = make_pair_params(mdp);
-  const double q_scale = std::sqrt(pp.epsfac);
-  std::vector<float> qs(n);
-  std::vector<double> inv_mass(n);
-  double q2 = 0.0, total_mass = 0.0;
-  for (int i = 0; i < n; ++i) {
-    qs[i] = static_cast<float>(top.charge[i] * q_scale);
-    inv_mass[i] = top.mass[i] > 0 ? 1.0 / top.mass[i] : 0.0;
-    q2 += top.charge[i] * top.charge[i];
-    total_mass += top.mass[i];
-  }
+  double q2 = 0.0;
+  for (double q : top.charge) q2 += q * q;
   ds.self_energy = -0.5 * pp.c_rf * pp.epsfac * q2;
   ds.host_mass = top.mass;
-  std::vector<int> excl_start = top.excl_start, excl = top.excl;
-  if (excl_start.empty()) excl_start.assign(n + 1, 0);
-  if (excl.empty()) excl.push_back(0);  // a valid pointer for the kernels
   std::vector<float2> lj(static_cast<size_t>(ntypes) * ntypes);
   for (int a = 0; a < ntypes * ntypes; ++a)
     lj[a] = make_float2(static_cast<float>(top.c6[a]), static_cast<float>(top.c12[a]));
-  std::vector<SettleDev> settles;
-  std::vector<char> in_settle(n, 0);
-  for (const Settle& s : top.settles) {
-    settles.push_back({s.o, s.h1, s.h2, 0, top.mass[s.o], top.mass[s.h1], s.d_oh, s.d_hh});
-    in_settle[s.o] = in_settle[s.h1] = in_settle[s.h2] = 1;
-  }
-  std::vector<int> free_atoms;
-  for (int i = 0; i < n; ++i)
-    if (!in_settle[i]) free_atoms.push_back(i);
-
-  upload(calls, ds.mass, top.mass, "masses");
-  upload(calls, ds.inv_mass, inv_mass, "inverse masses");
-  upload(calls, ds.qs, qs, "charges");
-  upload(calls, ds.type, top.type, "atom types");
-  upload(calls, ds.excl_start, excl_start, "exclusions");
-  upload(calls, ds.excl, excl, "exclusions");
   upload(calls, ds.lj, lj, "LJ parameters");
-  if (!settles.empty()) upload(calls, ds.settles, settles, "SETTLE waters");
-  if (!free_atoms.empty()) upload(calls, ds.free_atoms, free_atoms, "atoms outside waters");
-
-  const std::string per_atom = "per-atom arrays (" + std::to_string(n) + " atoms)";
-  for (int d = 0; d < 3; ++d) {
-    ds.x[d].allocate(n, "positions");
-    ds.v[d].allocate(n, "velocities");
-  }
-  for (auto* b : {&ds.sorted_of, &ds.cell_of, &ds.slot, &ds.order_tmp, &ds.atom_of, &ds.cell_s, &ds.type_s})
-    b->allocate(n, per_atom);
-  ds.img.allocate(n, per_atom);
-  ds.xq.allocate(n, per_atom);
-  ds.f.allocate(n, per_atom);
   ds.st.allocate(1, "step state");
 
   // Grid: cells of at least rlist / kCellsPerRlist, at least 4 per dimension (rlist < L/2 is checked on
@@ -107,7 +100,7 @@ void setup_device_system(const ExecutorConfig& cfg, int multiprocessors, int tpa
   SearchParams& sp = ds.search;
   sp.ncell = 1;
   for (int d = 0; d < 3; ++d) {
-    const double len = cfg.box.len[d];
+    const double len = search_len[d];
     sp.nc[d] = std::max(4, static_cast<int>(std::floor(len * kCellsPerRlist / mdp.rlist)));
     sp.ncell *= sp.nc[d];
     sp.len[d] = len;
@@ -118,33 +111,17 @@ void setup_device_system(const ExecutorConfig& cfg, int multiprocessors, int tpa
   ds.cell_count.allocate(sp.ncell, "cell grid");
   ds.cell_start.allocate(sp.ncell + 1, "cell grid");
   calls.memset_async(ds.cell_count.get(), 0, ds.cell_count.bytes());
-  sp.n = n;
   sp.tpa = tpa;
   sp.log2_tpa = log2_int(tpa);
   sp.rlist2 = static_cast<float>(mdp.rlist * mdp.rlist);
   const double prune = mdp.rlist + 1e-3;  // whole cells: room for float rounding at cell faces
   sp.prune = static_cast<float>(prune);
   sp.prune2 = static_cast<float>(prune * prune);
-  for (int d = 0; d < 3; ++d) sp.x[d] = ds.x[d].get();
-  sp.qs = ds.qs.get();
-  sp.type = ds.type.get();
-  sp.excl_start = ds.excl_start.get();
-  sp.excl = ds.excl.get();
-  sp.img = ds.img.get();
-  sp.cell_of = ds.cell_of.get();
-  sp.slot = ds.slot.get();
-  sp.sorted_of = ds.sorted_of.get();
   sp.cell_count = ds.cell_count.get();
   sp.cell_start = ds.cell_start.get();
-  sp.order_tmp = ds.order_tmp.get();
-  sp.atom_of = ds.atom_of.get();
-  sp.cell_s = ds.cell_s.get();
-  sp.xq = ds.xq.get();
-  sp.type_s = ds.type_s.get();
   sp.st = ds.st.get();
 
   NonbondedParams& np = ds.nonbonded;
-  np.n = n;
   np.tpa = tpa;
   np.log2_tpa = sp.log2_tpa;
   np.ntypes = ntypes;
@@ -154,37 +131,14 @@ void setup_device_system(const ExecutorConfig& cfg, int multiprocessors, int tpa
   np.sh6 = static_cast<float>(pp.sh_six);
   np.sh12 = static_cast<float>(pp.sh_twelve);
   for (int d = 0; d < 3; ++d) {
-    np.len[d] = static_cast<float>(cfg.box.len[d]);
-    np.inv_len[d] = static_cast<float>(1.0 / cfg.box.len[d]);
+    np.len[d] = static_cast<float>(search_len[d]);
+    np.inv_len[d] = static_cast<float>(1.0 / search_len[d]);
   }
-  np.xq = ds.xq.get();
-  np.type_s = ds.type_s.get();
   np.lj = ds.lj.get();
-  np.atom_of = ds.atom_of.get();
-  np.sorted_of = ds.sorted_of.get();
-  np.excl_start = ds.excl_start.get();
-  np.excl = ds.excl.get();
-  np.f = ds.f.get();
   np.st = ds.st.get();
 
   UpdateParams& up = ds.update;
-  up.n = n;
-  up.nsettle = static_cast<int>(settles.size());
-  up.nfree = static_cast<int>(free_atoms.size());
-  up.settles = ds.settles.get();
-  up.free_atoms = ds.free_atoms.get();
-  for (int d = 0; d < 3; ++d) {
-    up.x[d] = ds.x[d].get();
-    up.v[d] = ds.v[d].get();
-    up.len[d] = cfg.box.len[d];
-  }
-  up.inv_mass = ds.inv_mass.get();
-  up.mass = ds.mass.get();
-  up.f = ds.f.get();
-  up.sorted_of = ds.sorted_of.get();
-  up.img = ds.img.get();
-  up.qs = ds.qs.get();
-  up.xq = ds.xq.get();
+  for (int d = 0; d < 3; ++d) up.len[d] = search_len[d];
   up.dt = mdp.dt;
   up.max_disp2 = 0.1 * 0.1;   // as the CPU executor's blow-up check
   up.max_force2 = 1e8 * 1e8;  // as the CPU's extreme pair force, here per atom
@@ -198,6 +152,112 @@ void setup_device_system(const ExecutorConfig& cfg, int multiprocessors, int tpa
   up.total_mass = total_mass;
   up.seed = cfg.ld_seed;
   up.st = ds.st.get();
+}
+
+bool upload_atoms(const HostAtoms& a, gpu::GpuCalls& calls, DeviceSystem& ds) {
+  const int n = a.n;
+  ds.n = n;
+  bool grown = false;
+  if (static_cast<size_t>(n) > ds.capacity) {
+    // A domain's atom count changes from search to search: room for 10% more, so reallocations are rare.
+    const size_t cap = ds.capacity == 0 && ds.zone_mask.size() == 0 && a.zone_mask.empty()
+                           ? static_cast<size_t>(n)
+                           : static_cast<size_t>(n) + n / 10 + 64;
+    const std::string per_atom = "per-atom arrays (" + std::to_string(cap) + " atoms)";
+    for (int d = 0; d < 3; ++d) {
+      ds.x[d].allocate(cap, "positions");
+      ds.v[d].allocate(cap, "velocities");
+    }
+    ds.mass.allocate(cap, "masses");
+    ds.inv_mass.allocate(cap, "inverse masses");
+    ds.qs.allocate(cap, "charges");
+    ds.type.allocate(cap, "atom types");
+    ds.excl_start.allocate(cap + 1, "exclusions");
+    for (auto* b : {&ds.sorted_of, &ds.cell_of, &ds.slot, &ds.order_tmp, &ds.atom_of, &ds.cell_s, &ds.type_s})
+      b->allocate(cap, per_atom);
+    ds.img.allocate(cap, per_atom);
+    ds.xq.allocate(cap, per_atom);
+    ds.f.allocate(cap, per_atom);
+    if (!a.zone_mask.empty()) {
+      ds.zone_mask.allocate(cap, per_atom);
+      ds.zone_mask_s.allocate(cap, per_atom);
+    }
+    ds.capacity = cap;
+    grown = true;
+  }
+  auto put = [&](auto& buf, const auto& host) {
+    calls.copy_sync(buf.get(), host.data(), host.size() * sizeof(host[0]), cudaMemcpyHostToDevice);
+  };
+  put(ds.mass, a.mass);
+  put(ds.inv_mass, a.inv_mass);
+  put(ds.qs, a.qs);
+  put(ds.type, a.type);
+  std::vector<int> excl_start = a.excl_start, excl = a.excl;
+  if (excl_start.empty()) excl_start.assign(n + 1, 0);
+  if (excl.empty()) excl.push_back(0);  // a valid pointer for the kernels
+  put(ds.excl_start, excl_start);
+  if (excl.size() > ds.excl.size()) {
+    ds.excl.allocate(excl.size() + excl.size() / 10, "exclusions");
+    grown = true;
+  }
+  put(ds.excl, excl);
+  if (!a.zone_mask.empty()) put(ds.zone_mask, a.zone_mask);
+  if (a.settles.size() > ds.settles.size()) {
+    ds.settles.allocate(a.settles.size() + a.settles.size() / 10 + 16, "SETTLE waters");
+    grown = true;
+  }
+  if (!a.settles.empty()) put(ds.settles, a.settles);
+  if (a.free_atoms.size() > ds.free_atoms.size()) {
+    ds.free_atoms.allocate(a.free_atoms.size() + a.free_atoms.size() / 10 + 16, "atoms outside waters");
+    grown = true;
+  }
+  if (!a.free_atoms.empty()) put(ds.free_atoms, a.free_atoms);
+
+  SearchParams& sp = ds.search;
+  sp.n = n;
+  for (int d = 0; d < 3; ++d) sp.x[d] = ds.x[d].get();
+  sp.qs = ds.qs.get();
+  sp.type = ds.type.get();
+  sp.excl_start = ds.excl_start.get();
+  sp.excl = ds.excl.get();
+  sp.zone_mask = a.zone_mask.empty() ? nullptr : ds.zone_mask.get();
+  sp.zone_mask_s = a.zone_mask.empty() ? nullptr : ds.zone_mask_s.get();
+  sp.img = ds.img.get();
+  sp.cell_of = ds.cell_of.get();
+  sp.slot = ds.slot.get();
+  sp.sorted_of = ds.sorted_of.get();
+  sp.order_tmp = ds.order_tmp.get();
+  sp.atom_of = ds.atom_of.get();
+  sp.cell_s = ds.cell_s.get();
+  sp.xq = ds.xq.get();
+  sp.type_s = ds.type_s.get();
+  NonbondedParams& np = ds.nonbonded;
+  np.n = n;
+  np.xq = ds.xq.get();
+  np.type_s = ds.type_s.get();
+  np.atom_of = ds.atom_of.get();
+  np.sorted_of = ds.sorted_of.get();
+  np.excl_start = ds.excl_start.get();
+  np.excl = ds.excl.get();
+  np.f = ds.f.get();
+  UpdateParams& up = ds.update;
+  up.n = n;
+  up.nsettle = static_cast<int>(a.settles.size());
+  up.nfree = static_cast<int>(a.free_atoms.size());
+  up.settles = ds.settles.get();
+  up.free_atoms = ds.free_atoms.get();
+  for (int d = 0; d < 3; ++d) {
+    up.x[d] = ds.x[d].get();
+    up.v[d] = ds.v[d].get();
+  }
+  up.inv_mass = ds.inv_mass.get();
+  up.mass = ds.mass.get();
+  up.f = ds.f.get();
+  up.sorted_of = ds.sorted_of.get();
+  up.img = ds.img.get();
+  up.qs = ds.qs.get();
+  up.xq = ds.xq.get();
+  return grown;
 }
 
 bool size_pair_list(const std::vector<Vec3>& x, gpu::GpuCalls& calls, DeviceSystem& ds) {
@@ -226,8 +286,9 @@ bool size_pair_list(const std::vector<Vec3>& x, gpu::GpuCalls& calls, DeviceSyst
       }
   const int entries = (most + ds.tpa - 1) / ds.tpa + 1 + kMaxMarkers;
   const int cap = (entries + kListGroup - 1) / kListGroup;
-  if (cap <= ds.cap_groups) return false;
-  const long long lanes = static_cast<long long>(ds.n) * ds.tpa;
+  const long long lanes = static_cast<long long>(ds.capacity) * ds.tpa;
+  if (cap <= ds.cap_groups && lanes <= ds.list_lanes) return false;
+  ds.list_lanes = lanes;
   const long long warps = (lanes + 31) / 32;
   ds.list.allocate(static_cast<size_t>(warps) * cap * 32 * kListGroup,
                    "the pair list (" + std::to_string(cap * kListGroup) + " entries per lane)");

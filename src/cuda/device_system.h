@@ -33,6 +33,9 @@ struct DeviceSystem {
   // Pair list, per lane.
   gpu::DeviceBuffer<int> list, groups;
   gpu::DeviceBuffer<StepState> st;
+  gpu::DeviceBuffer<int> zone_mask, zone_mask_s;  // domain decomposition only
+  size_t capacity = 0;                            // per-atom buffers' size (>= n)
+  long long list_lanes = 0;                       // lanes the pair list has room for
 
   SearchParams search{};
   NonbondedParams nonbonded{};
@@ -44,6 +47,30 @@ struct DeviceSystem {
 // the number of multiprocessors.
 void setup_device_system(const ExecutorConfig& cfg, int multiprocessors, int tpa, gpu::GpuCalls& calls,
                          DeviceSystem& ds);
+
+// The atoms a DeviceSystem holds, as host arrays: the whole topology (single GPU), or one domain's local
+// atoms for one search window (home atoms first, then the halo; cuda_dd_executor.h).
+struct HostAtoms {
+  int n = 0;
+  std::vector<float> qs;  // q sqrt(f / eps_r)
+  std::vector<int> type;
+  std::vector<int> excl_start, excl;   // CSR over the n atoms, indices into them
+  std::vector<double> mass, inv_mass;  // 0 for atoms the update does not move (halo)
+  std::vector<int> zone_mask;  // empty, or per atom the dimensions (bits 0-2) in which its zone is not 0
+  std::vector<SettleDev> settles;
+  std::vector<int> free_atoms;  // updated atoms outside waters
+};
+
+// The constants of a system that does not change with its atoms: LJ table, pair, update and coupling
+// parameters, and the search grid for a box of edges search_len (nm; the domain-decomposed executor passes
+// an open, non-periodic extent for decomposed dimensions). total_mass: of the whole system (COM removal).
+void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, double total_mass, int tpa,
+                            gpu::GpuCalls& calls, DeviceSystem& ds);
+// Uploads the atoms (growing the per-atom buffers when they are too small; contents of x and v are the
+// caller's) and points the parameter structs at them. Returns true when a buffer was reallocated.
+bool upload_atoms(const HostAtoms& atoms, gpu::GpuCalls& calls, DeviceSystem& ds);
+// Lanes per atom that fill a GPU with `multiprocessors` for n atoms.
+int choose_lanes_per_atom(int n, int multiprocessors);
 
 // Makes the pair list large enough for positions x: an upper bound on any atom's neighbours (all atoms in
 // the (2 kCellsPerRlist + 1)^3 cells around its cell) plus room for image markers. Returns true when it

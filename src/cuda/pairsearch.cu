@@ -93,6 +93,7 @@ __global__ void ns_rank_kernel(SearchParams p) {
                         static_cast<float>(p.x[1][i] - k.y * p.len[1]),
                         static_cast<float>(p.x[2][i] - k.z * p.len[2]), p.qs[i]);
   p.type_s[s] = p.type[i];
+  if (p.zone_mask_s) p.zone_mask_s[s] = p.zone_mask[i];
 }
 
 // Distance from x to the slab [lo, lo + width] (0 inside).
@@ -159,6 +160,9 @@ __global__ void __launch_bounds__(kBlock, 1) ns_search_kernel(SearchParams p) {
 #pragma unroll
     for (int q = 0; q < 4; ++q) ex[q] = few_excl && q < ee - eb ? p.sorted_of[p.excl[eb + q]] : -1;
     const int tpa = p.tpa;
+    // Domain decomposition: halo atoms (mask not 0) pair only with atoms whose zone is 0 wherever theirs
+    // is not; home atoms pair with every local atom.
+    const int zm_i = p.zone_mask_s ? p.zone_mask_s[s] : 0;
     ListWriter w{p.list, t, p.cap_groups};
     int cur = kNoShift;
     int cand = 0;
@@ -199,6 +203,7 @@ __global__ void __launch_bounds__(kBlock, 1) ns_search_kernel(SearchParams p) {
               const float r2 = ddx * ddx + ddy * ddy + ddz * ddz;
               if (!(r2 < p.rlist2)) continue;
               if (j == s && code == kNoShift) continue;
+              if (zm_i != 0 && (zm_i & p.zone_mask_s[j]) != 0) continue;
               if (few_excl) {
                 if (j == ex[0] || j == ex[1] || j == ex[2] || j == ex[3]) continue;
               } else {

@@ -72,13 +72,11 @@ __device__ inline void finish_atom(const UpdateParams& p, int a, int sa, long lo
   mom[2] += to_fixed(m * vn.z, kMomentumScale);
 }
 
-// The last block's work: the step's kinetic energy and centre-of-mass velocity from the fixed-point sums,
-// the energy report, then the next step's coupling.
+// The end of a step from its kinetic-energy and momentum sums (fixed point, over the whole system): the
+// step's kinetic energy and centre-of-mass velocity, the energy report, then the next step's coupling.
 template <bool kEnergy>
-__device__ void end_step(const UpdateParams& p, StepState* st, long long step) {
-  long long kf[6];
-  for (int c = 0; c < 6; ++c)
-    kf[c] = static_cast<long long>(atomicExch(reinterpret_cast<unsigned long long*>(&st->ke_acc[c]), 0ull));
+__device__ void end_step(const UpdateParams& p, StepState* st, long long step, const long long* kf,
+                         const long long* mom) {
   const int sym[9] = {0, 3, 4, 3, 1, 5, 4, 5, 2};  // row-major tensor from xx yy zz xy xz yz
   double ke_now[9];
   for (int c = 0; c < 9; ++c) ke_now[c] = static_cast<double>(kf[sym[c]]) / kEnergyScale;
@@ -90,15 +88,24 @@ __device__ void end_step(const UpdateParams& p, StepState* st, long long step) {
     st->rep_integral = st->integral;
   }
   for (int c = 0; c < 9; ++c) st->ke_prev[c] = ke_now[c];
-  for (int d = 0; d < 3; ++d) {
-    const long long m =
-        static_cast<long long>(atomicExch(reinterpret_cast<unsigned long long*>(&st->mom_acc[d]), 0ull));
-    st->vcm[d] =
-        comm_at(p, step) && p.total_mass > 0 ? static_cast<double>(m) / kMomentumScale / p.total_mass : 0.0;
-  }
+  for (int d = 0; d < 3; ++d)
+    st->vcm[d] = comm_at(p, step) && p.total_mass > 0
+                     ? static_cast<double>(mom[d]) / kMomentumScale / p.total_mass
+                     : 0.0;
   st->step = step + 1;
   st->integral_before = st->integral;
   begin_step(p, st);
+}
+
+__device__ inline long long take(long long* acc) {
+  return static_cast<long long>(atomicExch(reinterpret_cast<unsigned long long*>(acc), 0ull));
+}
+
+// Domain decomposition: whether the sums of `step` must be summed over domains at its end (the next step
+// couples, this one removes the COM motion, or reports energies); every domain decides alike.
+template <bool kEnergy>
+__device__ inline bool reduce_at(const UpdateParams& p, long long step) {
+  return kEnergy || tcouple_at(p, step + 1) || comm_at(p, step);
 }
 
 // One thread per SETTLE water, then one per atom outside waters.
@@ -180,9 +187,63 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p) {
   __syncthreads();
   if (s_last && threadIdx.x == 0) {
     __threadfence();
-    end_step<kEnergy>(p, st, step);
+    long long kf[6], mom_sum[3];
+    for (int c = 0; c < 6; ++c) kf[c] = take(&st->ke_acc[c]);
+    for (int c = 0; c < 3; ++c) mom_sum[c] = take(&st->mom_acc[c]);
+    if (!p.dd) {
+      end_step<kEnergy>(p, st, step, kf, mom_sum);
+    } else {
+      // The sums stay this domain's until the transport has added the other domains' (finish_dd_step).
+      for (int c = 0; c < 6; ++c) st->red[kRedKe + c] = st->ke_local[c] = kf[c];
+      for (int c = 0; c < 3; ++c) st->red[kRedMom + c] = mom_sum[c];
+      for (int c = 0; c < 8; ++c) st->red[kRedNb + c] = kEnergy ? st->nb_acc[c] : 0;
+      for (int c = 0; c < 9; ++c) st->red[kRedCvir + c] = kEnergy ? st->cvir_acc[c] : 0;
+      st->red_active = reduce_at<kEnergy>(p, step) ? 1 : 0;
+    }
     st->blocks_done = 0;
   }
+}
+
+// Domain decomposition, after the reduction over domains: ends the step with the whole system's sums when
+// they were reduced; otherwise only the step counter and the coupling advance (KE(n + 1/2) stays this
+// domain's in ke_local until a reduction is asked for: reduce_ke_prev).
+template <bool kEnergy>
+__global__ void finish_dd_step_kernel(UpdateParams p) {
+  StepState* st = p.st;
+  const long long step = st->step - 0;
+  if (st->red_active) {
+    if (kEnergy) {
+      for (int c = 0; c < 8; ++c) st->nb_acc[c] = st->red[kRedNb + c];
+      for (int c = 0; c < 9; ++c) st->cvir_acc[c] = st->red[kRedCvir + c];
+    }
+    end_step<kEnergy>(p, st, step, st->red + kRedKe, st->red + kRedMom);
+  } else {
+    const long long zero[3] = {0, 0, 0};
+    long long kf[6];
+    for (int c = 0; c < 6; ++c) kf[c] = st->red[kRedKe + c];  // this domain's only: not used for coupling
+    end_step<false>(p, st, step, kf, zero);
+  }
+}
+
+// Domain decomposition: puts this domain's last kinetic-energy sums into st->red for a reduction the host
+// asks for (an energy step or a checkpoint after a step that did not reduce)...
+__global__ void stage_ke_prev_kernel(StepState* st) {
+  for (int c = 0; c < 6; ++c) st->red[kRedKe + c] = st->ke_local[c];
+}
+// ... and, after it, makes them KE(n - 1/2) of the whole system.
+__global__ void take_ke_prev_kernel(StepState* st) {
+  const int sym[9] = {0, 3, 4, 3, 1, 5, 4, 5, 2};
+  for (int c = 0; c < 9; ++c) st->ke_prev[c] = static_cast<double>(st->red[kRedKe + sym[c]]) / kEnergyScale;
+}
+
+// Domain decomposition: the float positions of the halo atoms [first, n) after their coordinates arrived.
+__global__ void refresh_halo_kernel(UpdateParams p, int first) {
+  const int a = first + blockIdx.x * blockDim.x + threadIdx.x;
+  if (a >= p.n) return;
+  const int4 k = p.img[a];
+  p.xq[p.sorted_of[a]] = make_float4(static_cast<float>(p.x[0][a] - k.x * p.len[0]),
+                                     static_cast<float>(p.x[1][a] - k.y * p.len[1]),
+                                     static_cast<float>(p.x[2][a] - k.z * p.len[2]), p.qs[a]);
 }
 
 __global__ void begin_step_kernel(UpdateParams p) { begin_step(p, p.st); }
@@ -200,6 +261,27 @@ void launch_update(gpu::GpuCalls& calls, const UpdateParams& p, bool energy) {
 
 void launch_begin_step(gpu::GpuCalls& calls, const UpdateParams& p) {
   calls.launch("begin_step_kernel", begin_step_kernel, 1, 1, 0, p);
+}
+
+void launch_finish_dd_step(gpu::GpuCalls& calls, const UpdateParams& p, bool energy) {
+  if (energy)
+    calls.launch("finish_dd_step_kernel<energy>", finish_dd_step_kernel<true>, 1, 1, 0, p);
+  else
+    calls.launch("finish_dd_step_kernel", finish_dd_step_kernel<false>, 1, 1, 0, p);
+}
+
+void launch_stage_ke_prev(gpu::GpuCalls& calls, StepState* st) {
+  calls.launch("stage_ke_prev_kernel", stage_ke_prev_kernel, 1, 1, 0, st);
+}
+
+void launch_take_ke_prev(gpu::GpuCalls& calls, StepState* st) {
+  calls.launch("take_ke_prev_kernel", take_ke_prev_kernel, 1, 1, 0, st);
+}
+
+void launch_refresh_halo(gpu::GpuCalls& calls, const UpdateParams& p, int first) {
+  const int count = p.n - first;
+  if (count <= 0) return;
+  calls.launch("refresh_halo_kernel", refresh_halo_kernel, (count + 127) / 128, 128, 0, p, first);
 }
 
 }  // namespace halomd::cuda

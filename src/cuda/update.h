@@ -14,4 +14,14 @@ void launch_update(gpu::GpuCalls& calls, const UpdateParams& p, bool energy);
 // After a load: draws the coupling of st->step from st->ke_prev (one thread).
 void launch_begin_step(gpu::GpuCalls& calls, const UpdateParams& p);
 
+// Domain decomposition (UpdateParams::dd): the update leaves the step's sums in st->red; after the
+// transport has summed them over domains (when st->red_active), this ends the step (one thread).
+void launch_finish_dd_step(gpu::GpuCalls& calls, const UpdateParams& p, bool energy);
+// A reduction of KE(n - 1/2) the host asks for: stage this domain's sums into st->red, let the transport sum
+// them, then take them as st->ke_prev.
+void launch_stage_ke_prev(gpu::GpuCalls& calls, StepState* st);
+void launch_take_ke_prev(gpu::GpuCalls& calls, StepState* st);
+// The float (sorted) positions of local atoms [first, p.n) from their double positions.
+void launch_refresh_halo(gpu::GpuCalls& calls, const UpdateParams& p, int first);
+
 }  // namespace halomd::cuda

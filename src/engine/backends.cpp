@@ -2,17 +2,25 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdlib>
+
 #include "comm/halo_transport.h"
 #include "core/errors.h"
 #include "cpu/cpu_executor.h"
 #include "cpu/dd_executor.h"
 
 #if HALOMD_HAVE_CUDA
+#include "cuda/cuda_dd_executor.h"
 #include "cuda/cuda_executor.h"
 #include "cuda/device_info.h"
 #endif
 #if HALOMD_HAVE_MPI
 #include "comm/mpi/mpi_transport.h"
+#endif
+#if HALOMD_HAVE_CUDA && HALOMD_HAVE_MPI
+#include "comm/gpu/gpu_halo.h"
+#include "comm/gpu/gpu_halo_check.h"
 #endif
 #if HALOMD_HAVE_NVSHMEM
 #include "comm/nvshmem/nvshmem_runtime.h"
@@ -20,6 +28,43 @@
 
 namespace halomd {
 namespace {
+
+#if HALOMD_HAVE_NVSHMEM
+constexpr bool kNvshmemBuilt = true;
+bool g_nvshmem_started = false;  // by make_gpu_transport; finalised by finish_processes
+#else
+constexpr bool kNvshmemBuilt = false;
+#endif
+
+bool is_gpu_transport(const std::string& name) {
+  return name == "mpi_staged" || name == "cuda_ipc" || name == "nvshmem" || name == "nvshmem_put";
+}
+
+#if HALOMD_HAVE_CUDA && HALOMD_HAVE_MPI
+// HALOMD_HALO_TIMEOUT_MS bounds every wait on a peer (default 10 s).
+int halo_timeout_ms() {
+  const char* v = std::getenv("HALOMD_HALO_TIMEOUT_MS");
+  return v && *v ? std::max(1, std::atoi(v)) : 10000;
+}
+
+std::unique_ptr<comm::GpuHaloTransport> make_gpu_transport(const std::string& name) {
+  comm::mpi_start(true);
+  const int timeout = halo_timeout_ms();
+  if (name == "mpi_staged") return comm::make_mpi_staged_transport(timeout);
+  if (name == "cuda_ipc") return comm::make_cuda_ipc_transport(timeout);
+#if HALOMD_HAVE_NVSHMEM
+  if (name == "nvshmem" || name == "nvshmem_put") {
+    comm::nvshmem::initialise();
+    g_nvshmem_started = true;
+    return comm::make_nvshmem_transport(name == "nvshmem_put", timeout);
+  }
+#endif
+  throw InputError("", 0,
+                   "transport '" + name +
+                       "' is not in this build (nvshmem needs NVSHMEM_HOME or `pip install "
+                       "nvidia-nvshmem-cu13==3.4.5` at configure time)");
+}
+#endif
 
 // Whether the options ask for the domain-decomposed CPU executor: a transport, several domains, a grid, or
 // several MPI ranks.
@@ -69,6 +114,46 @@ std::unique_ptr<Executor> make_dd_executor(const RunOptions& o, const ExecutorCo
                        "library)");
 }
 
+#if HALOMD_HAVE_CUDA
+// `--backend cuda` with a decomposition: one domain per MPI rank, the halo on a GPU transport (nvshmem where
+// the build has it, else mpi_staged, unless --transport says).
+std::unique_ptr<Executor> make_cuda_dd_executor(const RunOptions& o, const ExecutorConfig& config) {
+#if HALOMD_HAVE_MPI
+  std::string name = o.transport;
+  if (name.empty()) name = kNvshmemBuilt ? "nvshmem" : "mpi_staged";
+  if (!is_gpu_transport(name))
+    throw InputError(
+        "", 0,
+        "--backend cuda with domains takes --transport mpi_staged, cuda_ipc, nvshmem or nvshmem_put, "
+        "not '" +
+            name + "'");
+  const int ranks = process_count();
+  if (o.domains > 0 && o.domains != ranks)
+    throw InputError(
+        "", 0,
+        fmt::format("--domains {} but mpirun started {} ranks: the GPU transports run one domain per "
+                    "rank",
+                    o.domains, ranks));
+  domdec::DdGrid grid{{0, 0, 0}};
+  if (!o.dd.empty()) {
+    if (o.dd.size() != 3 || o.dd[0] < 1 || o.dd[1] < 1 || o.dd[2] < 1)
+      throw InputError("", 0, "--dd takes three domain counts of at least 1 (NX NY NZ)");
+    grid.n = {o.dd[0], o.dd[1], o.dd[2]};
+    if (grid.num_domains() != ranks)
+      throw InputError(
+          "", 0,
+          fmt::format("--dd {} makes {} domains, but mpirun started {} ranks (one domain per rank)",
+                      grid.str(), grid.num_domains(), ranks));
+  }
+  return std::make_unique<CudaDdExecutor>(config, make_gpu_transport(name), grid);
+#else
+  (void)o;
+  (void)config;
+  throw InputError("", 0, "--backend cuda with domains needs a build with MPI (-DHALOMD_ENABLE_MPI=ON)");
+#endif
+}
+#endif
+
 }  // namespace
 
 void start_processes([[maybe_unused]] bool want_mpi) {
@@ -94,6 +179,10 @@ int process_rank() {
 }
 
 void finish_processes() {
+#if HALOMD_HAVE_NVSHMEM
+  if (g_nvshmem_started) comm::nvshmem::finalise();  // every symmetric buffer is freed by now
+  g_nvshmem_started = false;
+#endif
 #if HALOMD_HAVE_MPI
   comm::mpi_stop();
 #endif
@@ -119,6 +208,30 @@ std::string check_nvshmem() {
 #endif
 }
 
+std::string check_halo(const std::string& name, const std::vector<int>& dd, int rounds) {
+  if (!is_gpu_transport(name))
+    throw InputError("", 0,
+                     "--check-halo takes mpi_staged, cuda_ipc, nvshmem or nvshmem_put, not '" + name + "'");
+#if HALOMD_HAVE_CUDA && HALOMD_HAVE_MPI
+  domdec::DdGrid grid{{process_count(), 1, 1}};
+  if (!dd.empty()) {
+    if (dd.size() != 3 || dd[0] < 1 || dd[1] < 1 || dd[2] < 1)
+      throw InputError("", 0, "--dd takes three domain counts of at least 1 (NX NY NZ)");
+    grid.n = {dd[0], dd[1], dd[2]};
+  }
+  std::string report;
+  {
+    std::unique_ptr<comm::GpuHaloTransport> t = make_gpu_transport(name);
+    report = comm::gpu_halo_check(*t, grid, rounds);
+  }  // symmetric memory is freed before NVSHMEM is finalised
+  return report;
+#else
+  (void)dd;
+  (void)rounds;
+  throw InputError("", 0, "the GPU halo transports need a build with CUDA and MPI");
+#endif
+}
+
 std::vector<std::string> available_backends() {
 #if HALOMD_HAVE_CUDA
   return {"cpu", "cuda"};
@@ -140,9 +253,7 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
   if (options.backend == "cpu") return std::make_unique<CpuExecutor>(config);
   if (options.backend == "cuda") {
 #if HALOMD_HAVE_CUDA
-    if (decomposed(options))
-      throw InputError(
-          "", 0, "--backend cuda runs one domain on one GPU: leave out --domains, --dd and --transport");
+    if (decomposed(options)) return make_cuda_dd_executor(options, config);
     return std::make_unique<CudaExecutor>(config);
 #else
     throw InputError(

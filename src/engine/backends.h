@@ -17,6 +17,10 @@ std::string describe_gpus();
 // put-with-signal, then of direct stores where nvshmem_ptr maps the peer), and returns this process's
 // report. Throws InputError when the build has no NVSHMEM, RuntimeError naming the round and peer on failure.
 std::string check_nvshmem();
+// Under mpirun: the self-test of GPU halo transport `name` (mpi_staged, cuda_ipc, nvshmem, nvshmem_put;
+// comm/gpu_halo_check.h) on the grid `dd` (empty: every rank along x), `rounds` times; returns this process's
+// report. Throws InputError when the build lacks the transport, RuntimeError on a mismatch or a timeout.
+std::string check_halo(const std::string& name, const std::vector<int>& dd, int rounds);
 // The executor for options.backend (and, later, its transport). Throws InputError for a backend this build
 // does not have.
 std::unique_ptr<Executor> make_executor(const RunOptions& options, const ExecutorConfig& config);

@@ -264,6 +264,21 @@ int mpi_world_rank() {
   return r;
 }
 
+int mpi_node_local_rank() {
+  if (!g_started) return 0;
+  int world_rank = 0, local = 0;
+  HALOMD_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank));
+  MPI_Comm node = MPI_COMM_NULL;
+  HALOMD_MPI_CHECK(
+      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank, MPI_INFO_NULL, &node));
+  const int rc = MPI_Comm_rank(node, &local);
+  MPI_Comm_free(&node);
+  check(rc, "MPI_Comm_rank(node, &local)");
+  return local;
+}
+
+void mpi_check(int rc, const char* call) { check(rc, call); }
+
 void mpi_stop() {
   int finalized = 0;
   MPI_Finalized(&finalized);

@@ -1,6 +1,6 @@
 // The mpi transport: one domain per MPI rank, host memory, non-blocking point-to-point messages per pulse
 // (MPI_Isend/MPI_Irecv, then MPI_Waitall), collectives for migration, reductions and gathers. Built only
-// with HALOMD_ENABLE_MPI; only engine/backends.cpp includes this header.
+// with HALOMD_ENABLE_MPI; only engine/backends.cpp and the other files of comm/mpi include this header.
 #pragma once
 
 #include <memory>
@@ -16,6 +16,12 @@ void mpi_start(bool required);
 bool mpi_started();
 int mpi_world_size();  // 1 when MPI was not started
 int mpi_world_rank();  // 0 when MPI was not started
+// This rank's index among the ranks of its node (MPI_Comm_split_type SHARED), to choose its GPU; 0 when MPI
+// was not started. Collective over MPI_COMM_WORLD.
+int mpi_node_local_rank();
+// Throws RuntimeError naming `call` and MPI's message unless rc is MPI_SUCCESS (for the files of comm/mpi,
+// which keep MPI's types out of their headers).
+void mpi_check(int rc, const char* call);
 // MPI_Finalize when mpi_start started MPI.
 void mpi_stop();
 // After an error on this rank: returns when every rank failed too (they all reach a barrier within 2 s, as

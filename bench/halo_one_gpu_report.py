@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Collects bench/halo_one_gpu.sh's runs into bench/results/halo_one_gpu.json (../shared/BENCH.md format)
+and bench/results/halo_one_gpu.png (ns/day per transport and domain count). Arguments:
+WORK COMMIT TAG|SYSTEM|STEPS|COMMAND..."""
+import datetime
+import json
+import os
+import subprocess
+import sys
+
+
+def machine():
+    try:
+        q = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                           capture_output=True, text=True).stdout.strip().splitlines()[0]
+        name, driver = [s.strip() for s in q.split(",")]
+    except Exception:
+        name, driver = "unknown GPU", "?"
+    return f"{name}, driver {driver}, {os.cpu_count()} cores"
+
+
+def main():
+    work, commit, items = sys.argv[1], sys.argv[2], sys.argv[3:]
+    records = []
+    for item in items:
+        tag, system, steps, cmd = item.split("|")
+        path = f"{work}/{tag}/run.json"
+        if not os.path.exists(path):
+            print("no result for", tag)
+            continue
+        run = json.load(open(path))
+        domains = run.get("domains", 1)
+        grid = run.get("dd_grid", "1x1x1")
+        records.append({
+            "engine": "halomd", "version": run["version"], "backend": "cuda",
+            "transport": run["transport"] if domains > 1 else "none", "system": system, "atoms": run["atoms"],
+            "gpus": 1, "ranks": run.get("ranks", 1), "domains": domains,
+            "dd": [int(v) for v in grid.split("x")], "steps": int(steps),
+            "timed_steps": run["last_step"] + 1 - run["first_step"] - run["nstlist"], "dt_ps": run["dt_ps"],
+            "ns_per_day": run["ns_per_day"],
+            "us_per_step": run["dt_ps"] * 1e-3 * 86400.0 / run["ns_per_day"] * 1e6,
+            "host_syncs_per_step": run["host_syncs_per_step"], "mpi_waits_per_step": run["mpi_waits_per_step"],
+            "launches_per_step": run["launches_per_step"], "ns_step_us": run["ns_step_us"],
+            "regular_step_us": run["regular_step_us"], "halo_bytes_per_step": run["halo_bytes_per_step"],
+            "halo_pulses": run.get("halo_pulses"), "nstlist": run["nstlist"], "rlist_nm": run["rlist_nm"],
+            "search_wall_us_mean": run.get("search_wall_us_mean"),
+            # The whole run's wall time over the same less the searches' own host+GPU time: the average step
+            # including NS steps against a regular step (the single-GPU runs have no such field).
+            "avg_over_regular_step": (run["wall_s"] / (run["wall_s"] - run["searches"] * run["search_wall_us_mean"] * 1e-6)
+                                      if run.get("searches") else None),
+            "command": cmd,
+        })
+    ratios = {}
+    for sys_name in sorted({r["system"] for r in records}):
+        for d in (2, 4):
+            by = {r["transport"]: r["ns_per_day"] for r in records if r["system"] == sys_name and r["domains"] == d}
+            one = [r["ns_per_day"] for r in records if r["system"] == sys_name and r["domains"] == 1]
+            for t in ("nvshmem", "nvshmem_put"):
+                for peer in ("mpi_staged", "cuda_ipc"):
+                    if t in by and peer in by:
+                        ratios[f"{sys_name} {d} domains {t}/{peer}"] = round(by[t] / by[peer], 3)
+            if one and "nvshmem" in by:
+                ratios[f"{sys_name} {d} domains step time nvshmem/1 domain"] = round(one[0] / by["nvshmem"], 3)
+    out = {
+        "name": "halo_one_gpu",
+        "date": datetime.date.today().isoformat(),
+        "commit": commit,
+        "machine": machine(),
+        "records": records,
+        "ratios": ratios,
+        "notes": "All domains on the one GPU (MPS, one rank per domain). Benchmark settings of ../shared/BENCH.md "
+                 "(nstlist 10). Counters are rank 0's (every rank runs the same sequence of calls). ns_per_day "
+                 "over the steady state (first NS window left out).",
+    }
+    os.makedirs("bench/results", exist_ok=True)
+    with open("bench/results/halo_one_gpu.json", "w") as f:
+        json.dump(out, f, indent=2)
+        f.write("\n")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        systems = sorted({r["system"] for r in records})
+        fig, axes = plt.subplots(1, len(systems), figsize=(5.5 * len(systems), 4.2), squeeze=False)
+        names = ["none", "mpi_staged", "cuda_ipc", "nvshmem", "nvshmem_put"]
+        for ax, s in zip(axes[0], systems):
+            labels, values = [], []
+            for d in (1, 2, 4):
+                for t in names:
+                    v = [r["ns_per_day"] for r in records if r["system"] == s and r["domains"] == d
+                         and r["transport"] == t]
+                    if v:
+                        labels.append(f"{d}: {t}")
+                        values.append(v[0])
+            ax.bar(range(len(values)), values, color=["C%d" % names.index(l.split(": ")[1]) for l in labels])
+            ax.set_xticks(range(len(values)))
+            ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=8)
+            ax.set_ylabel("ns/day (dt 2 fs)")
+            ax.set_title(f"{s}, domains on one {out['machine'].split(',')[0]}")
+            ax.grid(True, axis="y", alpha=0.3)
+        fig.tight_layout()
+        fig.savefig("bench/results/halo_one_gpu.png", dpi=120)
+    except Exception as e:
+        print("no plot:", e)
+    for r in records:
+        print(f"{r['system']:9s} {r['domains']} dom {r['transport']:12s} {r['ns_per_day']:9.1f} ns/day "
+              f"{r['us_per_step']:8.1f} us/step  syncs {r['host_syncs_per_step']}  waits {r['mpi_waits_per_step']}"
+              f"  launches {r['launches_per_step']}  ns_step {r['ns_step_us']:.0f} us  search {r['search_wall_us_mean']}"
+              f" us  avg/regular {r['avg_over_regular_step']}")
+    for k, v in ratios.items():
+        print(f"{k}: {v}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,174 @@
+#include "comm/gpu/gpu_halo_check.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "core/errors.h"
+#include "domdec/exchange.h"
+#include "gpu/device_buffer.h"
+
+namespace halomd::comm {
+namespace {
+
+struct F3 {
+  float x = 0.f, y = 0.f, z = 0.f;
+  F3& operator+=(const F3& o) {
+    x += o.x;
+    y += o.y;
+    z += o.z;
+    return *this;
+  }
+};
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof(double)) == 0; }
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof(float)) == 0; }
+
+}  // namespace
+
+std::string gpu_halo_check(GpuHaloTransport& transport, const domdec::DdGrid& grid, int rounds) {
+  // Single-atom molecules at random positions: a box small enough that 4 domains along one dimension need
+  // two pulses.
+  const Box box{{3.2, 3.0, 2.8}};
+  const int n = 2400;
+  const double rlist = 0.9;
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<Vec3> x(n);
+  for (Vec3& p : x)
+    for (int d = 0; d < 3; ++d) p[d] = u(rng) * box.len[d];
+  std::vector<int> molecule(n);
+  std::iota(molecule.begin(), molecule.end(), 0);
+  std::vector<std::vector<Vec3>> x_ref;
+  const domdec::DdPlan plan = domdec::build_plan(grid, box, x, molecule, rlist, &x_ref);
+
+  HaloTransport& host = transport.host();
+  host.set_grid(grid);
+  const int me = host.rank();
+  const domdec::DomainPlan& mine = plan.domains[me];
+  const int nl = mine.num_local(), nh = mine.num_home;
+  const int nd = static_cast<int>(plan.domains.size());
+
+  gpu::GpuCalls calls;
+  calls.create_stream();
+  gpu::DeviceBuffer<double> dx[3];
+  gpu::DeviceBuffer<float4> df;
+  gpu::DeviceBuffer<int> dsorted;
+  for (int d = 0; d < 3; ++d) dx[d].allocate(nl, "halo check positions");
+  df.allocate(nl, "halo check forces");
+  dsorted.allocate(nl, "halo check sorted order");
+  std::vector<int> sorted_of(nl);  // a permutation, so that the sorted-slot indirection is exercised
+  for (int i = 0; i < nl; ++i) sorted_of[i] = nl - 1 - i;
+  calls.copy_sync(dsorted.get(), sorted_of.data(), nl * sizeof(int), cudaMemcpyHostToDevice);
+  GpuLocalArrays arrays;
+  for (int d = 0; d < 3; ++d) arrays.x[d] = dx[d].get();
+  arrays.f = df.get();
+  arrays.sorted_of = dsorted.get();
+  arrays.num_local = nl;
+
+  // HALOMD_HALO_CHECK_STALL_RANK=R: rank R stops at round 1 (for the timeout test).
+  const char* stall = std::getenv("HALOMD_HALO_CHECK_STALL_RANK");
+  const int stall_rank = stall && *stall ? std::atoi(stall) : -1;
+  std::vector<double> hx(nl);
+  std::vector<float4> hf(nl);
+  for (int round = 0; round < rounds; ++round) {
+    if (round == 0 || round == rounds / 2) transport.bind(mine, arrays, calls);
+    // Reference: every domain's home atoms moved by a round-dependent amount, then the in-process exchange.
+    std::vector<std::vector<Vec3>> xl(nd);
+    std::vector<std::vector<F3>> fl(nd);
+    for (int dom = 0; dom < nd; ++dom) {
+      const domdec::DomainPlan& dp = plan.domains[dom];
+      xl[dom].assign(dp.num_local(), Vec3{});
+      fl[dom].resize(dp.num_local());
+      for (int i = 0; i < dp.num_home; ++i)
+        xl[dom][i] = x_ref[dom][i] + Vec3{1e-3 * round, -7e-4 * round, 3e-4 * (round % 3)};
+      for (int i = 0; i < dp.num_local(); ++i) {
+        const int g = dp.global[i];
+        fl[dom][i] = {0.5f * g + round, -0.25f * i + 0.125f * dom, 1.0f / (1.0f + i + round)};
+      }
+    }
+    domdec::exchange_x(plan, xl);
+    const std::vector<std::vector<F3>> f_before = fl;
+    domdec::reduce_f(plan, fl);
+
+    // Upload the home positions (the halo poisoned) and every local atom's force, exchange both ways.
+    for (int d = 0; d < 3; ++d) {
+      for (int i = 0; i < nl; ++i) hx[i] = i < nh ? xl[me][i][d] : std::nan("");
+      calls.copy_sync(dx[d].get(), hx.data(), nl * sizeof(double), cudaMemcpyHostToDevice);
+    }
+    for (int i = 0; i < nl; ++i) {
+      const F3& f = f_before[me][i];
+      hf[sorted_of[i]] = make_float4(f.x, f.y, f.z, 0.f);
+    }
+    calls.copy_sync(df.get(), hf.data(), nl * sizeof(float4), cudaMemcpyHostToDevice);
+    if (round == 1 && stall_rank == me) {
+      // The timeout test: this rank stops taking part, so its peers must report the pulse and peer they
+      // waited for, within their timeout.
+      std::this_thread::sleep_for(std::chrono::seconds(60));
+      throw RuntimeError(-1, -1, "halo check: rank " + std::to_string(me) + " stalled on purpose");
+    }
+    transport.exchange_x(calls);
+    transport.exchange_f(calls);
+    calls.sync();
+    transport.check_errors();
+
+    for (int d = 0; d < 3; ++d) {
+      calls.copy_sync(hx.data(), dx[d].get(), nl * sizeof(double), cudaMemcpyDeviceToHost);
+      for (int i = nh; i < nl; ++i) {
+        if (same_bits(hx[i], xl[me][i][d])) continue;
+        throw RuntimeError(
+            -1, mine.global[i],
+            fmt::format("{} halo check, rank {}, round {}: local atom {} coordinate {} is {:.17g}, "
+                        "the reference exchange gives {:.17g}",
+                        transport.name(), me, round, i, d, hx[i], xl[me][i][d]));
+      }
+    }
+    calls.copy_sync(hf.data(), df.get(), nl * sizeof(float4), cudaMemcpyDeviceToHost);
+    for (int i = 0; i < nl; ++i) {
+      const float4 got = hf[sorted_of[i]];
+      const F3& want = fl[me][i];
+      if (same_bits(got.x, want.x) && same_bits(got.y, want.y) && same_bits(got.z, want.z)) continue;
+      throw RuntimeError(
+          -1, mine.global[i],
+          fmt::format("{} halo check, rank {}, round {}: local atom {} force ({}, {}, {}), the "
+                      "reference reduction gives ({}, {}, {})",
+                      transport.name(), me, round, i, got.x, got.y, got.z, want.x, want.y, want.z));
+    }
+
+    // The reduction: every rank contributes (rank + 1) * (k + 1) to value k.
+    long long hv[kMaxGpuReduce];
+    for (int k = 0; k < kMaxGpuReduce; ++k) hv[k] = static_cast<long long>(me + 1) * (k + 1) + round;
+    gpu::DeviceBuffer<long long> dv;
+    gpu::DeviceBuffer<int> active;
+    dv.allocate(kMaxGpuReduce, "halo check reduction");
+    active.allocate(1, "halo check reduction flag");
+    const int one = 1;
+    calls.copy_sync(active.get(), &one, sizeof(int), cudaMemcpyHostToDevice);
+    calls.copy_sync(dv.get(), hv, sizeof(hv), cudaMemcpyHostToDevice);
+    transport.reduce(calls, dv.get(), kMaxGpuReduce, active.get(), true);
+    calls.sync();
+    transport.check_errors();
+    calls.copy_sync(hv, dv.get(), sizeof(hv), cudaMemcpyDeviceToHost);
+    const long long ranks = nd;
+    for (int k = 0; k < kMaxGpuReduce; ++k) {
+      const long long want = ranks * (ranks + 1) / 2 * (k + 1) + ranks * round;
+      if (hv[k] != want)
+        throw RuntimeError(-1, -1,
+                           fmt::format("{} halo check, rank {}, round {}: reduced value {} is {}, not {}",
+                                       transport.name(), me, round, k, hv[k], want));
+    }
+  }
+  return fmt::format(
+      "rank {}: {} on grid {}: {} pulses, {} local atoms ({} halo), {} rounds: halo coordinates equal the "
+      "reference exchange, forces the reference reduction, sums exact (bits)\n",
+      me, transport.name(), grid.str(), mine.pulses.size(), nl, nl - nh, rounds);
+}
+
+}  // namespace halomd::comm

@@ -1,0 +1,39 @@
+// Device-side pieces shared by the GPU halo transports (gpu_halo.h): one pulse as its kernels see it and
+// the per-atom pack, unpack and force-add steps, so that every transport does the same arithmetic and the
+// trajectories are bitwise identical whichever carries the data. Wire formats: coordinates 3 doubles per
+// atom, forces 3 floats per atom, in the pulse's send order.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "comm/gpu/gpu_halo_arrays.h"
+
+namespace halomd::comm {
+
+__device__ inline void pack_x_atom(const GpuLocalArrays& a, const HaloPulseDev& p, int i, double* wire) {
+  const int k = p.send[i];
+  for (int d = 0; d < 3; ++d) wire[3 * i + d] = a.x[d][k] + p.shift[d];
+}
+
+__device__ inline void unpack_x_atom(const GpuLocalArrays& a, const HaloPulseDev& p, int i,
+                                     const double* wire) {
+  for (int d = 0; d < 3; ++d) a.x[d][p.recv_start + i] = wire[3 * i + d];
+}
+
+// The force on received atom i, to go back to its owner.
+__device__ inline void pack_f_atom(const GpuLocalArrays& a, const HaloPulseDev& p, int i, float* wire) {
+  const float4 f = a.f[a.sorted_of[p.recv_start + i]];
+  wire[3 * i + 0] = f.x;
+  wire[3 * i + 1] = f.y;
+  wire[3 * i + 2] = f.z;
+}
+
+// Adds the returned force of sent atom i (each atom appears once in a pulse's send list, so no race).
+__device__ inline void add_f_atom(const GpuLocalArrays& a, const HaloPulseDev& p, int i, const float* wire) {
+  float4& f = a.f[a.sorted_of[p.send[i]]];
+  f.x += wire[3 * i + 0];
+  f.y += wire[3 * i + 1];
+  f.z += wire[3 * i + 2];
+}
+
+}  // namespace halomd::comm

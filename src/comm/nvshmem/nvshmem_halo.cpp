@@ -1,0 +1,281 @@
+// The nvshmem and nvshmem_put GPU halo transports (comm/gpu/gpu_halo.h): every per-step exchange and
+// reduction is kernels only (nvshmem_halo_kernels.cu), which pack into the peers' symmetric buffers, signal
+// and wait on the device; the host's part is bind() at search steps (buffer sizes agreed over MPI, symmetric
+// allocation, the plan uploaded) and reading the error record after the executor's sync.
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comm/gpu/gpu_halo.h"
+#include "comm/mpi/mpi_transport.h"
+#include "comm/nvshmem/nvshmem_halo_kernels.h"
+#include "core/errors.h"
+#include "gpu/cuda_check.h"
+#include "gpu/device_buffer.h"
+
+namespace halomd::comm {
+namespace {
+
+namespace nv = comm::nvshmem;
+static_assert(nv::kMaxHaloPulses == kMaxDevicePulses);
+constexpr int kMaxPulses = kMaxDevicePulses;
+
+// Room for the counts to grow a little between search steps before the (collective, synchronising) symmetric
+// allocation has to be done again.
+int64_t with_slack(int64_t atoms) { return atoms + atoms / 4 + 16; }
+
+class NvshmemHaloTransport final : public GpuHaloTransport {
+ public:
+  NvshmemHaloTransport(bool put_only, int timeout_ms)
+      : put_only_(put_only), timeout_ms_(timeout_ms), host_(make_mpi_transport()) {
+    me_ = nv::my_pe();
+    npes_ = nv::n_pes();
+    HALOMD_CUDA_CHECK(
+        cudaHostAlloc(reinterpret_cast<void**>(&error_host_), sizeof(nv::ErrorRecord), cudaHostAllocMapped));
+    *error_host_ = nv::ErrorRecord{};
+    nv::ErrorRecord* error_dev = nullptr;
+    HALOMD_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&error_dev), error_host_, 0));
+    state_.allocate(1, name() + " step state");
+    config_.allocate(1, name() + " pulse table");
+    HALOMD_CUDA_CHECK(cudaMemset(state_.get(), 0, sizeof(nv::StateDev)));
+    HALOMD_CUDA_CHECK(cudaMemset(config_.get(), 0, sizeof(nv::ConfigDev)));
+
+    // The signals and reduction slots do not depend on the plan: allocated once, on every PE alike. The
+    // signals start at 0 and are never reset (the epochs only grow).
+    signals_ = static_cast<uint64_t*>(symmetric(2 * kMaxPulses * sizeof(uint64_t), "pulse signals"));
+    red_signal_ = static_cast<uint64_t*>(symmetric(npes_ * sizeof(uint64_t), "reduction signals"));
+    red_slots_ = static_cast<long long*>(
+        symmetric(2 * static_cast<size_t>(npes_) * kMaxGpuReduce * sizeof(long long), "reduction slots"));
+    HALOMD_CUDA_CHECK(cudaMemset(signals_, 0, 2 * kMaxPulses * sizeof(uint64_t)));
+    HALOMD_CUDA_CHECK(cudaMemset(red_signal_, 0, npes_ * sizeof(uint64_t)));
+    std::vector<long long*> peers(npes_, nullptr);
+    for (int pe = 0; pe < npes_; ++pe)
+      if (pe != me_ && !put_only_) peers[pe] = static_cast<long long*>(nv::sym_ptr(red_slots_, pe));
+    red_peer_.allocate(npes_, name() + " reduction peers");
+    HALOMD_CUDA_CHECK(
+        cudaMemcpy(red_peer_.get(), peers.data(), npes_ * sizeof(long long*), cudaMemcpyHostToDevice));
+    HALOMD_CUDA_CHECK(cudaDeviceSynchronize());
+    nv::barrier_all();  // no PE signals another before its signals are zeroed
+
+    launch_.config = config_.get();
+    launch_.state = state_.get();
+    launch_.error = error_dev;
+    launch_.timeout_ns = static_cast<long long>(timeout_ms_) * 1000000LL;
+  }
+
+  ~NvshmemHaloTransport() override {
+    // nvshmem_free is collective: while an exception unwinds, the other PEs may never come, so the symmetric
+    // memory is left to the process's end.
+    if (std::uncaught_exceptions() == 0) {
+      (void)cudaDeviceSynchronize();
+      nv::barrier_all();  // no peer's kernel still writes into what is freed
+      for (void* p :
+           {static_cast<void*>(stage_), static_cast<void*>(f_recv_), static_cast<void*>(x_recv_),
+            static_cast<void*>(red_slots_), static_cast<void*>(red_signal_), static_cast<void*>(signals_)})
+        if (p) nv::sym_free(p);
+    }
+    if (error_host_) (void)cudaFreeHost(error_host_);
+  }
+
+  std::string name() const override { return put_only_ ? "nvshmem_put" : "nvshmem"; }
+  HaloTransport& host() override { return *host_; }
+  bool device_initiated() const override { return true; }
+
+  void bind(const domdec::DomainPlan& plan, const GpuLocalArrays& arrays, gpu::GpuCalls& calls) override {
+    const int np = static_cast<int>(plan.pulses.size());
+    if (np > kMaxPulses)
+      throw RuntimeError(
+          -1, -1,
+          fmt::format("{}: the plan has {} pulses, at most {} are supported", name(), np, kMaxPulses));
+    // The symmetric buffers have the same size on every PE: per pulse the largest count of any PE.
+    std::vector<double> m(2 + 2 * kMaxPulses, 0.0);
+    m[0] = np;
+    m[1] = -np;
+    for (int k = 0; k < np; ++k) {
+      m[2 + k] = plan.pulses[k].recv_count;
+      m[2 + kMaxPulses + k] = static_cast<double>(plan.pulses[k].send.size());
+    }
+    host_->max(m);
+    if (static_cast<int>(m[0]) != np || static_cast<int>(-m[1]) != np)
+      throw RuntimeError(-1, -1,
+                         fmt::format("{}: the ranks' plans have different pulse counts ({} to {})", name(),
+                                     static_cast<int>(-m[1]), static_cast<int>(m[0])));
+    bool grow = x_recv_ == nullptr;
+    for (int k = 0; k < np; ++k)
+      grow = grow || m[2 + k] > static_cast<double>(x_cap_[k]) ||
+             m[2 + kMaxPulses + k] > static_cast<double>(f_cap_[k]);
+    if (grow) {
+      for (int k = 0; k < kMaxPulses; ++k) {
+        const auto need_x = static_cast<int64_t>(m[2 + k]),
+                   need_f = static_cast<int64_t>(m[2 + kMaxPulses + k]);
+        if (need_x > x_cap_[k]) x_cap_[k] = with_slack(need_x);
+        if (need_f > f_cap_[k]) f_cap_[k] = with_slack(need_f);
+      }
+      reallocate(calls);
+    }
+
+    // The send lists, all pulses in one device array (grow-only).
+    std::vector<int> send;
+    std::array<size_t, kMaxPulses> send_at{};
+    for (int k = 0; k < np; ++k) {
+      send_at[k] = send.size();
+      send.insert(send.end(), plan.pulses[k].send.begin(), plan.pulses[k].send.end());
+    }
+    if (send.size() > send_.size()) {
+      calls.sync();  // the old list may still be read by enqueued kernels
+      send_.allocate(static_cast<size_t>(with_slack(static_cast<int64_t>(send.size()))),
+                     name() + " send lists");
+    }
+    calls.copy_sync(send_.get(), send.data(), send.size() * sizeof(int), cudaMemcpyHostToDevice);
+
+    nv::ConfigDev c;
+    c.a = arrays;
+    c.num_pulses = np;
+    c.me = me_;
+    c.npes = npes_;
+    c.red_slots = red_slots_;
+    c.red_signal = red_signal_;
+    c.red_peer = red_peer_.get();
+    int64_t x_at = 0, f_at = 0;  // atoms before pulse k in the receive buffers (and stages)
+    for (int k = 0; k < np; ++k) {
+      const domdec::Pulse& pulse = plan.pulses[k];
+      nv::PulseDev& q = c.pulse[k];
+      q.p.send = send_.get() + send_at[k];
+      q.p.send_count = static_cast<int>(pulse.send.size());
+      q.p.recv_start = pulse.recv_start;
+      q.p.recv_count = pulse.recv_count;
+      for (int d = 0; d < 3; ++d) q.p.shift[d] = pulse.shift[d];
+      q.send_to = pulse.send_to;
+      q.recv_from = pulse.recv_from;
+      // The same offsets on every PE, so this PE's address of a buffer names the peer's copy.
+      q.x_recv = x_recv_ + 3 * x_at;
+      q.f_recv = f_recv_ + 3 * f_at;
+      q.x_stage = x_stage_ + 3 * f_at;  // send_count <= f_cap
+      q.f_stage = f_stage_ + 3 * x_at;  // recv_count <= x_cap
+      q.x_signal = signals_ + k;
+      q.f_signal = signals_ + kMaxPulses + k;
+      if (!put_only_) {
+        q.x_direct = static_cast<double*>(nv::sym_ptr(q.x_recv, q.send_to));
+        q.f_direct = static_cast<float*>(nv::sym_ptr(q.f_recv, q.recv_from));
+      }
+      x_at += x_cap_[k];
+      f_at += f_cap_[k];
+    }
+    calls.copy_sync(config_.get(), &c, sizeof(c), cudaMemcpyHostToDevice);
+    plan_ = &plan;
+    num_pulses_ = np;
+  }
+
+  void exchange_x(gpu::GpuCalls& calls) override {
+    require_bound();
+    nv::launch_exchange_x(calls, launch_, num_pulses_);
+  }
+  void exchange_f(gpu::GpuCalls& calls) override {
+    require_bound();
+    nv::launch_exchange_f(calls, launch_, num_pulses_);
+  }
+  void reduce(gpu::GpuCalls& calls, long long* values, int count, const int* active, bool) override {
+    if (count < 0 || count > kMaxGpuReduce)
+      throw RuntimeError(-1, -1,
+                         fmt::format("{}: reduce of {} values, at most {}", name(), count, kMaxGpuReduce));
+    if (count == 0) return;
+    nv::launch_reduce(calls, launch_, values, count, active);
+  }
+
+  void check_errors() override {
+    const volatile nv::ErrorRecord* e = error_host_;
+    if (!e->set) return;
+    const int kind = e->kind, k = e->pulse, peer = e->peer;
+    if (kind == nv::kErrorSums)
+      throw RuntimeError(
+          -1, -1,
+          fmt::format("{}: the sums from rank {} did not arrive within {} ms", name(), peer, timeout_ms_));
+    const int dim = plan_ && k >= 0 && k < static_cast<int>(plan_->pulses.size()) ? plan_->pulses[k].dim : 0;
+    throw RuntimeError(-1, -1,
+                       fmt::format("{}: the {} of pulse {} (dim {}) from rank {} did not arrive within {} ms",
+                                   name(), kind == nv::kErrorCoordinates ? "coordinates" : "forces", k,
+                                   "xyz"[dim], peer, timeout_ms_));
+  }
+
+  CallCounters counters() const override { return host_->counters(); }  // the per-step work waits for no one
+  int64_t allocations() const override { return allocations_; }
+
+ private:
+  void* symmetric(size_t bytes, const char* what) {
+    void* p = nv::sym_malloc(std::max<size_t>(bytes, 64));
+    if (!p)
+      throw RuntimeError(-1, -1,
+                         fmt::format("{}: nvshmem_malloc of {} ({}) failed (NVSHMEM_SYMMETRIC_SIZE sets the "
+                                     "symmetric heap)",
+                                     name(), what, gpu::mib(bytes)));
+    return p;
+  }
+
+  // Collective and grow-only; every PE decides it from the same maxima, so all take part.
+  void reallocate(gpu::GpuCalls& calls) {
+    calls.sync();
+    nv::barrier_all();  // every PE's kernels are done with the old buffers
+    for (void* p : {static_cast<void*>(stage_), static_cast<void*>(f_recv_), static_cast<void*>(x_recv_)})
+      if (p) nv::sym_free(p);
+    int64_t x_atoms = 0, f_atoms = 0;
+    for (int k = 0; k < kMaxPulses; ++k) {
+      x_atoms += x_cap_[k];
+      f_atoms += f_cap_[k];
+    }
+    x_recv_ = static_cast<double*>(symmetric(3 * x_atoms * sizeof(double), "coordinate receive buffers"));
+    f_recv_ = static_cast<float*>(symmetric(3 * f_atoms * sizeof(float), "force receive buffers"));
+    // The put stages: coordinates (send_count <= f_cap per pulse), then forces (recv_count <= x_cap).
+    const size_t x_stage_bytes = 3 * f_atoms * sizeof(double);
+    stage_ = static_cast<char*>(symmetric(x_stage_bytes + 3 * x_atoms * sizeof(float), "put stages"));
+    x_stage_ = reinterpret_cast<double*>(stage_);
+    f_stage_ = reinterpret_cast<float*>(stage_ + x_stage_bytes);
+    nv::barrier_all();
+    ++allocations_;
+  }
+
+  void require_bound() const {
+    if (!plan_) throw RuntimeError(-1, -1, name() + ": exchange before bind()");
+  }
+
+  bool put_only_;
+  int timeout_ms_;
+  std::unique_ptr<HaloTransport> host_;
+  int me_ = 0;
+  int npes_ = 1;
+  const domdec::DomainPlan* plan_ = nullptr;
+  int num_pulses_ = 0;
+  int64_t allocations_ = 0;
+
+  nv::ErrorRecord* error_host_ = nullptr;
+  gpu::DeviceBuffer<nv::StateDev> state_;
+  gpu::DeviceBuffer<nv::ConfigDev> config_;
+  gpu::DeviceBuffer<long long*> red_peer_;
+  gpu::DeviceBuffer<int> send_;
+  nv::Launch launch_;
+
+  // Symmetric memory.
+  uint64_t* signals_ = nullptr;  // [2][kMaxPulses]: coordinates, forces
+  uint64_t* red_signal_ = nullptr;
+  long long* red_slots_ = nullptr;
+  double* x_recv_ = nullptr;
+  float* f_recv_ = nullptr;
+  char* stage_ = nullptr;
+  double* x_stage_ = nullptr;
+  float* f_stage_ = nullptr;
+  std::array<int64_t, kMaxPulses> x_cap_{};  // atoms per pulse, the same on every PE
+  std::array<int64_t, kMaxPulses> f_cap_{};
+};
+
+}  // namespace
+
+std::unique_ptr<GpuHaloTransport> make_nvshmem_transport(bool put_only, int timeout_ms) {
+  return std::make_unique<NvshmemHaloTransport>(put_only, timeout_ms);
+}
+
+}  // namespace halomd::comm

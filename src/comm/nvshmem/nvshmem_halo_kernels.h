@@ -1,0 +1,93 @@
+// Device side of the nvshmem and nvshmem_put GPU halo transports (nvshmem_halo.cpp is the host side): the
+// per-pulse pack-and-send and wait-and-unpack kernels, the reduction kernel, and thin wrappers of the NVSHMEM
+// host calls the transport needs, so that the host class (C++20) never includes NVSHMEM's headers. C++17.
+//
+// Everything a kernel reads that may change at a search step (the plan's pulses, the buffers' addresses)
+// lives in a ConfigDev in device memory, and everything that changes from step to step (the signal epochs)
+// in a StateDev that the kernels advance themselves. The launch arguments are therefore the same at every
+// step and at every bind (pointers fixed for the transport's life, the pulse index, the timeout): a CUDA
+// graph captured once replays correctly for as long as the number of pulses stays the same.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "comm/gpu/gpu_halo_arrays.h"
+#include "gpu/gpu_calls.h"
+
+namespace halomd::comm::nvshmem {
+
+// Most pulses per plan; equals kMaxDevicePulses of comm/halo_transport.h (not included here: C++20).
+inline constexpr int kMaxHaloPulses = 16;
+
+// One pulse and where its data goes. Symmetric addresses (x_recv, f_recv, the stages, the signals) are this
+// PE's; the same address names the peer's copy in put calls. *_direct are the peer's copies mapped into this
+// process (nvshmem_ptr), null where the peer is not directly reachable or put-with-signal is forced.
+struct PulseDev {
+  HaloPulseDev p;
+  int send_to = -1;              // coordinates go to, forces come back from
+  int recv_from = -1;            // coordinates come from, forces go back to
+  double* x_recv = nullptr;      // recv_count atoms x 3 doubles arrive here
+  double* x_direct = nullptr;    // send_to's x_recv, mapped
+  double* x_stage = nullptr;     // send_count x 3 doubles packed here for the put
+  float* f_recv = nullptr;       // send_count atoms x 3 floats come back here
+  float* f_direct = nullptr;     // recv_from's f_recv, mapped
+  float* f_stage = nullptr;      // recv_count x 3 floats packed here for the put
+  uint64_t* x_signal = nullptr;  // set on send_to when the coordinates are there
+  uint64_t* f_signal = nullptr;  // set on recv_from when the forces are there
+};
+
+struct ConfigDev {
+  GpuLocalArrays a;
+  int num_pulses = 0;
+  int me = 0;
+  int npes = 1;
+  PulseDev pulse[kMaxHaloPulses];
+  long long* red_slots = nullptr;        // symmetric [2 parities][npes][kMaxGpuReduce]
+  uint64_t* red_signal = nullptr;        // symmetric [npes]: PE p sets [p] on every other PE
+  long long* const* red_peer = nullptr;  // device array [npes]: red_slots of PE p mapped, or null
+};
+
+// Advanced only by the kernels. Zeroed once when the transport is made.
+struct StateDev {
+  unsigned long long epoch_x = 0;  // one per exchange_x: the value the coordinate signals are set to
+  unsigned long long epoch_f = 0;  // one per exchange_f
+  unsigned long long epoch_r = 0;  // one per active reduce
+  unsigned int blocks_done = 0;    // the last-block-done counter of the pack kernels (back to 0 after each)
+  int failed = 0;                  // a wait timed out: every later wait returns at once
+};
+
+enum : int { kErrorCoordinates = 0, kErrorForces = 1, kErrorSums = 2 };
+
+// In mapped page-locked memory: the host reads it after a stream sync, without a copy. The first wait that
+// times out fills it (kind, pulse, peer) and sets `set` last.
+struct ErrorRecord {
+  int set = 0;
+  int kind = 0;
+  int pulse = 0;
+  int peer = -1;
+};
+
+struct Launch {
+  const ConfigDev* config = nullptr;
+  StateDev* state = nullptr;
+  ErrorRecord* error = nullptr;  // device address of the mapped record
+  long long timeout_ns = 0;
+};
+
+// Pulses 0..num_pulses-1: pack-and-send, then wait-and-unpack, per pulse (2 launches each).
+void launch_exchange_x(gpu::GpuCalls& calls, const Launch& l, int num_pulses);
+// Pulses num_pulses-1..0: pack-and-send the received atoms' forces, then wait-and-add (2 launches each).
+void launch_exchange_f(gpu::GpuCalls& calls, const Launch& l, int num_pulses);
+// One launch of one block: values[0, count) summed over PEs when *active != 0.
+void launch_reduce(gpu::GpuCalls& calls, const Launch& l, long long* values, int count, const int* active);
+
+// NVSHMEM's host calls. sym_malloc and sym_free are collective (same sizes, same order, on every PE).
+void* sym_malloc(size_t bytes);
+void sym_free(void* p);
+void* sym_ptr(const void* p, int pe);  // nvshmem_ptr
+void barrier_all();
+int my_pe();
+int n_pes();
+
+}  // namespace halomd::comm::nvshmem

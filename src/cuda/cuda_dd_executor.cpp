@@ -1,0 +1,497 @@
+#include "cuda/cuda_dd_executor.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdlib>
+
+#include "comm/gpu/gpu_halo.h"
+#include "comm/plan_build.h"
+#include "core/errors.h"
+#include "cpu/dd_domain.h"
+#include "cpu/pair_interaction.h"
+#include "cuda/device_system.h"
+#include "cuda/nonbonded.h"
+#include "cuda/pairsearch.h"
+#include "cuda/update.h"
+#include "domdec/assignment.h"
+#include "gpu/cuda_check.h"
+
+namespace halomd {
+namespace {
+
+using cuda::StepState;
+
+constexpr unsigned long long kNoError = ~0ull;
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atoi(v) : fallback;
+}
+
+double from_fixed(long long v) { return static_cast<double>(v) / cuda::kEnergyScale; }
+
+// Room in the search box of a decomposed dimension beyond the domain's local atoms at the search: their
+// drift until the next search and growth of the molecule margin.
+constexpr double kSearchPad = 1.0;  // nm
+
+}  // namespace
+
+class CudaDdExecutor::Impl {
+ public:
+  Impl(const ExecutorConfig& config, std::unique_ptr<comm::GpuHaloTransport> t, const domdec::DdGrid& req)
+      : cfg(config),
+        top(*config.top),
+        mdp(*config.mdp),
+        transport(std::move(t)),
+        host(transport->host()),
+        requested(req) {
+    int device = 0;
+    HALOMD_CUDA_CHECK(cudaGetDevice(&device));
+    cudaDeviceProp prop{};
+    HALOMD_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    gpu_name = prop.name;
+    multiprocessors = prop.multiProcessorCount;
+    calls.create_stream();
+    first_atom = domdec::first_atoms(top.molecule);
+    for (double m : top.mass) total_mass += m;
+    hst.allocate(1, "step state (host staging)");
+  }
+  ~Impl() { drop_graph(); }
+
+  void drop_graph() {
+    if (graph_exec) (void)cudaGraphExecDestroy(graph_exec);
+    if (graph) (void)cudaGraphDestroy(graph);
+    graph_exec = nullptr;
+    graph = nullptr;
+  }
+
+  // The step's kernels after the search or the coordinate exchange: non-bonded forces, the force halo back,
+  // the update, the reduction over domains and the end of the step.
+  void enqueue_forces_and_update(bool energy, bool host_reduce) {
+    cuda::launch_nonbonded(calls, ds.nonbonded, energy);
+    transport->exchange_f(calls);
+    cuda::launch_update(calls, ds.update, energy);
+    transport->reduce(calls, ds.st.get()->red, cuda::kRedCount, &ds.st.get()->red_active, host_reduce);
+    cuda::launch_finish_dd_step(calls, ds.update, energy);
+  }
+
+  void enqueue_exchange_x() {
+    transport->exchange_x(calls);
+    cuda::launch_refresh_halo(calls, ds.update, num_home);
+  }
+
+  // The regular step of a device-initiated transport, recorded once per search window (the plan and the
+  // buffers change at searches).
+  void ensure_graph() {
+    if (graph_exec) return;
+    calls.begin_capture();
+    try {
+      enqueue_exchange_x();
+      enqueue_forces_and_update(false, false);
+    } catch (...) {
+      graph = calls.end_capture();
+      drop_graph();
+      throw;
+    }
+    graph = calls.end_capture();
+    HALOMD_CUDA_CHECK(cudaGraphInstantiate(&graph_exec, graph, 0));
+  }
+
+  // The host's copy of the device's decision (update.cu reduce_at): whether the step's sums are summed
+  // over domains at its end.
+  bool reduce_at(int64_t s, bool energy) const {
+    const cuda::UpdateParams& up = ds.update;
+    const bool tc_next = up.vrescale && (s + 1 + up.nsttcouple - 1) % up.nsttcouple == 0;
+    const bool comm = up.comm_linear && s % up.nstcomm == 0;
+    return energy || tc_next || comm;
+  }
+
+  // KE(n - 1/2) of the whole system, when the last step did not sum it over domains.
+  void reduce_ke_prev() {
+    if (ke_prev_global) return;
+    cuda::launch_stage_ke_prev(calls, ds.st.get());
+    transport->reduce(calls, ds.st.get()->red + cuda::kRedKe, 6, &ds.st.get()->one, true);
+    cuda::launch_take_ke_prev(calls, ds.st.get());
+    ke_prev_global = true;
+  }
+
+  void sync_state() {
+    calls.copy_async(hst.get(), ds.st.get(), sizeof(StepState), cudaMemcpyDeviceToHost);
+    calls.sync();
+    transport->check_errors();
+    const StepState& h = hst[0];
+    pairs = static_cast<size_t>(h.list_pairs / 2);
+    if (h.error == kNoError) return;
+    const long long step_bad = static_cast<long long>(h.error >> 32);
+    const int local = static_cast<int>((h.error >> 2) & 0x3fffffffu);
+    const int atom = local < static_cast<int>(dom.plan.global.size()) ? dom.plan.global[local] : -1;
+    static const char* kText[] = {
+        "the system blew up: an atom moved more than 0.1 nm in one step or its position is not finite",
+        "the system blew up: a water could not be constrained", "non-finite or extreme non-bonded force",
+        "the pair list is full (the density changed a lot, or the system blew up)"};
+    throw RuntimeError(step_bad, atom, kText[h.error & 3u]);
+  }
+
+  // Home atoms' x (global frame) and v from the device into dom.x, dom.v; waits.
+  void download_home(bool with_v) {
+    const size_t nh = static_cast<size_t>(num_home);
+    for (int d = 0; d < 3; ++d) {
+      calls.copy_async(hx.get() + d * nh, ds.x[d].get(), nh * sizeof(double), cudaMemcpyDeviceToHost);
+      if (with_v)
+        calls.copy_async(hv.get() + d * nh, ds.v[d].get(), nh * sizeof(double), cudaMemcpyDeviceToHost);
+    }
+    sync_state();
+    for (size_t i = 0; i < nh; ++i) {
+      const Vec3 local{hx[i], hx[nh + i], hx[2 * nh + i]};
+      const domdec::IVec3& k = dom.image[i];
+      dom.x[i] = domdec::shifted(local, domdec::IVec3{-k.x, -k.y, -k.z}, cfg.box);
+      if (with_v) dom.v[i] = {hv[i], hv[nh + i], hv[2 * nh + i]};
+    }
+  }
+
+  void migrate() {
+    std::vector<std::vector<comm::AtomState>> leaving(1), arriving(1);
+    leaving[0] = take_departures(dom, grid, cfg.box, first_atom);
+    dom.departed = static_cast<int64_t>(leaving[0].size());
+    host.migrate(leaving, arriving);
+    std::vector<comm::AtomState> atoms = std::move(arriving[0]);
+    for (size_t i = 0; i < dom.home.size(); ++i)
+      atoms.push_back({dom.home[i], dom.index, dom.x[i], dom.v[i]});
+    set_home(dom, top, std::move(atoms));
+  }
+
+  void search(int64_t step) {
+    const Box& box = cfg.box;
+    if (on_device) download_home(true);  // waits for the steps queued before: not the search's time
+    const auto t0 = std::chrono::steady_clock::now();
+    migrate();
+    double margin = home_margin(dom, first_atom);
+    host.max({&margin, 1});
+    range = {mdp.rlist, margin + domdec::kMarginSlack};
+    try {
+      domdec::validate_grid(grid, grid.num_domains(), box, range);
+    } catch (const InputError& e) {
+      throw RuntimeError(step, -1, e.what());
+    }
+    std::vector<Vec3> frame = place_home_atoms(dom, box, first_atom);
+    std::vector<comm::HomeAtoms> home{{dom.home, dom.image, frame}};
+    std::vector<domdec::DomainPlan> plans;
+    std::vector<std::vector<Vec3>> x_local;
+    comm::build_plans(host, grid, box, range, home, plans, x_local);
+    dom.plan = std::move(plans[0]);
+    dom.x_local = std::move(x_local[0]);
+    build_local_topology(dom, top);
+    num_home = dom.plan.num_home;
+    num_local = dom.plan.num_local();
+
+    // The local atoms as the device system sees them.
+    cuda::HostAtoms a;
+    a.n = num_local;
+    a.qs.resize(num_local);
+    for (int i = 0; i < num_local; ++i) a.qs[i] = static_cast<float>(dom.charge[i] * q_scale);
+    a.type = dom.type;
+    a.excl_start = dom.excl_start;
+    a.excl = dom.excl;
+    a.mass.assign(num_local, 0.0);
+    a.inv_mass.assign(num_local, 0.0);
+    std::copy(dom.mass.begin(), dom.mass.end(), a.mass.begin());
+    std::copy(dom.inv_mass.begin(), dom.inv_mass.end(), a.inv_mass.begin());
+    a.zone_mask.resize(num_local);
+    for (int i = 0; i < num_local; ++i) {
+      const domdec::IVec3& z = dom.plan.zone[i];
+      a.zone_mask[i] = (z.x != 0 ? 1 : 0) | (z.y != 0 ? 2 : 0) | (z.z != 0 ? 4 : 0);
+    }
+    std::vector<char> in_settle(num_home, 0);
+    for (const Settle& s : top.settles) {
+      const auto it = std::lower_bound(dom.home.begin(), dom.home.end(), s.o);
+      if (it == dom.home.end() || *it != s.o) continue;
+      const int o = static_cast<int>(it - dom.home.begin());
+      // A water's atoms are consecutive in the topology and all home here (whole molecules migrate).
+      const int h1 = o + (s.h1 - s.o), h2 = o + (s.h2 - s.o);
+      if (h1 < 0 || h2 < 0 || h1 >= num_home || h2 >= num_home || dom.home[h1] != s.h1 ||
+          dom.home[h2] != s.h2)
+        throw RuntimeError(step, s.o, "a water is split between domains (SETTLE needs it whole)");
+      a.settles.push_back({o, h1, h2, 0, top.mass[s.o], top.mass[s.h1], s.d_oh, s.d_hh});
+      in_settle[o] = in_settle[h1] = in_settle[h2] = 1;
+    }
+    for (int i = 0; i < num_home; ++i)
+      if (!in_settle[i]) a.free_atoms.push_back(i);
+
+    // Every local atom must fit the search box with room for a neighbour beyond it (no false periodic pair).
+    for (int d = 0; d < 3; ++d) {
+      if (grid.n[d] == 1) continue;
+      double lo = 1e300, hi = -1e300;
+      for (const Vec3& p : dom.x_local) {
+        lo = std::min(lo, p[d]);
+        hi = std::max(hi, p[d]);
+      }
+      if (hi - lo + mdp.rlist + 0.1 > search_len[d])
+        throw RuntimeError(
+            step, -1,
+            fmt::format("domain {}'s atoms span {:.3f} nm in dimension {}, more than its search "
+                        "box of {:.3f} nm allows (molecules grew too long?)",
+                        dom.index, hi - lo, "xyz"[d], search_len[d]));
+    }
+
+    const bool grown = cuda::upload_atoms(a, calls, ds);
+    if (hx.size() < 3 * ds.capacity) {
+      hx.allocate(3 * ds.capacity, "positions (host staging)");
+      hv.allocate(3 * ds.capacity, "velocities (host staging)");
+    }
+    const size_t nl = static_cast<size_t>(num_local), nh = static_cast<size_t>(num_home);
+    for (size_t i = 0; i < nl; ++i)
+      for (int d = 0; d < 3; ++d) {
+        hx[d * nl + i] = dom.x_local[i][d];
+        if (i < nh) hv[d * nh + i] = dom.v[i][d];
+      }
+    for (int d = 0; d < 3; ++d) {
+      calls.copy_async(ds.x[d].get(), hx.get() + d * nl, nl * sizeof(double), cudaMemcpyHostToDevice);
+      calls.copy_async(ds.v[d].get(), hv.get() + d * nh, nh * sizeof(double), cudaMemcpyHostToDevice);
+    }
+    if (cuda::size_pair_list(dom.x_local, calls, ds) || grown) {
+      // Nothing to keep: the list is rebuilt below.
+    }
+    cuda::launch_pair_search(calls, ds.search);
+    comm::GpuLocalArrays arrays;
+    for (int d = 0; d < 3; ++d) arrays.x[d] = ds.x[d].get();
+    arrays.f = ds.f.get();
+    arrays.sorted_of = ds.sorted_of.get();
+    arrays.num_local = num_local;
+    transport->bind(dom.plan, arrays, calls);
+    calls.sync();  // the staging buffers are reused at the next search
+    drop_graph();  // the plan changed: the regular step is recorded again
+
+    halo_bytes_per_step = 0;
+    for (const domdec::Pulse& p : dom.plan.pulses)
+      halo_bytes_per_step +=
+          static_cast<int64_t>(p.send.size() * 3 * sizeof(double) + p.recv_count * 3 * sizeof(float));
+    on_device = true;
+    search_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ++searches;
+    halo_atoms_sum += num_local - num_home;
+  }
+
+  ExecutorConfig cfg;
+  const Topology& top;
+  const MdParams& mdp;
+  std::unique_ptr<comm::GpuHaloTransport> transport;
+  comm::HaloTransport& host;
+  domdec::DdGrid requested, grid;
+  domdec::HaloRange range;
+  std::vector<int> first_atom;
+  double total_mass = 0.0;
+  double q_scale = 1.0;
+  Vec3 search_len;
+  DdDomain dom;
+  int num_home = 0, num_local = 0;
+
+  gpu::GpuCalls calls;
+  cuda::DeviceSystem ds;
+  gpu::PinnedBuffer<double> hx, hv;
+  gpu::PinnedBuffer<StepState> hst;
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t graph_exec = nullptr;
+  std::string gpu_name;
+  int multiprocessors = 0;
+
+  bool on_device = false;      // x and v of the home atoms are on the device (after the first search)
+  bool searched = false;       // since load
+  bool ke_prev_global = true;  // st->ke_prev holds the whole system's KE(n - 1/2)
+  int64_t step = 0;
+  int64_t steps_run = 0;
+  int64_t halo_bytes_per_step = 0;
+  int64_t halo_bytes = 0;
+  int64_t searches = 0;
+  int64_t halo_atoms_sum = 0;
+  double search_s = 0.0;  // wall time of the searches from the home atoms' arrival on the host to the list
+  size_t pairs = 0;
+};
+
+CudaDdExecutor::CudaDdExecutor(const ExecutorConfig& config,
+                               std::unique_ptr<comm::GpuHaloTransport> transport,
+                               const domdec::DdGrid& requested)
+    : impl_(std::make_unique<Impl>(config, std::move(transport), requested)) {}
+CudaDdExecutor::~CudaDdExecutor() = default;
+
+void CudaDdExecutor::load(const MdState& s) {
+  Impl& m = *impl_;
+  const Box& box = m.cfg.box;
+  const int nd = m.host.num_ranks();
+  if (static_cast<int>(s.x.size()) != m.top.num_atoms() || s.v.size() != s.x.size())
+    throw RuntimeError(s.step, -1, "the state to load has not one position and velocity per atom");
+  m.range = {m.mdp.rlist, domdec::molecule_margin(s.x, m.first_atom) + domdec::kMarginSlack};
+  if (m.requested.n.x > 0) {
+    domdec::validate_grid(m.requested, nd, box, m.range);
+    m.grid = m.requested;
+  } else {
+    m.grid = domdec::choose_grid(nd, box, m.range);
+  }
+  m.host.set_grid(m.grid);
+
+  const domdec::HomeAssignment owner = domdec::assign_home(m.grid, box, s.x, m.first_atom);
+  const int me = m.host.rank();
+  m.dom = DdDomain{};
+  m.dom.index = me;
+  std::vector<comm::AtomState> atoms;
+  for (int g : owner.home[me]) atoms.push_back({g, me, s.x[g], s.v[g]});
+  set_home(m.dom, m.top, std::move(atoms));
+
+  // The search box: the real box in dimensions with one domain (periodic), an open extent in decomposed
+  // ones, large enough that no pair is found across its periodic boundary.
+  for (int d = 0; d < 3; ++d) {
+    m.search_len[d] = m.grid.n[d] == 1 ? box.len[d]
+                                       : box.len[d] / m.grid.n[d] + m.range.send_range() + m.range.margin +
+                                             m.mdp.rlist + kSearchPad;
+  }
+  const PairParams pp = make_pair_params(m.mdp);
+  m.q_scale = std::sqrt(pp.epsfac);
+  // Lanes per atom: as if the domain had the GPU to itself (the ranks sharing one GPU run concurrently).
+  const int tpa_env = env_int("HALOMD_GPU_TPA", 0);
+  const int tpa =
+      tpa_env > 0 ? tpa_env : cuda::choose_lanes_per_atom(m.top.num_atoms() / nd, m.multiprocessors);
+  if (m.ds.st.size() == 0)
+    cuda::setup_device_constants(m.cfg, m.search_len, m.total_mass, tpa, m.calls, m.ds);
+  m.ds.update.dd = 1;
+
+  StepState& h = m.hst[0];
+  h = StepState{};
+  h.step = s.step;
+  h.lambda = 1.0;
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) h.ke_prev[3 * a + b] = s.ke_half_prev.m[a][b];
+  h.integral_before = h.integral = s.thermostat_integral;
+  h.error = kNoError;
+  h.one = 1;
+  m.calls.copy_async(m.ds.st.get(), m.hst.get(), sizeof(StepState), cudaMemcpyHostToDevice);
+  cuda::launch_begin_step(m.calls, m.ds.update);
+  m.calls.sync();
+  m.step = s.step;
+  m.on_device = false;
+  m.searched = false;
+  m.ke_prev_global = true;
+}
+
+void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) {
+  Impl& m = *impl_;
+  const cuda::UpdateParams& up = m.ds.update;
+  if (r.step != m.step)
+    throw RuntimeError(r.step, -1, fmt::format("internal error: the CUDA executor is at step {}", m.step));
+  const bool tcouple = up.vrescale && (r.step + up.nsttcouple - 1) % up.nsttcouple == 0;
+  const bool comm = up.comm_linear && r.step % up.nstcomm == 0;
+  if (tcouple != r.tcouple || comm != r.comm)
+    throw RuntimeError(r.step, -1,
+                       "internal error: the CUDA executor's coupling schedule differs from the MD loop's");
+  const bool ns = r.ns || !m.searched;
+  const bool energy = r.energy && e != nullptr;
+  const bool reduce = m.reduce_at(r.step, energy);
+  if (!ns && !energy && m.transport->device_initiated()) {
+    m.ensure_graph();
+    m.calls.launch_graph(m.graph_exec);
+  } else {
+    if (ns) {
+      m.search(r.step);
+      m.searched = true;
+    }
+    // Also after a search, whose plan already placed the halo: every step then runs the same exchange
+    // sequence (x, then f), which the transports' buffer-reuse rules assume, for the same bits.
+    m.enqueue_exchange_x();
+    if (energy) {
+      m.reduce_ke_prev();
+      m.calls.memset_async(reinterpret_cast<char*>(m.ds.st.get()) + offsetof(StepState, nb_acc), 0,
+                           sizeof(StepState::nb_acc) + sizeof(StepState::cvir_acc));
+    }
+    m.enqueue_forces_and_update(energy, reduce);
+  }
+  m.ke_prev_global = reduce;
+  m.halo_bytes += m.halo_bytes_per_step;
+  ++m.step;
+  ++m.steps_run;
+  if (energy) {
+    m.sync_state();
+    const StepState& h = m.hst[0];
+    e->lj = 0.5 * from_fixed(h.nb_acc[0]);  // every pair was summed from both of its atoms
+    e->coulomb = 0.5 * from_fixed(h.nb_acc[1]) + m.ds.self_energy;
+    const int idx[3][3] = {{2, 5, 6}, {5, 3, 7}, {6, 7, 4}};
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) {
+        e->virial.m[a][b] = -0.25 * from_fixed(h.nb_acc[idx[a][b]]) + from_fixed(h.cvir_acc[3 * a + b]);
+        e->kinetic.m[a][b] = 0.5 * (h.rep_ke_prev[3 * a + b] + h.rep_ke_now[3 * a + b]);
+      }
+    e->thermostat_integral = h.rep_integral;
+  }
+}
+
+void CudaDdExecutor::save(MdState& s) {
+  Impl& m = *impl_;
+  m.reduce_ke_prev();
+  std::vector<comm::AtomState> mine, all;
+  Vec3 vcm;
+  if (m.on_device) {
+    m.download_home(true);
+    const StepState& h = m.hst[0];
+    vcm = {h.vcm[0], h.vcm[1], h.vcm[2]};
+  } else {
+    m.sync_state();
+  }
+  const StepState& h = m.hst[0];
+  for (size_t i = 0; i < m.dom.home.size(); ++i) {
+    Vec3 v = m.dom.v[i];
+    // The centre-of-mass removal of the last step is applied lazily by the next update: apply it here.
+    if (m.dom.mass[i] > 0.0) v -= vcm;
+    mine.push_back({m.dom.home[i], m.dom.index, m.dom.x[i], v});
+  }
+  m.host.gather(mine, all);
+  s.step = m.step;
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) s.ke_half_prev.m[a][b] = h.ke_prev[3 * a + b];
+  s.thermostat_integral = h.integral_before;
+  s.x.assign(all.empty() ? 0 : m.top.num_atoms(), Vec3{});
+  s.v.assign(s.x.size(), Vec3{});
+  for (const comm::AtomState& a : all) {
+    s.x[a.global] = a.x;
+    s.v[a.global] = a.v;
+  }
+}
+
+void CudaDdExecutor::positions(std::vector<Vec3>& x) {
+  Impl& m = *impl_;
+  if (m.on_device) m.download_home(false);
+  std::vector<comm::AtomState> mine, all;
+  for (size_t i = 0; i < m.dom.home.size(); ++i) mine.push_back({m.dom.home[i], m.dom.index, m.dom.x[i], {}});
+  m.host.gather(mine, all);
+  x.assign(all.empty() ? 0 : m.top.num_atoms(), Vec3{});
+  for (const comm::AtomState& a : all) x[a.global] = a.x;
+}
+
+bool CudaDdExecutor::writes_outputs() const { return impl_->host.rank() == 0; }
+std::string CudaDdExecutor::transport() const { return impl_->transport->name(); }
+size_t CudaDdExecutor::num_pairs() const { return impl_->pairs; }
+
+CallCounters CudaDdExecutor::counters() const {
+  const Impl& m = *impl_;
+  CallCounters c = m.transport->counters();
+  c.host_syncs += m.calls.host_syncs();
+  c.launches += m.calls.launches();
+  c.halo_bytes += m.halo_bytes;
+  return c;
+}
+
+std::string CudaDdExecutor::report_json() const {
+  const Impl& m = *impl_;
+  const cuda::SearchParams& sp = m.ds.search;
+  return fmt::format(
+      "\"domains\": {},\n  \"dd_grid\": \"{}\",\n  \"ranks\": {},\n  \"gpu\": \"{}\",\n"
+      "  \"gpu_lanes_per_atom\": {},\n  \"gpu_grid\": [{}, {}, {}],\n  \"home_atoms_rank0\": {},\n"
+      "  \"halo_atoms_rank0_mean\": {:.1f},\n  \"halo_pulses\": {},\n  \"halo_buffer_allocations\": {},\n"
+      "  \"search_wall_us_mean\": {:.1f}, \"searches\": {}",
+      m.grid.num_domains(), m.grid.str(), m.host.num_ranks(), m.gpu_name, m.ds.tpa, sp.nc[0], sp.nc[1],
+      sp.nc[2], m.num_home, m.searches > 0 ? static_cast<double>(m.halo_atoms_sum) / m.searches : 0.0,
+      m.dom.plan.pulses.size(), m.transport->allocations(),
+      m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches);
+}
+
+}  // namespace halomd

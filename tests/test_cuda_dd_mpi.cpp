@@ -1,0 +1,154 @@
+// `halomd run --backend cuda` under mpirun: domains on GPUs with the GPU halo transports (one rank per
+// domain; on a machine with one GPU the ranks share it, which needs the MPS daemon running, as
+// bench/device_check.sh starts it). Energies against the single-GPU executor, bitwise identical trajectories
+// across transports on the same grid, and the counted calls of a regular step. Needs a GPU and MPI (ctest
+// label "gpu"); without a device every test reports SKIPPED.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "support/run_helpers.h"
+#include "support/test_support.h"
+#include "tolerances.h"
+
+#if HALOMD_HAVE_CUDA
+#include "cuda/device_info.h"
+#endif
+
+namespace halomd::test {
+namespace {
+
+#if HALOMD_HAVE_CUDA
+
+#define SKIP_WITHOUT_GPU_AND_MPI()                                                  \
+  if (std::string(HALOMD_MPIEXEC).empty()) GTEST_SKIP() << "this build has no MPI"; \
+  if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";                  \
+  static_assert(true)
+
+std::string mpirun(int ranks) {
+  return "timeout 240 " + std::string(HALOMD_MPIEXEC) + " --oversubscribe --allow-run-as-root -n " +
+         std::to_string(ranks) + " ";
+}
+
+std::vector<std::string> transports() {
+#if HALOMD_HAVE_NVSHMEM
+  return {"mpi_staged", "cuda_ipc", "nvshmem", "nvshmem_put"};
+#else
+  return {"mpi_staged", "cuda_ipc"};
+#endif
+}
+
+double json_number(const std::string& json, const std::string& key) {
+  const size_t at = json.find("\"" + key + "\":");
+  if (at == std::string::npos) return NAN;
+  return std::stod(json.substr(at + key.size() + 3));
+}
+
+double rel(double a, double b) { return std::fabs(a - b) / std::max(std::fabs(b), 1e-30); }
+
+// Step-0 energies of spce_9k (4.5 nm box) on 2 and 4 domains, against one GPU: the same pairs in float, but
+// in other positions' frames and summed in other groups, so within the mixed-precision tolerance (the same
+// bound as the CUDA executor against the CPU double path).
+TEST(CudaDomains, StepZeroEnergiesEqualTheSingleGpuRun) {
+  SKIP_WITHOUT_GPU_AND_MPI();
+  const std::string out = make_temp_dir("cuda_dd_energy");
+  const std::map<std::string, std::string> set = {
+      {"nsteps", "10"}, {"nstenergy", "1"}, {"nstcalcenergy", "1"}};
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_9k", "nve.mdp", set, out + "/one", "--backend cuda", &log), 0) << log;
+  auto ref = read_csv(out + "/one/energy.csv");
+  // 2x1x1; 2x2x1; 4x1x1 has cells of 1.125 nm against a reach of rlist 1.1 + 2 margins: two pulses.
+  const std::vector<std::pair<int, std::string>> grids = {{2, "2 1 1"}, {4, "2 2 1"}, {4, "4 1 1"}};
+  for (const auto& [ranks, grid] : grids) {
+    const std::string dir = out + "/dd" + std::to_string(ranks) + "_" + grid.substr(0, 1) + grid.substr(2, 1);
+    ASSERT_EQ(run_halomd_under(mpirun(ranks), "spce_9k", "nve.mdp", set, dir,
+                               "--backend cuda --transport mpi_staged --dd " + grid, &log),
+              0)
+        << log;
+    auto e = read_csv(dir + "/energy.csv");
+    ASSERT_EQ(e["step"].size(), ref["step"].size()) << grid;
+    for (const char* term : {"lj_sr", "coulomb_sr", "potential"})
+      EXPECT_LT(rel(e[term][0], ref[term][0]), kEnergyRelTol)
+          << term << " on grid " << grid << ": " << e[term][0] << " vs one GPU " << ref[term][0];
+    EXPECT_LT(rel(e["kinetic"][0], ref["kinetic"][0]), kKineticRelTol) << grid;
+    // Ten steps later the trajectories differ only by float rounding.
+    EXPECT_LT(rel(e["total"][10], ref["total"][10]), 1e-4) << grid;
+    if (grid == "4 1 1") {
+      EXPECT_NE(read_text(dir + "/run.json").find("\"halo_pulses\": 2"), std::string::npos)
+          << read_text(dir + "/run.json");
+    }
+  }
+}
+
+// Every transport moves the same bytes with the same arithmetic (comm/gpu/gpu_halo_device.cuh) and sums
+// integers, so a v-rescale run gives bitwise the same files on the same grid, whichever carries the halo.
+TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
+  SKIP_WITHOUT_GPU_AND_MPI();
+  const std::string out = make_temp_dir("cuda_dd_bitwise");
+  const std::map<std::string, std::string> set = {
+      {"nsteps", "60"},  {"nstenergy", "10"},     {"nstcalcenergy", "10"}, {"nstxout-compressed", "20"},
+      {"nstcomm", "10"}, {"tcoupl", "v-rescale"}, {"tc-grps", "System"},   {"tau-t", "0.1"},
+      {"ref-t", "300"},  {"ld-seed", "11"}};
+  std::string log;
+  for (const auto& [ranks, grid] : std::vector<std::pair<int, std::string>>{{4, "2 2 1"}, {2, "2 1 1"}}) {
+    std::string first;
+    for (const std::string& t : transports()) {
+      const std::string dir = out + "/" + t + std::to_string(ranks);
+      ASSERT_EQ(run_halomd_under(mpirun(ranks), "spce_9k", "nve.mdp", set, dir,
+                                 "--backend cuda --transport " + t + " --dd " + grid, &log),
+                0)
+          << t << ":\n"
+          << log;
+      if (first.empty()) {
+        first = dir;
+        continue;
+      }
+      for (const char* f : {"energy.csv", "traj.xtc", "confout.gro"}) {
+        const std::string a = read_text(first + "/" + f);
+        EXPECT_FALSE(a.empty()) << first << "/" << f;
+        EXPECT_EQ(a, read_text(dir + "/" + f)) << f << " differs between " << first << " and " << dir;
+      }
+    }
+  }
+}
+
+// The counters of ../shared/BENCH.md on regular steps, with v-rescale on: nvshmem needs no host sync, no
+// MPI wait and one launch (the step's CUDA graph, reductions included); mpi_staged waits on the host.
+TEST(CudaDomains, NvshmemRegularStepsNeedNoHostSyncNoMpiWaitAndOneLaunch) {
+  SKIP_WITHOUT_GPU_AND_MPI();
+#if !HALOMD_HAVE_NVSHMEM
+  GTEST_SKIP() << "this build has no NVSHMEM";
+#else
+  const std::string out = make_temp_dir("cuda_dd_counters");
+  const std::map<std::string, std::string> set = {
+      {"nsteps", "200"},     {"nstenergy", "100"}, {"nstcalcenergy", "100"}, {"tcoupl", "v-rescale"},
+      {"tc-grps", "System"}, {"tau-t", "0.1"},     {"ref-t", "300"},         {"nsttcouple", "10"}};
+  std::string log;
+  for (const std::string t : {"nvshmem", "nvshmem_put", "mpi_staged"}) {
+    ASSERT_EQ(run_halomd_under(mpirun(4), "spce_9k", "nve.mdp", set, out + "/" + t,
+                               "--backend cuda --transport " + t + " --dd 2 2 1", &log),
+              0)
+        << log;
+    const std::string json = read_text(out + "/" + t + "/run.json");
+    if (t == "mpi_staged") {
+      EXPECT_GT(json_number(json, "host_syncs_per_step"), 0.0) << json;
+      EXPECT_GT(json_number(json, "mpi_waits_per_step"), 0.0) << json;
+      continue;
+    }
+    EXPECT_EQ(json_number(json, "host_syncs_per_step"), 0.0) << t << "\n" << json;
+    EXPECT_EQ(json_number(json, "mpi_waits_per_step"), 0.0) << t << "\n" << json;
+    EXPECT_EQ(json_number(json, "launches_per_step"), 1.0) << t << "\n" << json;
+    EXPECT_GT(json_number(json, "halo_bytes_per_step"), 0.0) << t << "\n" << json;
+  }
+#endif
+}
+
+#else
+TEST(CudaDomains, NeedsCuda) { GTEST_SKIP() << "this build has no CUDA backend"; }
+#endif
+
+}  // namespace
+}  // namespace halomd::test
