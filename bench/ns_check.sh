@@ -81,7 +81,7 @@ for item in spce_9k:30000 spce_45k:20000 spce_203k:5000; do
   [ -n "${BASE:-}" ] && run "base_${item%%:*}" "${item%%:*}" "${item##*:}" "$(realpath "$BASE")"
 done
 
-stage sweep
+stage sweep  # HALOMD_GPU_SEARCH_LANES exists in the stream search (commit dc1987c) only
 for v in "spce_45k 16 0" "spce_45k 4 0" "spce_45k 8 4" "spce_9k 16 0" "spce_203k 16 0" "spce_203k 4 0"; do
   set -- $v
   fits 30 || break

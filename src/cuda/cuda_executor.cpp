@@ -62,8 +62,7 @@ class CudaExecutor::Impl {
     gpu_name = prop.name;
     calls.create_stream();
     every_step_timed = env_int("HALOMD_GPU_TIMING", 0) != 0;
-    cuda::setup_device_system(cfg, prop.multiProcessorCount, env_int("HALOMD_GPU_TPA", 0),
-                              env_int("HALOMD_GPU_SEARCH_LANES", 0), calls, ds);
+    cuda::setup_device_system(cfg, prop.multiProcessorCount, env_int("HALOMD_GPU_TPA", 0), calls, ds);
     hx.allocate(3 * static_cast<size_t>(ds.n), "positions (host staging)");
     hv.allocate(3 * static_cast<size_t>(ds.n), "velocities (host staging)");
     hst.allocate(1, "step state (host staging)");
@@ -276,11 +275,10 @@ std::string CudaExecutor::report_json() const {
   const Impl& m = *impl_;
   const cuda::SearchParams& sp = m.ds.search;
   return fmt::format(
-      "\"domains\": 1,\n  \"gpu\": \"{}\",\n  \"gpu_lanes_per_atom\": {},\n  \"gpu_search_lanes_per_atom\": "
-      "{},\n  \"gpu_grid\": [{}, {}, {}],\n"
+      "\"domains\": 1,\n  \"gpu\": \"{}\",\n  \"gpu_lanes_per_atom\": {},\n  \"gpu_grid\": [{}, {}, {}],\n"
       "  \"gpu_list_entries_per_lane\": {},\n  \"gpu_list_entries_per_lane_max\": {},\n"
       "  \"gpu_every_step_timed\": {},\n  {}",
-      m.gpu_name, m.ds.tpa, sp.spa, sp.nc[0], sp.nc[1], sp.nc[2], m.ds.cap_groups * cuda::kListGroup,
+      m.gpu_name, m.ds.tpa, sp.nc[0], sp.nc[1], sp.nc[2], m.ds.cap_groups * cuda::kListGroup,
       m.max_groups * cuda::kListGroup, m.every_step_timed ? "true" : "false", m.timing.json());
 }
 

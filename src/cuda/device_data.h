@@ -65,14 +65,10 @@ constexpr int kCellsPerRlist = 2;
 
 struct SearchParams {
   int n;    // atoms
-  int tpa;  // list lanes per atom (the non-bonded kernel's lanes; power of two, at most 32)
+  int tpa;  // lanes per atom (power of two, at most 32)
   int log2_tpa;
-  int spa;  // search lanes per atom (power of two, at most 32, at least tpa / 2)
-  int log2_spa;
-  int ring;            // staging ring per atom in the search, entries (a power of two, a multiple of a row)
-  int log2_warp_ring;  // log2 of the ring entries per warp (32 / spa rings)
-  int cap_groups;      // list capacity per lane, in groups of kListGroup entries
-  int nc[3];           // grid cells per dimension (at least 4), each at least rlist / kCellsPerRlist wide
+  int cap_groups;  // list capacity per lane, in groups of kListGroup entries
+  int nc[3];       // grid cells per dimension (at least 4), each at least rlist / kCellsPerRlist wide
   int ncell;
   double len[3];  // box, nm
   double cells_per_nm[3];

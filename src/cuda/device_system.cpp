@@ -7,7 +7,6 @@
 #include "core/errors.h"
 #include "core/units.h"
 #include "cpu/nonbonded.h"
-#include "cuda/pairsearch.h"
 
 namespace halomd::cuda {
 namespace {
@@ -33,8 +32,8 @@ int log2_int(int v) {
 
 }  // namespace
 
-void setup_device_system(const ExecutorConfig& cfg, int multiprocessors, int tpa, int search_lanes,
-                         gpu::GpuCalls& calls, DeviceSystem& ds) {
+void setup_device_system(const ExecutorConfig& cfg, int multiprocessors, int tpa, gpu::GpuCalls& calls,
+                         DeviceSystem& ds) {
   const Topology& top = *cfg.top;
   const MdParams& mdp = *cfg.mdp;
   const int n = top.num_atoms();
@@ -122,7 +121,6 @@ void setup_device_system(const ExecutorConfig& cfg, int multiprocessors, int tpa
   sp.n = n;
   sp.tpa = tpa;
   sp.log2_tpa = log2_int(tpa);
-  set_search_lanes(sp, search_lanes);
   sp.rlist2 = static_cast<float>(mdp.rlist * mdp.rlist);
   const double prune = mdp.rlist + 1e-3;  // whole cells: room for float rounding at cell faces
   sp.prune = static_cast<float>(prune);

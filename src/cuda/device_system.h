@@ -41,9 +41,9 @@ struct DeviceSystem {
 
 // Uploads the topology's constants, allocates the per-atom buffers and fills the parameter structs (the
 // pair list is sized later, by size_pair_list). tpa: lanes per atom, 0 to choose from the atom count and
-// the number of multiprocessors; search_lanes: the search's lanes per atom, 0 to choose from tpa.
-void setup_device_system(const ExecutorConfig& cfg, int multiprocessors, int tpa, int search_lanes,
-                         gpu::GpuCalls& calls, DeviceSystem& ds);
+// the number of multiprocessors.
+void setup_device_system(const ExecutorConfig& cfg, int multiprocessors, int tpa, gpu::GpuCalls& calls,
+                         DeviceSystem& ds);
 
 // Makes the pair list large enough for positions x: an upper bound on any atom's neighbours (all atoms in
 // the (2 kCellsPerRlist + 1)^3 cells around its cell) plus room for image markers. Returns true when it

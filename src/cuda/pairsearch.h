@@ -17,9 +17,6 @@ namespace halomd::cuda {
 // Excluded pairs and the atom itself are left out.
 void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p);
 
-// Sets the search lanes per atom (spa; 0: tpa, at least 4 tpa up to 8) and the staging ring that they need.
-void set_search_lanes(SearchParams& p, int spa);
-
 // The shift code of no shift.
 constexpr int kNoShift = 13;
 
