@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Collects bench/halo_one_gpu.sh's runs into bench/results/halo_one_gpu.json (../shared/BENCH.md format)
+"""Collects bench/halo_one_gpu.sh's runs into bench/results/" + name + ".json (../shared/BENCH.md format)
 and bench/results/halo_one_gpu.png (ns/day per transport and domain count). Arguments:
 WORK COMMIT TAG|SYSTEM|STEPS|COMMAND..."""
 import datetime
@@ -21,6 +21,9 @@ def machine():
 
 def main():
     work, commit, items = sys.argv[1], sys.argv[2], sys.argv[3:]
+    # bench/multi_gpu.sh uses the same collection under another name, one rank per GPU.
+    name = os.environ.get("REPORT_NAME", "halo_one_gpu")
+    visible = int(os.environ.get("GPUS_VISIBLE", "1"))
     records = []
     for item in items:
         tag, system, steps, cmd = item.split("|")
@@ -34,7 +37,7 @@ def main():
         records.append({
             "engine": "halomd", "version": run["version"], "backend": "cuda",
             "transport": run["transport"] if domains > 1 else "none", "system": system, "atoms": run["atoms"],
-            "gpus": 1, "ranks": run.get("ranks", 1), "domains": domains,
+            "gpus": min(visible, run.get("ranks", 1)), "ranks": run.get("ranks", 1), "domains": domains,
             "dd": [int(v) for v in grid.split("x")], "steps": int(steps),
             "timed_steps": run["last_step"] + 1 - run["first_step"] - run["nstlist"], "dt_ps": run["dt_ps"],
             "ns_per_day": run["ns_per_day"],
@@ -52,7 +55,7 @@ def main():
         })
     ratios = {}
     for sys_name in sorted({r["system"] for r in records}):
-        for d in (2, 4):
+        for d in (2, 4, 8):
             by = {r["transport"]: r["ns_per_day"] for r in records if r["system"] == sys_name and r["domains"] == d}
             one = [r["ns_per_day"] for r in records if r["system"] == sys_name and r["domains"] == 1]
             for t in ("nvshmem", "nvshmem_put"):
@@ -62,18 +65,19 @@ def main():
             if one and "nvshmem" in by:
                 ratios[f"{sys_name} {d} domains step time nvshmem/1 domain"] = round(one[0] / by["nvshmem"], 3)
     out = {
-        "name": "halo_one_gpu",
+        "name": name,
         "date": datetime.date.today().isoformat(),
         "commit": commit,
         "machine": machine(),
         "records": records,
         "ratios": ratios,
-        "notes": "All domains on the one GPU (MPS, one rank per domain). Benchmark settings of ../shared/BENCH.md "
+        "notes": ("All domains on the one GPU (MPS, one rank per domain)." if visible == 1 else
+                  f"One rank per GPU ({visible} visible).") + "  Benchmark settings of ../shared/BENCH.md "
                  "(nstlist 10). Counters are rank 0's (every rank runs the same sequence of calls). ns_per_day "
                  "over the steady state (first NS window left out).",
     }
     os.makedirs("bench/results", exist_ok=True)
-    with open("bench/results/halo_one_gpu.json", "w") as f:
+    with open(f"bench/results/{name}.json", "w") as f:
         json.dump(out, f, indent=2)
         f.write("\n")
     try:
@@ -85,7 +89,7 @@ def main():
         names = ["none", "mpi_staged", "cuda_ipc", "nvshmem", "nvshmem_put"]
         for ax, s in zip(axes[0], systems):
             labels, values = [], []
-            for d in (1, 2, 4):
+            for d in (1, 2, 4, 8):
                 for t in names:
                     v = [r["ns_per_day"] for r in records if r["system"] == s and r["domains"] == d
                          and r["transport"] == t]
@@ -99,7 +103,7 @@ def main():
             ax.set_title(f"{s}, domains on one {out['machine'].split(',')[0]}")
             ax.grid(True, axis="y", alpha=0.3)
         fig.tight_layout()
-        fig.savefig("bench/results/halo_one_gpu.png", dpi=120)
+        fig.savefig(f"bench/results/{name}.png", dpi=120)
     except Exception as e:
         print("no plot:", e)
     for r in records:

@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
       ->add_option("--transport", run.transport,
                    "halo transport: local (all domains in this process) or mpi (one domain per rank; the "
                    "default under mpirun)")
-      ->check(CLI::IsMember({"local", "mpi"}));
+      ->check(CLI::IsMember({"local", "mpi", "mpi_staged", "cuda_ipc", "nvshmem", "nvshmem_put"}));
   run_cmd->add_option("--dd", run.dd, "domain grid NX NY NZ (default: chosen like GROMACS)")->expected(3);
 
   std::string g_conf, g_top, g_out;

@@ -59,8 +59,14 @@ class CudaDdExecutor::Impl {
     first_atom = domdec::first_atoms(top.molecule);
     for (double m : top.mass) total_mass += m;
     hst.allocate(1, "step state (host staging)");
+    HALOMD_CUDA_CHECK(cudaEventCreate(&ev_begin));
+    HALOMD_CUDA_CHECK(cudaEventCreate(&ev_end));
   }
-  ~Impl() { drop_graph(); }
+  ~Impl() {
+    drop_graph();
+    if (ev_begin) (void)cudaEventDestroy(ev_begin);
+    if (ev_end) (void)cudaEventDestroy(ev_end);
+  }
 
   void drop_graph() {
     if (graph_exec) (void)cudaGraphExecDestroy(graph_exec);
@@ -153,6 +159,26 @@ class CudaDdExecutor::Impl {
     }
   }
 
+  // Host wall time of the search's parts (report_json): 0 migration (and margin), 1 plan through the
+  // transport, 2 local topology and host arrays, 3 uploads and list sizing, 4 search launch and bind, 5 the
+  // wait for the search kernel.
+  void mark(int k, std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now()) {
+    if (k > 0) search_part_s[k - 1] += std::chrono::duration<double>(now - last_mark).count();
+    last_mark = now;
+  }
+
+  // GPU time of one regular step per search window (CUDA events around the first regular step after a
+  // search; read at the next search, when the host waits anyway).
+  void harvest_step_events() {
+    if (!step_timed) return;
+    float ms = 0.f;
+    if (cudaEventElapsedTime(&ms, ev_begin, ev_end) == cudaSuccess) {
+      step_gpu_s += 1e-3 * ms;
+      ++step_samples;
+    }
+    step_timed = false;
+  }
+
   void migrate() {
     std::vector<std::vector<comm::AtomState>> leaving(1), arriving(1);
     leaving[0] = take_departures(dom, grid, cfg.box, first_atom);
@@ -167,7 +193,9 @@ class CudaDdExecutor::Impl {
   void search(int64_t step) {
     const Box& box = cfg.box;
     if (on_device) download_home(true);  // waits for the steps queued before: not the search's time
+    harvest_step_events();
     const auto t0 = std::chrono::steady_clock::now();
+    mark(0, t0);
     migrate();
     double margin = home_margin(dom, first_atom);
     host.max({&margin, 1});
@@ -177,6 +205,7 @@ class CudaDdExecutor::Impl {
     } catch (const InputError& e) {
       throw RuntimeError(step, -1, e.what());
     }
+    mark(1);
     std::vector<Vec3> frame = place_home_atoms(dom, box, first_atom);
     std::vector<comm::HomeAtoms> home{{dom.home, dom.image, frame}};
     std::vector<domdec::DomainPlan> plans;
@@ -184,6 +213,7 @@ class CudaDdExecutor::Impl {
     comm::build_plans(host, grid, box, range, home, plans, x_local);
     dom.plan = std::move(plans[0]);
     dom.x_local = std::move(x_local[0]);
+    mark(2);
     build_local_topology(dom, top);
     num_home = dom.plan.num_home;
     num_local = dom.plan.num_local();
@@ -237,6 +267,7 @@ class CudaDdExecutor::Impl {
                         dom.index, hi - lo, "xyz"[d], search_len[d]));
     }
 
+    mark(3);
     const bool grown = cuda::upload_atoms(a, calls, ds);
     if (hx.size() < 3 * ds.capacity) {
       hx.allocate(3 * ds.capacity, "positions (host staging)");
@@ -255,6 +286,7 @@ class CudaDdExecutor::Impl {
     if (cuda::size_pair_list(dom.x_local, calls, ds) || grown) {
       // Nothing to keep: the list is rebuilt below.
     }
+    mark(4);
     cuda::launch_pair_search(calls, ds.search);
     comm::GpuLocalArrays arrays;
     for (int d = 0; d < 3; ++d) arrays.x[d] = ds.x[d].get();
@@ -262,7 +294,9 @@ class CudaDdExecutor::Impl {
     arrays.sorted_of = ds.sorted_of.get();
     arrays.num_local = num_local;
     transport->bind(dom.plan, arrays, calls);
+    mark(5);
     calls.sync();  // the staging buffers are reused at the next search
+    mark(6);
     drop_graph();  // the plan changed: the regular step is recorded again
 
     halo_bytes_per_step = 0;
@@ -273,6 +307,7 @@ class CudaDdExecutor::Impl {
     search_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ++searches;
     halo_atoms_sum += num_local - num_home;
+    time_next_step = true;
   }
 
   ExecutorConfig cfg;
@@ -308,6 +343,12 @@ class CudaDdExecutor::Impl {
   int64_t searches = 0;
   int64_t halo_atoms_sum = 0;
   double search_s = 0.0;  // wall time of the searches from the home atoms' arrival on the host to the list
+  double search_part_s[6] = {0, 0, 0, 0, 0, 0};
+  std::chrono::steady_clock::time_point last_mark;
+  cudaEvent_t ev_begin = nullptr, ev_end = nullptr;
+  bool step_timed = false, time_next_step = false;
+  double step_gpu_s = 0.0;
+  int64_t step_samples = 0;
   size_t pairs = 0;
 };
 
@@ -388,6 +429,11 @@ void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) {
   const bool ns = r.ns || !m.searched;
   const bool energy = r.energy && e != nullptr;
   const bool reduce = m.reduce_at(r.step, energy);
+  const bool timed = !ns && !energy && m.time_next_step;
+  if (timed) {
+    m.calls.record(m.ev_begin);
+    m.time_next_step = false;
+  }
   if (!ns && !energy && m.transport->device_initiated()) {
     m.ensure_graph();
     m.calls.launch_graph(m.graph_exec);
@@ -405,6 +451,10 @@ void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) {
                            sizeof(StepState::nb_acc) + sizeof(StepState::cvir_acc));
     }
     m.enqueue_forces_and_update(energy, reduce);
+  }
+  if (timed) {
+    m.calls.record(m.ev_end);
+    m.step_timed = true;
   }
   m.ke_prev_global = reduce;
   m.halo_bytes += m.halo_bytes_per_step;
@@ -482,16 +532,22 @@ CallCounters CudaDdExecutor::counters() const {
 
 std::string CudaDdExecutor::report_json() const {
   const Impl& m = *impl_;
+  auto part = [&m](int k) { return m.searches > 0 ? 1e6 * m.search_part_s[k] / m.searches : 0.0; };
   const cuda::SearchParams& sp = m.ds.search;
   return fmt::format(
       "\"domains\": {},\n  \"dd_grid\": \"{}\",\n  \"ranks\": {},\n  \"gpu\": \"{}\",\n"
       "  \"gpu_lanes_per_atom\": {},\n  \"gpu_grid\": [{}, {}, {}],\n  \"home_atoms_rank0\": {},\n"
       "  \"halo_atoms_rank0_mean\": {:.1f},\n  \"halo_pulses\": {},\n  \"halo_buffer_allocations\": {},\n"
-      "  \"search_wall_us_mean\": {:.1f}, \"searches\": {}",
+      "  \"search_wall_us_mean\": {:.1f}, \"searches\": {},\n"
+      "  \"search_parts_us_mean\": {{\"migrate\": {:.1f}, \"plan\": {:.1f}, \"topology\": {:.1f}, "
+      "\"upload\": {:.1f}, "
+      "\"launch_bind\": {:.1f}, \"search_wait\": {:.1f}}},\n"
+      "  \"regular_step_gpu_us\": {:.1f}, \"regular_step_gpu_samples\": {}",
       m.grid.num_domains(), m.grid.str(), m.host.num_ranks(), m.gpu_name, m.ds.tpa, sp.nc[0], sp.nc[1],
       sp.nc[2], m.num_home, m.searches > 0 ? static_cast<double>(m.halo_atoms_sum) / m.searches : 0.0,
       m.dom.plan.pulses.size(), m.transport->allocations(),
-      m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches);
+      m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches, part(0), part(1), part(2), part(3),
+      part(4), part(5), m.step_samples > 0 ? 1e6 * m.step_gpu_s / m.step_samples : 0.0, m.step_samples);
 }
 
 }  // namespace halomd

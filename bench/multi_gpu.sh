@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Issue 7's run, for a machine with several GPUs (nvidia-h200-x2/-x4/-x8, one rank per GPU): SPC/E water of
+# 45k atoms (7.66 nm) and ~203k atoms on 1, 2, 4 (and 8) GPUs with mpi_staged, nvshmem and nvshmem_put, the
+# benchmark settings of ../shared/BENCH.md; a correctness check in the same call (step-0 potential of every
+# decomposed run against the 1-GPU run, relative difference printed and recorded). Writes
+# bench/results/multi_gpu.json and .png (bench/halo_one_gpu_report.py with REPORT_NAME=multi_gpu).
+# Usage: bench/multi_gpu.sh HALOMD_BINARY  (built with CUDA, MPI and NVSHMEM). Not yet run: those machine kinds
+# have not been lent.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source bench/bench_mdp.sh
+bin=$(realpath "${1:?usage: bench/multi_gpu.sh HALOMD_BINARY}")
+work=$(mktemp -d)
+logs=${BENCH_LOGS:-${OUT:-$work}/multi_logs}
+mkdir -p "$logs" bench/results
+export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NCCL=1
+gpus=$(nvidia-smi -L | wc -l)
+mpirun="mpirun --oversubscribe --allow-run-as-root"
+base=bench/systems/spce_5k6
+"$bin" genconf -c $base/conf.gro -p $base/topol.top --nbox 2 2 2 -o "$work/spce_45k" > /dev/null
+"$bin" genconf -c $base/conf.gro -p $base/topol.top --nbox 4 3 3 -o "$work/spce_203k" > /dev/null
+records=()
+for item in spce_45k:5000 spce_203k:2000; do
+  name=${item%%:*}
+  steps=${item##*:}
+  bench_mdp "$steps" > "$work/$name.mdp"
+  for n in 1 2 4 8; do
+    [ "$n" -le "$gpus" ] || continue
+    for t in mpi_staged nvshmem nvshmem_put; do
+      [ "$n" -eq 1 ] && [ "$t" != mpi_staged ] && continue
+      tag=${name}_g${n}_$t
+      if [ "$n" -eq 1 ]; then tag=${name}_g1_none; fi
+      launcher=""
+      args=""
+      [ "$n" -gt 1 ] && launcher="$mpirun -n $n" && args="--transport $t"
+      cmd="halomd run -c $name.gro -p $name.top -f $name.mdp -o $tag --backend cuda $args"
+      (cd "$work" && timeout 300 $launcher "$bin" ${cmd#halomd } > "$logs/$tag.log" 2>&1) || echo "failed: $tag"
+      records+=("$tag|$name|$steps|${launcher:+$launcher }$cmd")
+      [ -f "$work/$tag/energy.csv" ] && [ -f "$work/${name}_g1_none/energy.csv" ] && python3 - "$work/$tag/energy.csv" \
+        "$work/${name}_g1_none/energy.csv" << 'PY' | tee -a "$logs/correctness.txt"
+import sys
+def pot(p):
+    rows = [l.split(",") for l in open(p).read().split("\n") if l]
+    return float(rows[1][rows[0].index("potential")])
+a, b = pot(sys.argv[1]), pot(sys.argv[2])
+print(f"{sys.argv[1].split('/')[-2]}: step-0 potential {a:.6f} vs 1 GPU {b:.6f}, rel {abs(a - b) / abs(b):.2e}")
+PY
+    done
+  done
+done
+REPORT_NAME=multi_gpu GPUS_VISIBLE=$gpus python3 bench/halo_one_gpu_report.py "$work" "${COMMIT:-unknown}" "${records[@]}"
