@@ -48,7 +48,8 @@ int main(int argc, char** argv) {
   run_cmd
       ->add_option("--transport", run.transport,
                    "halo transport: local (all domains in this process) or mpi (one domain per rank; the "
-                   "default under mpirun)")
+                   "default under mpirun); with --backend cuda under mpirun: mpi_staged, cuda_ipc, nvshmem "
+                   "(the default where built) or nvshmem_put")
       ->check(CLI::IsMember({"local", "mpi", "mpi_staged", "cuda_ipc", "nvshmem", "nvshmem_put"}));
   run_cmd->add_option("--dd", run.dd, "domain grid NX NY NZ (default: chosen like GROMACS)")->expected(3);
 
