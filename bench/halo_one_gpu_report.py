@@ -1,22 +1,14 @@
 #!/usr/bin/env python3
-"""Collects bench/halo_one_gpu.sh's runs into bench/results/" + name + ".json (../shared/BENCH.md format)
-and bench/results/halo_one_gpu.png (ns/day per transport and domain count). Arguments:
+"""Collects bench/halo_one_gpu.sh's runs into bench/results/halo_one_gpu.json (../shared/BENCH.md format)
+and bench/results/halo_one_gpu.png (ns/day per transport and domain count); bench/multi_gpu.sh's into
+multi_gpu.json/.png (REPORT_NAME, GPUS_VISIBLE). Arguments:
 WORK COMMIT TAG|SYSTEM|STEPS|COMMAND..."""
 import datetime
 import json
 import os
-import subprocess
 import sys
 
-
-def machine():
-    try:
-        q = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
-                           capture_output=True, text=True).stdout.strip().splitlines()[0]
-        name, driver = [s.strip() for s in q.split(",")]
-    except Exception:
-        name, driver = "unknown GPU", "?"
-    return f"{name}, driver {driver}, {os.cpu_count()} cores"
+from gpu_single_report import machine  # the same machine line in every results file
 
 
 def main():

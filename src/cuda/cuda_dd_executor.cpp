@@ -16,6 +16,7 @@
 #include "cuda/device_system.h"
 #include "cuda/nonbonded.h"
 #include "cuda/pairsearch.h"
+#include "cuda/step_state.h"
 #include "cuda/update.h"
 #include "domdec/assignment.h"
 #include "gpu/cuda_check.h"
@@ -25,14 +26,10 @@ namespace {
 
 using cuda::StepState;
 
-constexpr unsigned long long kNoError = ~0ull;
-
 int env_int(const char* name, int fallback) {
   const char* v = std::getenv(name);
   return v && *v ? std::atoi(v) : fallback;
 }
-
-double from_fixed(long long v) { return static_cast<double>(v) / cuda::kEnergyScale; }
 
 // Room in the search box of a decomposed dimension beyond the domain's local atoms at the search: their
 // drift until the next search and growth of the molecule margin.
@@ -131,15 +128,7 @@ class CudaDdExecutor::Impl {
     transport->check_errors();
     const StepState& h = hst[0];
     pairs = static_cast<size_t>(h.list_pairs / 2);
-    if (h.error == kNoError) return;
-    const long long step_bad = static_cast<long long>(h.error >> 32);
-    const int local = static_cast<int>((h.error >> 2) & 0x3fffffffu);
-    const int atom = local < static_cast<int>(dom.plan.global.size()) ? dom.plan.global[local] : -1;
-    static const char* kText[] = {
-        "the system blew up: an atom moved more than 0.1 nm in one step or its position is not finite",
-        "the system blew up: a water could not be constrained", "non-finite or extreme non-bonded force",
-        "the pair list is full (the density changed a lot, or the system blew up)"};
-    throw RuntimeError(step_bad, atom, kText[h.error & 3u]);
+    cuda::throw_if_error(h, dom.plan.global);
   }
 
   // Home atoms' x (global frame) and v from the device into dom.x, dom.v; waits.
@@ -398,15 +387,7 @@ void CudaDdExecutor::load(const MdState& s) {
     cuda::setup_device_constants(m.cfg, m.search_len, m.total_mass, tpa, m.calls, m.ds);
   m.ds.update.dd = 1;
 
-  StepState& h = m.hst[0];
-  h = StepState{};
-  h.step = s.step;
-  h.lambda = 1.0;
-  for (int a = 0; a < 3; ++a)
-    for (int b = 0; b < 3; ++b) h.ke_prev[3 * a + b] = s.ke_half_prev.m[a][b];
-  h.integral_before = h.integral = s.thermostat_integral;
-  h.error = kNoError;
-  h.one = 1;
+  m.hst[0] = cuda::initial_step_state(s);
   m.calls.copy_async(m.ds.st.get(), m.hst.get(), sizeof(StepState), cudaMemcpyHostToDevice);
   cuda::launch_begin_step(m.calls, m.ds.update);
   m.calls.sync();
@@ -419,13 +400,7 @@ void CudaDdExecutor::load(const MdState& s) {
 void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) {
   Impl& m = *impl_;
   const cuda::UpdateParams& up = m.ds.update;
-  if (r.step != m.step)
-    throw RuntimeError(r.step, -1, fmt::format("internal error: the CUDA executor is at step {}", m.step));
-  const bool tcouple = up.vrescale && (r.step + up.nsttcouple - 1) % up.nsttcouple == 0;
-  const bool comm = up.comm_linear && r.step % up.nstcomm == 0;
-  if (tcouple != r.tcouple || comm != r.comm)
-    throw RuntimeError(r.step, -1,
-                       "internal error: the CUDA executor's coupling schedule differs from the MD loop's");
+  cuda::check_request(up, r, m.step);
   const bool ns = r.ns || !m.searched;
   const bool energy = r.energy && e != nullptr;
   const bool reduce = m.reduce_at(r.step, energy);
@@ -462,16 +437,7 @@ void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) {
   ++m.steps_run;
   if (energy) {
     m.sync_state();
-    const StepState& h = m.hst[0];
-    e->lj = 0.5 * from_fixed(h.nb_acc[0]);  // every pair was summed from both of its atoms
-    e->coulomb = 0.5 * from_fixed(h.nb_acc[1]) + m.ds.self_energy;
-    const int idx[3][3] = {{2, 5, 6}, {5, 3, 7}, {6, 7, 4}};
-    for (int a = 0; a < 3; ++a)
-      for (int b = 0; b < 3; ++b) {
-        e->virial.m[a][b] = -0.25 * from_fixed(h.nb_acc[idx[a][b]]) + from_fixed(h.cvir_acc[3 * a + b]);
-        e->kinetic.m[a][b] = 0.5 * (h.rep_ke_prev[3 * a + b] + h.rep_ke_now[3 * a + b]);
-      }
-    e->thermostat_integral = h.rep_integral;
+    cuda::fill_energies(m.hst[0], m.ds.self_energy, e);
   }
 }
 

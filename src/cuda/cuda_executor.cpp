@@ -9,6 +9,7 @@
 #include "cuda/gpu_timing.h"
 #include "cuda/nonbonded.h"
 #include "cuda/pairsearch.h"
+#include "cuda/step_state.h"
 #include "cuda/update.h"
 #include "fmt/format.h"
 #include "gpu/cuda_check.h"
@@ -18,7 +19,6 @@ namespace {
 
 using cuda::StepState;
 
-constexpr unsigned long long kNoError = ~0ull;
 static_assert(offsetof(StepState, cvir_acc) == offsetof(StepState, nb_acc) + sizeof(StepState::nb_acc),
               "an energy step zeroes nb_acc and cvir_acc with one memset");
 
@@ -26,24 +26,6 @@ int env_int(const char* name, int fallback) {
   const char* v = std::getenv(name);
   return v && *v ? std::atoi(v) : fallback;
 }
-
-const char* error_text(int kind) {
-  switch (kind) {
-    case cuda::kErrMoved:
-      return "the system blew up: an atom moved more than 0.1 nm in one step or its position is not finite "
-             "(time step too long, or bad starting structure?)";
-    case cuda::kErrSettle:
-      return "the system blew up: a water could not be constrained (time step too long, or bad starting "
-             "structure?)";
-    case cuda::kErrForce:
-      return "non-finite or extreme non-bonded force (atoms overlapping?)";
-    default:
-      return "the pair list is full: this atom has far more neighbours than any atom had at the start "
-             "(the density changed a lot, or the system blew up)";
-  }
-}
-
-double from_fixed(long long v) { return static_cast<double>(v) / cuda::kEnergyScale; }
 
 }  // namespace
 
@@ -102,29 +84,13 @@ class CudaExecutor::Impl {
     const StepState& h = hst[0];
     pairs = static_cast<size_t>(h.list_pairs / 2);
     max_groups = h.max_list_groups;
-    if (h.error == kNoError) return;
-    const long long step_bad = static_cast<long long>(h.error >> 32);
-    const int atom = static_cast<int>((h.error >> 2) & 0x3fffffffu);
-    throw RuntimeError(step_bad, atom, error_text(static_cast<int>(h.error & 3u)));
+    cuda::throw_if_error(h);
   }
 
   void copy_array_back(gpu::DeviceBuffer<double> (&dev)[3], gpu::PinnedBuffer<double>& host) {
     const size_t n = ds.n;
     for (int d = 0; d < 3; ++d)
       calls.copy_async(host.get() + d * n, dev[d].get(), n * sizeof(double), cudaMemcpyDeviceToHost);
-  }
-
-  void fill_energies(StepEnergies* e) const {
-    const StepState& h = hst[0];
-    e->lj = 0.5 * from_fixed(h.nb_acc[0]);  // every pair was summed from both of its atoms
-    e->coulomb = 0.5 * from_fixed(h.nb_acc[1]) + ds.self_energy;
-    const int idx[3][3] = {{2, 5, 6}, {5, 3, 7}, {6, 7, 4}};
-    for (int a = 0; a < 3; ++a)
-      for (int b = 0; b < 3; ++b) {
-        e->virial.m[a][b] = -0.25 * from_fixed(h.nb_acc[idx[a][b]]) + from_fixed(h.cvir_acc[3 * a + b]);
-        e->kinetic.m[a][b] = 0.5 * (h.rep_ke_prev[3 * a + b] + h.rep_ke_now[3 * a + b]);
-      }
-    e->thermostat_integral = h.rep_integral;
   }
 
   ExecutorConfig cfg;
@@ -160,14 +126,7 @@ void CudaExecutor::load(const MdState& s) {
     m.calls.copy_async(m.ds.x[d].get(), m.hx.get() + d * n, n * sizeof(double), cudaMemcpyHostToDevice);
     m.calls.copy_async(m.ds.v[d].get(), m.hv.get() + d * n, n * sizeof(double), cudaMemcpyHostToDevice);
   }
-  StepState& h = m.hst[0];
-  h = StepState{};
-  h.step = s.step;
-  h.lambda = 1.0;
-  for (int a = 0; a < 3; ++a)
-    for (int b = 0; b < 3; ++b) h.ke_prev[3 * a + b] = s.ke_half_prev.m[a][b];
-  h.integral_before = h.integral = s.thermostat_integral;
-  h.error = kNoError;
+  m.hst[0] = cuda::initial_step_state(s);
   m.calls.copy_async(m.ds.st.get(), m.hst.get(), sizeof(StepState), cudaMemcpyHostToDevice);
   if (cuda::size_pair_list(s.x, m.calls, m.ds)) m.drop_graph();
   cuda::launch_begin_step(m.calls, m.ds.update);
@@ -179,14 +138,7 @@ void CudaExecutor::load(const MdState& s) {
 void CudaExecutor::step(const StepRequest& r, StepEnergies* e) {
   Impl& m = *impl_;
   const cuda::UpdateParams& up = m.ds.update;
-  if (r.step != m.step)
-    throw RuntimeError(r.step, -1, fmt::format("internal error: the CUDA executor is at step {}", m.step));
-  // The device decides coupling and COM removal from its step counter; it must agree with the MD loop.
-  const bool tcouple = up.vrescale && (r.step + up.nsttcouple - 1) % up.nsttcouple == 0;
-  const bool comm = up.comm_linear && r.step % up.nstcomm == 0;
-  if (tcouple != r.tcouple || comm != r.comm)
-    throw RuntimeError(r.step, -1,
-                       "internal error: the CUDA executor's coupling schedule differs from the MD loop's");
+  cuda::check_request(up, r, m.step);
   const bool ns = r.ns || !m.searched;
   const bool energy = r.energy && e != nullptr;
   if (!ns && !energy && !m.every_step_timed) {
@@ -212,7 +164,7 @@ void CudaExecutor::step(const StepRequest& r, StepEnergies* e) {
   ++m.step;
   if (energy) {
     m.sync_state();
-    m.fill_energies(e);
+    cuda::fill_energies(m.hst[0], m.ds.self_energy, e);
   }
 }
 

@@ -1,0 +1,74 @@
+#include "cuda/step_state.h"
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+
+namespace halomd::cuda {
+namespace {
+
+const char* error_text(int kind) {
+  switch (kind) {
+    case kErrMoved:
+      return "the system blew up: an atom moved more than 0.1 nm in one step or its position is not finite "
+             "(time step too long, or bad starting structure?)";
+    case kErrSettle:
+      return "the system blew up: a water could not be constrained (time step too long, or bad starting "
+             "structure?)";
+    case kErrForce:
+      return "non-finite or extreme non-bonded force (atoms overlapping?)";
+    default:
+      return "the pair list is full: this atom has far more neighbours than any atom had at the start "
+             "(the density changed a lot, or the system blew up)";
+  }
+}
+
+double from_fixed(long long v) { return static_cast<double>(v) / kEnergyScale; }
+
+}  // namespace
+
+StepState initial_step_state(const MdState& s) {
+  StepState h{};
+  h.step = s.step;
+  h.lambda = 1.0;
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) h.ke_prev[3 * a + b] = s.ke_half_prev.m[a][b];
+  h.integral_before = h.integral = s.thermostat_integral;
+  h.error = kNoError;
+  h.one = 1;
+  return h;
+}
+
+void check_request(const UpdateParams& up, const StepRequest& r, int64_t device_step) {
+  if (r.step != device_step)
+    throw RuntimeError(r.step, -1,
+                       fmt::format("internal error: the CUDA executor is at step {}", device_step));
+  // The device decides coupling and COM removal from its step counter; it must agree with the MD loop.
+  const bool tcouple = up.vrescale && (r.step + up.nsttcouple - 1) % up.nsttcouple == 0;
+  const bool comm = up.comm_linear && r.step % up.nstcomm == 0;
+  if (tcouple != r.tcouple || comm != r.comm)
+    throw RuntimeError(r.step, -1,
+                       "internal error: the CUDA executor's coupling schedule differs from the MD loop's");
+}
+
+void fill_energies(const StepState& h, double self_energy, StepEnergies* e) {
+  e->lj = 0.5 * from_fixed(h.nb_acc[0]);  // every pair was summed from both of its atoms
+  e->coulomb = 0.5 * from_fixed(h.nb_acc[1]) + self_energy;
+  const int idx[3][3] = {{2, 5, 6}, {5, 3, 7}, {6, 7, 4}};
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) {
+      e->virial.m[a][b] = -0.25 * from_fixed(h.nb_acc[idx[a][b]]) + from_fixed(h.cvir_acc[3 * a + b]);
+      e->kinetic.m[a][b] = 0.5 * (h.rep_ke_prev[3 * a + b] + h.rep_ke_now[3 * a + b]);
+    }
+  e->thermostat_integral = h.rep_integral;
+}
+
+void throw_if_error(const StepState& h, std::span<const int> global) {
+  if (h.error == kNoError) return;
+  const long long step_bad = static_cast<long long>(h.error >> 32);
+  int atom = static_cast<int>((h.error >> 2) & 0x3fffffffu);
+  if (!global.empty()) atom = atom < static_cast<int>(global.size()) ? global[atom] : -1;
+  throw RuntimeError(step_bad, atom, error_text(static_cast<int>(h.error & 3u)));
+}
+
+}  // namespace halomd::cuda

@@ -1,0 +1,30 @@
+// The host's side of the device-resident StepState (device_data.h), shared by the single-GPU and the
+// domain-decomposed CUDA executors: the state a load starts from, the schedule check, the energies an energy
+// step reports, and the error a kernel recorded.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "core/executor.h"
+#include "cuda/device_data.h"
+
+namespace halomd::cuda {
+
+inline constexpr unsigned long long kNoError = ~0ull;
+
+// The StepState of a run that starts from `s` (KE(n - 1/2), thermostat integral, no error).
+StepState initial_step_state(const MdState& s);
+
+// Throws when the MD loop's request is not the step the device is at, or its coupling and COM-removal
+// schedule differs from the one the device derives from its step counter.
+void check_request(const UpdateParams& up, const StepRequest& r, int64_t device_step);
+
+// The energies of an energy step from the StepState copied back (every pair was summed from both atoms).
+void fill_energies(const StepState& h, double self_energy, StepEnergies* e);
+
+// Throws RuntimeError for the error a kernel recorded (h.error != kNoError), naming step and atom; the
+// recorded atom index is mapped through `global` when it is given (local atoms of a domain).
+void throw_if_error(const StepState& h, std::span<const int> global = {});
+
+}  // namespace halomd::cuda
