@@ -34,7 +34,7 @@ fi
 
 nvidia-cuda-mps-control -d
 trap 'echo quit | nvidia-cuda-mps-control; tar czf "$OUT/logs.tar.gz" -C "$LOGS" .' EXIT
-MPIRUN="mpirun --oversubscribe --allow-run-as-root"
+MPIRUN="mpirun --oversubscribe --allow-run-as-root --bind-to none"
 fails=0
 check() {  # check LOGNAME NRANKS ARGS...
   local log=$1 n=$2

@@ -43,7 +43,7 @@ finish() {
 }
 trap finish EXIT
 
-mpirun="mpirun --oversubscribe --allow-run-as-root"
+mpirun="mpirun --oversubscribe --allow-run-as-root --bind-to none"
 for t in mpi_staged cuda_ipc; do
   for spec in "2:" "4:--dd 2 2 1" "4:--dd 4 1 1"; do
     n=${spec%%:*} dd=${spec#*:}

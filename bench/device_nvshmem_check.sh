@@ -21,4 +21,4 @@ nvidia-cuda-mps-control -d
 trap 'echo quit | nvidia-cuda-mps-control' EXIT
 (cd build-nv && timeout 200 ctest -R nvshmem --output-on-failure) > "$OUT/ctest.txt" 2>&1
 tail -25 "$OUT/ctest.txt"
-timeout 60 mpirun --oversubscribe --allow-run-as-root -n 4 build-nv/halomd devices --check-nvshmem 2>&1 | tail -12
+timeout 60 mpirun --oversubscribe --allow-run-as-root --bind-to none -n 4 build-nv/halomd devices --check-nvshmem 2>&1 | tail -12

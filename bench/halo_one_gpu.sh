@@ -17,7 +17,7 @@ logs=${BENCH_LOGS:-${OUT:-$work}/halo_logs}
 mkdir -p "$logs" bench/results
 export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NCCL=1
 export NVSHMEM_IGNORE_CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=1
-mpirun="mpirun --oversubscribe --allow-run-as-root"
+mpirun="mpirun --oversubscribe --allow-run-as-root --bind-to none"
 grid4=${HALO_GRID4:-2 2 1}
 transports=${HALO_TRANSPORTS:-mpi_staged cuda_ipc nvshmem nvshmem_put}
 

@@ -15,7 +15,7 @@ logs=${BENCH_LOGS:-${OUT:-$work}/multi_logs}
 mkdir -p "$logs" bench/results
 export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NCCL=1
 gpus=$(nvidia-smi -L | wc -l)
-mpirun="mpirun --oversubscribe --allow-run-as-root"
+mpirun="mpirun --oversubscribe --allow-run-as-root --bind-to none"
 base=bench/systems/spce_5k6
 "$bin" genconf -c $base/conf.gro -p $base/topol.top --nbox 2 2 2 -o "$work/spce_45k" > /dev/null
 "$bin" genconf -c $base/conf.gro -p $base/topol.top --nbox 4 3 3 -o "$work/spce_203k" > /dev/null

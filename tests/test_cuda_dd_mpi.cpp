@@ -29,8 +29,8 @@ namespace {
   static_assert(true)
 
 std::string mpirun(int ranks) {
-  return "timeout 240 " + std::string(HALOMD_MPIEXEC) + " --oversubscribe --allow-run-as-root -n " +
-         std::to_string(ranks) + " ";
+  return "timeout 240 " + std::string(HALOMD_MPIEXEC) +
+         " --oversubscribe --allow-run-as-root --bind-to none -n " + std::to_string(ranks) + " ";
 }
 
 std::vector<std::string> transports() {

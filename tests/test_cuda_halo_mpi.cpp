@@ -32,8 +32,8 @@ int count(const std::string& text, const std::string& what) {
 }
 
 std::string mpirun(int ranks) {
-  return std::string(HALOMD_MPIEXEC) + " --oversubscribe --allow-run-as-root -n " + std::to_string(ranks) +
-         " " + HALOMD_BIN + " devices --check-halo ";
+  return std::string(HALOMD_MPIEXEC) + " --oversubscribe --allow-run-as-root --bind-to none -n " +
+         std::to_string(ranks) + " " + HALOMD_BIN + " devices --check-halo ";
 }
 
 class GpuHalo : public testing::TestWithParam<std::string> {

@@ -27,7 +27,7 @@ TEST(Nvshmem, RingOfPutWithSignalAndDirectStoresDeliversEveryValue) {
   if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
   std::string log;
   const std::string cmd = "timeout 120 " + std::string(HALOMD_MPIEXEC) +
-                          " --oversubscribe --allow-run-as-root -n 2 " + HALOMD_BIN +
+                          " --oversubscribe --allow-run-as-root --bind-to none -n 2 " + HALOMD_BIN +
                           " devices --check-nvshmem 2>&1";
   const int rc = test::run_command(cmd, &log);
   ASSERT_EQ(rc, 0) << log;

@@ -95,7 +95,29 @@ std::vector<Vec3> place_home_atoms(DdDomain& dom, const Box& box, std::span<cons
   return frame;
 }
 
-void build_local_topology(DdDomain& dom, const Topology& top) {
+namespace {
+
+// Fills dom.home_of for the home atoms (the rest of it stays -1); cleared by the returned guard.
+class HomeIndex {
+ public:
+  HomeIndex(DdDomain& dom, const Topology& top) : dom_(dom) {
+    if (dom.home_of.size() != static_cast<size_t>(top.num_atoms())) dom.home_of.assign(top.num_atoms(), -1);
+    for (size_t i = 0; i < dom.home.size(); ++i) dom.home_of[dom.home[i]] = static_cast<int>(i);
+  }
+  ~HomeIndex() {
+    for (int g : dom_.home) dom_.home_of[g] = -1;
+  }
+  HomeIndex(const HomeIndex&) = delete;
+  HomeIndex& operator=(const HomeIndex&) = delete;
+  int operator[](int global) const { return dom_.home_of[global]; }
+
+ private:
+  DdDomain& dom_;
+};
+
+}  // namespace
+
+void build_local_interactions(DdDomain& dom, const Topology& top) {
   const domdec::DomainPlan& plan = dom.plan;
   const int nl = plan.num_local();
   dom.charge.resize(nl);
@@ -105,41 +127,58 @@ void build_local_topology(DdDomain& dom, const Topology& top) {
     dom.type[i] = top.type[plan.global[i]];
   }
   // Excluded pairs lie inside a molecule, so both atoms are home in the owner's domain: that domain counts
-  // their reaction-field correction, once.
+  // their reaction-field correction, once. The plan's home atoms are dom.home, in the same order.
+  if (top.excl_start.empty()) {
+    dom.excl_start.clear();
+    dom.excl.clear();
+    return;
+  }
+  const HomeIndex home_of(dom, top);
   dom.excl_start.assign(nl + 1, 0);
   dom.excl.clear();
-  if (!top.excl_start.empty()) {
-    const std::span<const int> home(plan.global.data(), plan.num_home);
-    for (int i = 0; i < plan.num_home; ++i) {
-      const int g = plan.global[i];
-      for (int k = top.excl_start[g]; k < top.excl_start[g + 1]; ++k) {
-        const auto it = std::lower_bound(home.begin(), home.end(), top.excl[k]);
-        if (it == home.end() || *it != top.excl[k])
-          throw RuntimeError(-1, g, "an excluded partner is not in the same domain (molecule split?)");
-        dom.excl.push_back(static_cast<int>(it - home.begin()));
-      }
-      dom.excl_start[i + 1] = static_cast<int>(dom.excl.size());
+  for (int i = 0; i < plan.num_home; ++i) {
+    const int g = plan.global[i];
+    for (int k = top.excl_start[g]; k < top.excl_start[g + 1]; ++k) {
+      const int j = home_of[top.excl[k]];
+      if (j < 0) throw RuntimeError(-1, g, "an excluded partner is not in the same domain (molecule split?)");
+      dom.excl.push_back(j);
     }
-    for (int i = plan.num_home; i < nl; ++i) dom.excl_start[i + 1] = dom.excl_start[i];
-  } else {
-    dom.excl_start.clear();
+    dom.excl_start[i + 1] = static_cast<int>(dom.excl.size());
   }
+  for (int i = plan.num_home; i < nl; ++i) dom.excl_start[i + 1] = dom.excl_start[i];
+}
+
+std::vector<Settle> home_waters(DdDomain& dom, const Topology& top) {
+  std::vector<Settle> out;
+  if (top.settles.empty()) return out;
+  if (dom.settle_of_oxygen.size() != static_cast<size_t>(top.num_atoms())) {
+    dom.settle_of_oxygen.assign(top.num_atoms(), -1);
+    for (size_t s = 0; s < top.settles.size(); ++s)
+      dom.settle_of_oxygen[top.settles[s].o] = static_cast<int>(s);
+  }
+  const HomeIndex home_of(dom, top);
+  for (int g : dom.home) {
+    const int s = dom.settle_of_oxygen[g];
+    if (s < 0) continue;
+    Settle w = top.settles[s];
+    for (int* a : {&w.o, &w.h1, &w.h2}) {
+      const int i = home_of[*a];
+      if (i < 0) throw RuntimeError(-1, *a, "a water is split between domains (SETTLE needs it whole)");
+      *a = i;
+    }
+    out.push_back(w);
+  }
+  return out;
+}
+
+void build_local_topology(DdDomain& dom, const Topology& top) {
+  build_local_interactions(dom, top);
   // SettleCpu reads settles and masses: give it the home waters in home-array indices.
   Topology waters;
   waters.mass = dom.mass;
-  for (const Settle& s : top.settles) {
-    if (!std::binary_search(dom.home.begin(), dom.home.end(), s.o)) continue;
-    Settle w = s;
-    for (int* a : {&w.o, &w.h1, &w.h2}) {
-      const auto it = std::lower_bound(dom.home.begin(), dom.home.end(), *a);
-      if (it == dom.home.end() || *it != *a)
-        throw RuntimeError(-1, *a, "a water is split between domains (SETTLE needs it whole)");
-      *a = static_cast<int>(it - dom.home.begin());
-    }
-    waters.settles.push_back(w);
-  }
+  waters.settles = home_waters(dom, top);
   dom.settle.emplace(waters);
-  dom.f_local.resize(nl);
+  dom.f_local.resize(dom.plan.num_local());
 }
 
 NonbondedAtoms local_atoms(const DdDomain& dom, const Box& box, const Vec3& inv_len) {

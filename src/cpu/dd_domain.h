@@ -35,7 +35,11 @@ struct DdDomain {
   PairList list;
   std::optional<SettleCpu> settle;  // the home waters, indices into the home arrays
   int64_t departed = 0;             // atoms that left at this window's search
-  int64_t ke_fixed[9] = {};         // 1/2 sum m v (x) v of the home atoms, last half step (fixed)
+  // Scratch kept between searches so that a search costs O(local atoms), not O(system): per global atom
+  // its index in `home` while a search looks it up (-1 otherwise), and the SETTLE whose oxygen it is.
+  std::vector<int> home_of;
+  std::vector<int> settle_of_oxygen;
+  int64_t ke_fixed[9] = {};  // 1/2 sum m v (x) v of the home atoms, last half step (fixed)
 };
 
 // Replaces the home atoms with `atoms` (any order; sorted here by global index).
@@ -53,7 +57,11 @@ double home_margin(const DdDomain& dom, std::span<const int> first_atom);
 // domain's frame.
 std::vector<Vec3> place_home_atoms(DdDomain& dom, const Box& box, std::span<const int> first_atom);
 
-// Charges, types and exclusions of the local atoms and the SETTLE list of the home atoms, after the plan.
+// Charges, types and exclusions (local indices) of the local atoms, after the plan.
+void build_local_interactions(DdDomain& dom, const Topology& top);
+// The home waters with home-array indices (whole molecules are home, so every water is whole).
+std::vector<Settle> home_waters(DdDomain& dom, const Topology& top);
+// Both, and the SETTLE solver of the home waters (the CPU executor's local topology).
 void build_local_topology(DdDomain& dom, const Topology& top);
 
 // The NonbondedAtoms view of the local atoms (inv_len from pair_inv_len).

@@ -20,6 +20,7 @@
 #include "cuda/update.h"
 #include "domdec/assignment.h"
 #include "gpu/cuda_check.h"
+#include "gpu/step_graph.h"
 
 namespace halomd {
 namespace {
@@ -60,16 +61,8 @@ class CudaDdExecutor::Impl {
     HALOMD_CUDA_CHECK(cudaEventCreate(&ev_end));
   }
   ~Impl() {
-    drop_graph();
     if (ev_begin) (void)cudaEventDestroy(ev_begin);
     if (ev_end) (void)cudaEventDestroy(ev_end);
-  }
-
-  void drop_graph() {
-    if (graph_exec) (void)cudaGraphExecDestroy(graph_exec);
-    if (graph) (void)cudaGraphDestroy(graph);
-    graph_exec = nullptr;
-    graph = nullptr;
   }
 
   // The step's kernels after the search or the coordinate exchange: non-bonded forces, the force halo back,
@@ -87,21 +80,11 @@ class CudaDdExecutor::Impl {
     cuda::launch_refresh_halo(calls, ds.update, num_home);
   }
 
-  // The regular step of a device-initiated transport, recorded once per search window (the plan and the
-  // buffers change at searches).
-  void ensure_graph() {
-    if (graph_exec) return;
-    calls.begin_capture();
-    try {
-      enqueue_exchange_x();
-      enqueue_forces_and_update(false, false);
-    } catch (...) {
-      graph = calls.end_capture();
-      drop_graph();
-      throw;
-    }
-    graph = calls.end_capture();
-    HALOMD_CUDA_CHECK(cudaGraphInstantiate(&graph_exec, graph, 0));
+  // The regular step of a device-initiated transport, recorded again at each search (the plan and the
+  // buffers change there).
+  void enqueue_regular_step() {
+    enqueue_exchange_x();
+    enqueue_forces_and_update(false, false);
   }
 
   // The host's copy of the device's decision (update.cu reduce_at): whether the step's sums are summed
@@ -203,7 +186,7 @@ class CudaDdExecutor::Impl {
     dom.plan = std::move(plans[0]);
     dom.x_local = std::move(x_local[0]);
     mark(2);
-    build_local_topology(dom, top);
+    build_local_interactions(dom, top);
     num_home = dom.plan.num_home;
     num_local = dom.plan.num_local();
 
@@ -225,17 +208,9 @@ class CudaDdExecutor::Impl {
       a.zone_mask[i] = (z.x != 0 ? 1 : 0) | (z.y != 0 ? 2 : 0) | (z.z != 0 ? 4 : 0);
     }
     std::vector<char> in_settle(num_home, 0);
-    for (const Settle& s : top.settles) {
-      const auto it = std::lower_bound(dom.home.begin(), dom.home.end(), s.o);
-      if (it == dom.home.end() || *it != s.o) continue;
-      const int o = static_cast<int>(it - dom.home.begin());
-      // A water's atoms are consecutive in the topology and all home here (whole molecules migrate).
-      const int h1 = o + (s.h1 - s.o), h2 = o + (s.h2 - s.o);
-      if (h1 < 0 || h2 < 0 || h1 >= num_home || h2 >= num_home || dom.home[h1] != s.h1 ||
-          dom.home[h2] != s.h2)
-        throw RuntimeError(step, s.o, "a water is split between domains (SETTLE needs it whole)");
-      a.settles.push_back({o, h1, h2, 0, top.mass[s.o], top.mass[s.h1], s.d_oh, s.d_hh});
-      in_settle[o] = in_settle[h1] = in_settle[h2] = 1;
+    for (const Settle& w : home_waters(dom, top)) {
+      a.settles.push_back({w.o, w.h1, w.h2, 0, dom.mass[w.o], dom.mass[w.h1], w.d_oh, w.d_hh});
+      in_settle[w.o] = in_settle[w.h1] = in_settle[w.h2] = 1;
     }
     for (int i = 0; i < num_home; ++i)
       if (!in_settle[i]) a.free_atoms.push_back(i);
@@ -286,7 +261,7 @@ class CudaDdExecutor::Impl {
     mark(5);
     calls.sync();  // the staging buffers are reused at the next search
     mark(6);
-    drop_graph();  // the plan changed: the regular step is recorded again
+    graph.invalidate();  // the plan changed: the regular step is recorded again
 
     halo_bytes_per_step = 0;
     for (const domdec::Pulse& p : dom.plan.pulses)
@@ -317,8 +292,7 @@ class CudaDdExecutor::Impl {
   cuda::DeviceSystem ds;
   gpu::PinnedBuffer<double> hx, hv;
   gpu::PinnedBuffer<StepState> hst;
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t graph_exec = nullptr;
+  gpu::StepGraph graph;
   std::string gpu_name;
   int multiprocessors = 0;
 
@@ -410,8 +384,7 @@ void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) {
     m.time_next_step = false;
   }
   if (!ns && !energy && m.transport->device_initiated()) {
-    m.ensure_graph();
-    m.calls.launch_graph(m.graph_exec);
+    m.graph.launch(m.calls, [&m](gpu::GpuCalls&) { m.enqueue_regular_step(); });
   } else {
     if (ns) {
       m.search(r.step);
@@ -508,12 +481,14 @@ std::string CudaDdExecutor::report_json() const {
       "  \"search_parts_us_mean\": {{\"migrate\": {:.1f}, \"plan\": {:.1f}, \"topology\": {:.1f}, "
       "\"upload\": {:.1f}, "
       "\"launch_bind\": {:.1f}, \"search_wait\": {:.1f}}},\n"
-      "  \"regular_step_gpu_us\": {:.1f}, \"regular_step_gpu_samples\": {}",
+      "  \"regular_step_gpu_us\": {:.1f}, \"regular_step_gpu_samples\": {},\n"
+      "  \"graph_instantiations\": {}, \"graph_updates\": {}",
       m.grid.num_domains(), m.grid.str(), m.host.num_ranks(), m.gpu_name, m.ds.tpa, sp.nc[0], sp.nc[1],
       sp.nc[2], m.num_home, m.searches > 0 ? static_cast<double>(m.halo_atoms_sum) / m.searches : 0.0,
       m.dom.plan.pulses.size(), m.transport->allocations(),
       m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches, part(0), part(1), part(2), part(3),
-      part(4), part(5), m.step_samples > 0 ? 1e6 * m.step_gpu_s / m.step_samples : 0.0, m.step_samples);
+      part(4), part(5), m.step_samples > 0 ? 1e6 * m.step_gpu_s / m.step_samples : 0.0, m.step_samples,
+      m.graph.instantiations(), m.graph.updates());
 }
 
 }  // namespace halomd

@@ -13,6 +13,7 @@
 #include "cuda/update.h"
 #include "fmt/format.h"
 #include "gpu/cuda_check.h"
+#include "gpu/step_graph.h"
 
 namespace halomd {
 namespace {
@@ -50,30 +51,11 @@ class CudaExecutor::Impl {
     hst.allocate(1, "step state (host staging)");
     timing.create(every_step_timed ? 1024 : 64);
   }
-  ~Impl() { drop_graph(); }
-
-  void drop_graph() {
-    if (graph_exec) (void)cudaGraphExecDestroy(graph_exec);
-    if (graph) (void)cudaGraphDestroy(graph);
-    graph_exec = nullptr;
-    graph = nullptr;
-  }
-
-  // The regular step, recorded once: its kernels read the step number and everything else that changes
-  // from device memory, so the same graph serves every step until the pair list is reallocated.
-  void ensure_graph() {
-    if (graph_exec) return;
-    calls.begin_capture();
-    try {
-      cuda::launch_nonbonded(calls, ds.nonbonded, false);
-      cuda::launch_update(calls, ds.update, false);
-    } catch (...) {
-      graph = calls.end_capture();
-      drop_graph();
-      throw;
-    }
-    graph = calls.end_capture();
-    HALOMD_CUDA_CHECK(cudaGraphInstantiate(&graph_exec, graph, 0));
+  // The regular step: its kernels read the step number and everything else that changes from device
+  // memory, so the same graph serves every step until the pair list is reallocated.
+  void enqueue_regular_step(gpu::GpuCalls& c) {
+    cuda::launch_nonbonded(c, ds.nonbonded, false);
+    cuda::launch_update(c, ds.update, false);
   }
 
   // Copies the step state back and waits: the one place (with save, positions, forces) the host blocks.
@@ -99,8 +81,7 @@ class CudaExecutor::Impl {
   cuda::GpuTiming timing;
   gpu::PinnedBuffer<double> hx, hv;  // x, y, z arrays one after the other
   gpu::PinnedBuffer<StepState> hst;
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t graph_exec = nullptr;
+  gpu::StepGraph graph;
   bool every_step_timed = false;
   bool searched = false;
   int64_t step = 0;
@@ -128,7 +109,7 @@ void CudaExecutor::load(const MdState& s) {
   }
   m.hst[0] = cuda::initial_step_state(s);
   m.calls.copy_async(m.ds.st.get(), m.hst.get(), sizeof(StepState), cudaMemcpyHostToDevice);
-  if (cuda::size_pair_list(s.x, m.calls, m.ds)) m.drop_graph();
+  if (cuda::size_pair_list(s.x, m.calls, m.ds)) m.graph.invalidate();
   cuda::launch_begin_step(m.calls, m.ds.update);
   m.calls.sync();  // the staging buffers are reused at once; errors show up here rather than at step 1
   m.step = s.step;
@@ -142,8 +123,7 @@ void CudaExecutor::step(const StepRequest& r, StepEnergies* e) {
   const bool ns = r.ns || !m.searched;
   const bool energy = r.energy && e != nullptr;
   if (!ns && !energy && !m.every_step_timed) {
-    m.ensure_graph();
-    m.calls.launch_graph(m.graph_exec);
+    m.graph.launch(m.calls, [&m](gpu::GpuCalls& c) { m.enqueue_regular_step(c); });
     ++m.step;
     return;
   }

@@ -185,33 +185,40 @@ bool upload_atoms(const HostAtoms& a, gpu::GpuCalls& calls, DeviceSystem& ds) {
     ds.capacity = cap;
     grown = true;
   }
-  auto put = [&](auto& buf, const auto& host) {
-    calls.copy_sync(buf.get(), host.data(), host.size() * sizeof(host[0]), cudaMemcpyHostToDevice);
-  };
-  put(ds.mass, a.mass);
-  put(ds.inv_mass, a.inv_mass);
-  put(ds.qs, a.qs);
-  put(ds.type, a.type);
   std::vector<int> excl_start = a.excl_start, excl = a.excl;
   if (excl_start.empty()) excl_start.assign(n + 1, 0);
   if (excl.empty()) excl.push_back(0);  // a valid pointer for the kernels
-  put(ds.excl_start, excl_start);
   if (excl.size() > ds.excl.size()) {
     ds.excl.allocate(excl.size() + excl.size() / 10, "exclusions");
     grown = true;
   }
-  put(ds.excl, excl);
-  if (!a.zone_mask.empty()) put(ds.zone_mask, a.zone_mask);
   if (a.settles.size() > ds.settles.size()) {
     ds.settles.allocate(a.settles.size() + a.settles.size() / 10 + 16, "SETTLE waters");
     grown = true;
   }
-  if (!a.settles.empty()) put(ds.settles, a.settles);
   if (a.free_atoms.size() > ds.free_atoms.size()) {
     ds.free_atoms.allocate(a.free_atoms.size() + a.free_atoms.size() / 10 + 16, "atoms outside waters");
     grown = true;
   }
-  if (!a.free_atoms.empty()) put(ds.free_atoms, a.free_atoms);
+  // One page-locked round of asynchronous copies (a search would otherwise wait once per array).
+  using gpu::UploadStaging;
+  const size_t bytes =
+      2 * UploadStaging::room<double>(a.mass.size()) + UploadStaging::room<float>(a.qs.size()) +
+      UploadStaging::room<int>(a.type.size()) + UploadStaging::room<int>(excl_start.size()) +
+      UploadStaging::room<int>(excl.size()) + UploadStaging::room<int>(a.zone_mask.size()) +
+      UploadStaging::room<SettleDev>(a.settles.size()) + UploadStaging::room<int>(a.free_atoms.size());
+  ds.staging.begin(calls, bytes, "atoms");
+  auto put = [&](auto& buf, const auto& host) { ds.staging.put(calls, buf.get(), host.data(), host.size()); };
+  put(ds.mass, a.mass);
+  put(ds.inv_mass, a.inv_mass);
+  put(ds.qs, a.qs);
+  put(ds.type, a.type);
+  put(ds.excl_start, excl_start);
+  put(ds.excl, excl);
+  if (!a.zone_mask.empty()) put(ds.zone_mask, a.zone_mask);
+  put(ds.settles, a.settles);
+  put(ds.free_atoms, a.free_atoms);
+  ds.staging.end(calls);
 
   SearchParams& sp = ds.search;
   sp.n = n;
@@ -272,18 +279,24 @@ bool size_pair_list(const std::vector<Vec3>& x, gpu::GpuCalls& calls, DeviceSyst
     }
     ++count[(c[0] * ny + c[1]) * nz + c[2]];
   }
-  int most = 0;
-  for (int cx = 0; cx < nx; ++cx)
-    for (int cy = 0; cy < ny; ++cy)
-      for (int cz = 0; cz < nz; ++cz) {
-        int sum = 0;
-        constexpr int r = kCellsPerRlist;
-        for (int dx = -r; dx <= r; ++dx)
-          for (int dy = -r; dy <= r; ++dy)
-            for (int dz = -r; dz <= r; ++dz)
-              sum += count[(((cx + dx + nx) % nx) * ny + (cy + dy + ny) % ny) * nz + (cz + dz + nz) % nz];
-        most = std::max(most, sum);
+  // The atoms in the (2r+1)^3 cells around each cell (periodic), as three separable window sums.
+  constexpr int r = kCellsPerRlist;
+  std::vector<int> sum(count.size());
+  auto window = [&](int len, auto index) {  // along one dimension; index(c, k) addresses cell k of line c
+    const int lines = sp.ncell / len;
+    for (int c = 0; c < lines; ++c) {
+      for (int k = 0; k < len; ++k) {
+        int w = 0;
+        for (int dk = -r; dk <= r; ++dk) w += count[index(c, ((k + dk) % len + len) % len)];
+        sum[index(c, k)] = w;
       }
+    }
+    count.swap(sum);
+  };
+  window(nz, [&](int c, int k) { return c * nz + k; });
+  window(ny, [&](int c, int k) { return ((c / nz) * ny + k) * nz + c % nz; });
+  window(nx, [&](int c, int k) { return k * ny * nz + c; });
+  const int most = *std::max_element(count.begin(), count.end());
   const int entries = (most + ds.tpa - 1) / ds.tpa + 1 + kMaxMarkers;
   const int cap = (entries + kListGroup - 1) / kListGroup;
   const long long lanes = static_cast<long long>(ds.capacity) * ds.tpa;

@@ -9,6 +9,7 @@
 #include "cuda/device_data.h"
 #include "gpu/device_buffer.h"
 #include "gpu/gpu_calls.h"
+#include "gpu/upload_staging.h"
 
 namespace halomd::cuda {
 
@@ -36,6 +37,7 @@ struct DeviceSystem {
   gpu::DeviceBuffer<int> zone_mask, zone_mask_s;  // domain decomposition only
   size_t capacity = 0;                            // per-atom buffers' size (>= n)
   long long list_lanes = 0;                       // lanes the pair list has room for
+  gpu::UploadStaging staging;                     // upload_atoms' host side
 
   SearchParams search{};
   NonbondedParams nonbonded{};

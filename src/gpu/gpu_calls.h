@@ -69,6 +69,11 @@ class GpuCalls {
   }
   // Timing events only mark the stream; they enqueue no work and are not counted.
   void record(cudaEvent_t event) { HALOMD_CUDA_CHECK(cudaEventRecord(event, stream_)); }
+  // Blocks until the work before `event` has run.
+  void wait(cudaEvent_t event) {
+    HALOMD_CUDA_CHECK(cudaEventSynchronize(event));
+    ++host_syncs_;
+  }
 
   void begin_capture() {
     HALOMD_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));

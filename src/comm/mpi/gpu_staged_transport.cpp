@@ -21,6 +21,7 @@
 #include "comm/mpi/mpi_transport.h"
 #include "core/errors.h"
 #include "gpu/device_buffer.h"
+#include "gpu/upload_staging.h"
 
 namespace halomd::comm {
 namespace {
@@ -128,7 +129,9 @@ class GpuStagedTransport final : public GpuHaloTransport {
     }
     const size_t ns = send_off_[np], nr = recv_off_[np];
     grow(send_lists_, ns, "halo send lists", allocations_);
-    calls.copy_sync(send_lists_.get(), lists.data(), ns * sizeof(int), cudaMemcpyHostToDevice);
+    staging_.begin(calls, gpu::UploadStaging::room<int>(ns), "halo send lists");
+    staging_.put(calls, send_lists_.get(), lists.data(), ns);
+    staging_.end(calls);
     pulses_.assign(np, HaloPulseDev{});
     for (int k = 0; k < np; ++k) {
       const domdec::Pulse& p = plan.pulses[k];
@@ -404,6 +407,7 @@ class GpuStagedTransport final : public GpuHaloTransport {
   std::vector<HaloPulseDev> pulses_;
   std::vector<size_t> send_off_, recv_off_;     // per pulse: first atom in the send / receive wire buffers
   gpu::DeviceBuffer<int> send_lists_;           // every pulse's send list, concatenated
+  gpu::UploadStaging staging_;                  // their upload at bind
   gpu::DeviceBuffer<double> x_out_;             // packed coordinates, every pulse
   gpu::DeviceBuffer<float> f_out_;              // packed forces of the received atoms, every pulse
   RecvBuffer x_in_, f_in_;                      // what arrives (cuda_ipc: written by the peers)

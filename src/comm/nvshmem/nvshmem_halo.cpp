@@ -18,6 +18,7 @@
 #include "core/errors.h"
 #include "gpu/cuda_check.h"
 #include "gpu/device_buffer.h"
+#include "gpu/upload_staging.h"
 
 namespace halomd::comm {
 namespace {
@@ -132,7 +133,10 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
       send_.allocate(static_cast<size_t>(with_slack(static_cast<int64_t>(send.size()))),
                      name() + " send lists");
     }
-    calls.copy_sync(send_.get(), send.data(), send.size() * sizeof(int), cudaMemcpyHostToDevice);
+    staging_.begin(calls,
+                   gpu::UploadStaging::room<int>(send.size()) + gpu::UploadStaging::room<nv::ConfigDev>(1),
+                   name() + " plan");
+    staging_.put(calls, send_.get(), send.data(), send.size());
 
     nv::ConfigDev c;
     c.a = arrays;
@@ -167,7 +171,8 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
       x_at += x_cap_[k];
       f_at += f_cap_[k];
     }
-    calls.copy_sync(config_.get(), &c, sizeof(c), cudaMemcpyHostToDevice);
+    staging_.put(calls, config_.get(), &c, 1);
+    staging_.end(calls);
     plan_ = &plan;
     num_pulses_ = np;
   }
@@ -257,6 +262,7 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
   gpu::DeviceBuffer<nv::ConfigDev> config_;
   gpu::DeviceBuffer<long long*> red_peer_;
   gpu::DeviceBuffer<int> send_;
+  gpu::UploadStaging staging_;  // the plan's uploads at bind
   nv::Launch launch_;
 
   // Symmetric memory.
