@@ -3,7 +3,8 @@
 # (the machine's NVSHMEM), start MPS, run the GPU tests (single-GPU executor, transports' self-test, domains
 # against one GPU, bitwise across transports, counters), then bench/halo_one_gpu.sh; stop MPS. Logs and
 # results under $OUT. Used as: device run `COMMIT=<sha> BUDGET=<s> bash bench/device_halo.sh`.
-# STAGES (default "tests bench") picks what runs; TESTS the test binaries, GTEST_FILTER their filter.
+# STAGES (default "tests bench") picks what runs (also "parts": bench/search_parts.sh); TESTS the test
+# binaries, GTEST_FILTER their filter.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/halomd_device}
@@ -57,6 +58,10 @@ if [[ " ${STAGES:-tests bench} " == *" tests "* ]]; then
     grep -E "^\[ +(OK|FAILED|SKIPPED) +\]" "$L/$t.txt" | head -20
     grep -B3 -A12 "Failure\|error:" "$L/$t.txt" | head -50
   done
+fi
+if [[ " ${STAGES:-tests bench} " == *" parts "* ]]; then
+  stage parts
+  timeout $(($(left) - 15)) bench/search_parts.sh "$bin" ${PARTS_STEPS:-1000} 2>&1 | tee "$L/parts.txt"
 fi
 if [[ " ${STAGES:-tests bench} " == *" bench "* ]]; then
   stage bench

@@ -131,11 +131,14 @@ class CudaDdExecutor::Impl {
     }
   }
 
-  // Host wall time of the search's parts (report_json): 0 migration (and margin), 1 plan through the
-  // transport, 2 local topology and host arrays, 3 uploads and list sizing, 4 search launch and bind, 5 the
-  // wait for the search kernel.
-  void mark(int k, std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now()) {
-    if (k > 0) search_part_s[k - 1] += std::chrono::duration<double>(now - last_mark).count();
+  // Host wall time of the search's parts (report_json): lap(k) adds the time since the last lap to part k.
+  static constexpr const char* kParts[] = {"download",   "departures", "migrate_mpi", "set_home",
+                                           "margin_max", "plan",       "topology",    "upload",
+                                           "launch_bind", "search_wait"};
+  static constexpr int kNumParts = sizeof(kParts) / sizeof(kParts[0]);
+  void lap(int k) {
+    const auto now = std::chrono::steady_clock::now();
+    if (k >= 0) search_part_s[k] += std::chrono::duration<double>(now - last_mark).count();
     last_mark = now;
   }
 
@@ -155,7 +158,9 @@ class CudaDdExecutor::Impl {
     std::vector<std::vector<comm::AtomState>> leaving(1), arriving(1);
     leaving[0] = take_departures(dom, grid, cfg.box, first_atom);
     dom.departed = static_cast<int64_t>(leaving[0].size());
+    lap(1);
     host.migrate(leaving, arriving);
+    lap(2);
     std::vector<comm::AtomState> atoms = std::move(arriving[0]);
     for (size_t i = 0; i < dom.home.size(); ++i)
       atoms.push_back({dom.home[i], dom.index, dom.x[i], dom.v[i]});
@@ -164,12 +169,14 @@ class CudaDdExecutor::Impl {
 
   void search(int64_t step) {
     const Box& box = cfg.box;
+    lap(-1);
     if (on_device) download_home(true);  // waits for the steps queued before: not the search's time
     harvest_step_events();
-    const auto t0 = std::chrono::steady_clock::now();
-    mark(0, t0);
+    lap(0);
+    const auto t0 = last_mark;
     migrate();
     double margin = home_margin(dom, first_atom);
+    lap(3);
     host.max({&margin, 1});
     range = {mdp.rlist, margin + domdec::kMarginSlack};
     try {
@@ -177,7 +184,7 @@ class CudaDdExecutor::Impl {
     } catch (const InputError& e) {
       throw RuntimeError(step, -1, e.what());
     }
-    mark(1);
+    lap(4);
     std::vector<Vec3> frame = place_home_atoms(dom, box, first_atom);
     std::vector<comm::HomeAtoms> home{{dom.home, dom.image, frame}};
     std::vector<domdec::DomainPlan> plans;
@@ -185,7 +192,7 @@ class CudaDdExecutor::Impl {
     comm::build_plans(host, grid, box, range, home, plans, x_local);
     dom.plan = std::move(plans[0]);
     dom.x_local = std::move(x_local[0]);
-    mark(2);
+    lap(5);
     build_local_interactions(dom, top);
     num_home = dom.plan.num_home;
     num_local = dom.plan.num_local();
@@ -231,7 +238,7 @@ class CudaDdExecutor::Impl {
                         dom.index, hi - lo, "xyz"[d], search_len[d]));
     }
 
-    mark(3);
+    lap(6);
     const bool grown = cuda::upload_atoms(a, calls, ds);
     if (hx.size() < 3 * ds.capacity) {
       hx.allocate(3 * ds.capacity, "positions (host staging)");
@@ -250,7 +257,7 @@ class CudaDdExecutor::Impl {
     if (cuda::size_pair_list(dom.x_local, calls, ds) || grown) {
       // Nothing to keep: the list is rebuilt below.
     }
-    mark(4);
+    lap(7);
     cuda::launch_pair_search(calls, ds.search);
     comm::GpuLocalArrays arrays;
     for (int d = 0; d < 3; ++d) arrays.x[d] = ds.x[d].get();
@@ -258,9 +265,9 @@ class CudaDdExecutor::Impl {
     arrays.sorted_of = ds.sorted_of.get();
     arrays.num_local = num_local;
     transport->bind(dom.plan, arrays, calls);
-    mark(5);
+    lap(8);
     calls.sync();  // the staging buffers are reused at the next search
-    mark(6);
+    lap(9);
     graph.invalidate();  // the plan changed: the regular step is recorded again
 
     halo_bytes_per_step = 0;
@@ -306,7 +313,7 @@ class CudaDdExecutor::Impl {
   int64_t searches = 0;
   int64_t halo_atoms_sum = 0;
   double search_s = 0.0;  // wall time of the searches from the home atoms' arrival on the host to the list
-  double search_part_s[6] = {0, 0, 0, 0, 0, 0};
+  double search_part_s[kNumParts] = {};
   std::chrono::steady_clock::time_point last_mark;
   cudaEvent_t ev_begin = nullptr, ev_end = nullptr;
   bool step_timed = false, time_next_step = false;
@@ -471,23 +478,23 @@ CallCounters CudaDdExecutor::counters() const {
 
 std::string CudaDdExecutor::report_json() const {
   const Impl& m = *impl_;
-  auto part = [&m](int k) { return m.searches > 0 ? 1e6 * m.search_part_s[k] / m.searches : 0.0; };
+  std::string parts;
+  for (int k = 0; k < Impl::kNumParts; ++k)
+    parts += fmt::format("{}\"{}\": {:.1f}", k > 0 ? ", " : "", Impl::kParts[k],
+                         m.searches > 0 ? 1e6 * m.search_part_s[k] / m.searches : 0.0);
   const cuda::SearchParams& sp = m.ds.search;
   return fmt::format(
       "\"domains\": {},\n  \"dd_grid\": \"{}\",\n  \"ranks\": {},\n  \"gpu\": \"{}\",\n"
       "  \"gpu_lanes_per_atom\": {},\n  \"gpu_grid\": [{}, {}, {}],\n  \"home_atoms_rank0\": {},\n"
       "  \"halo_atoms_rank0_mean\": {:.1f},\n  \"halo_pulses\": {},\n  \"halo_buffer_allocations\": {},\n"
       "  \"search_wall_us_mean\": {:.1f}, \"searches\": {},\n"
-      "  \"search_parts_us_mean\": {{\"migrate\": {:.1f}, \"plan\": {:.1f}, \"topology\": {:.1f}, "
-      "\"upload\": {:.1f}, "
-      "\"launch_bind\": {:.1f}, \"search_wait\": {:.1f}}},\n"
+      "  \"search_parts_us_mean\": {{{}}},\n"
       "  \"regular_step_gpu_us\": {:.1f}, \"regular_step_gpu_samples\": {},\n"
       "  \"graph_instantiations\": {}, \"graph_updates\": {}",
       m.grid.num_domains(), m.grid.str(), m.host.num_ranks(), m.gpu_name, m.ds.tpa, sp.nc[0], sp.nc[1],
       sp.nc[2], m.num_home, m.searches > 0 ? static_cast<double>(m.halo_atoms_sum) / m.searches : 0.0,
       m.dom.plan.pulses.size(), m.transport->allocations(),
-      m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches, part(0), part(1), part(2), part(3),
-      part(4), part(5), m.step_samples > 0 ? 1e6 * m.step_gpu_s / m.step_samples : 0.0, m.step_samples,
+      m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches, parts, m.step_samples > 0 ? 1e6 * m.step_gpu_s / m.step_samples : 0.0, m.step_samples,
       m.graph.instantiations(), m.graph.updates());
 }
 

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Where a neighbour-search step of GPU domains spends its host time: runs the ~45k-atom SPC/E box on one
+# GPU (1 domain, and 2 and 4 domains with nvshmem and mpi_staged, one rank each under MPS, as
+# halo_one_gpu.sh does) and prints from each rank-0 run.json the search's parts (search_parts_us_mean),
+# the GPU time of a regular step and the ns/day; each configuration runs with halomd's malloc settings and
+# with glibc's defaults (HALOMD_MALLOC=system). A diagnostic, not a benchmark record: the figures go to
+# bench/NOTES.md with the command. Usage: bench/search_parts.sh HALOMD_BINARY [STEPS]  (MPS running)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source bench/bench_mdp.sh
+bin=$(realpath "${1:?usage: bench/search_parts.sh HALOMD_BINARY [STEPS]}")
+steps=${2:-1000}
+work=$(mktemp -d)
+export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NCCL=1
+export NVSHMEM_IGNORE_CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=1
+mpirun="mpirun --oversubscribe --allow-run-as-root --bind-to none"
+base=bench/systems/spce_5k6
+"$bin" genconf -c $base/conf.gro -p $base/topol.top --nbox 2 2 2 -o "$work/s" > /dev/null
+bench_mdp "$steps" > "$work/s.mdp"
+for malloc in halomd system; do
+  for cfg in "1|" "4|nvshmem|2 2 1" "4|mpi_staged|2 2 1" "2|nvshmem|2 1 1"; do
+    IFS='|' read -r n t dd <<< "$cfg"
+    tag="d${n}_${t:-none}_$malloc"
+    if [ "$n" = 1 ]; then
+      launch=""
+      extra=""
+    else
+      launch="$mpirun -n $n -x HALOMD_MALLOC"
+      extra="--transport $t --dd $dd"
+    fi
+    (cd "$work" && HALOMD_MALLOC=$malloc timeout 120 $launch "$bin" run -c s.gro -p s.top -f s.mdp -o "$tag" \
+      --backend cuda $extra > "$tag.log" 2>&1) || { echo "$tag failed"; tail -5 "$work/$tag.log"; continue; }
+    python3 - "$work/$tag/run.json" "$tag" << 'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+ns = r.get("ns_per_day", 0)
+print(f"{sys.argv[2]:28s} {ns:8.1f} ns/day  regular {r.get('regular_step_us', 0):7.1f} us  gpu step "
+      f"{r.get('regular_step_gpu_us', 0)} us  ns_step {r.get('ns_step_us', 0):8.1f} us  search {r.get('search_wall_us_mean')}")
+if "search_parts_us_mean" in r:
+    print("    " + "  ".join(f"{k} {v:.0f}" for k, v in r["search_parts_us_mean"].items()))
+PY
+  done
+done
