@@ -2,9 +2,9 @@
 # Where a neighbour-search step of GPU domains spends its host time: runs the ~45k-atom SPC/E box on one
 # GPU (1 domain, and 2 and 4 domains with nvshmem and mpi_staged, one rank each under MPS, as
 # halo_one_gpu.sh does) and prints from each rank-0 run.json the search's parts (search_parts_us_mean),
-# the GPU time of a regular step and the ns/day; each configuration runs with halomd's malloc settings and
-# with glibc's defaults (HALOMD_MALLOC=system). A diagnostic, not a benchmark record: the figures go to
-# bench/NOTES.md with the command. Usage: bench/search_parts.sh HALOMD_BINARY [STEPS]  (MPS running)
+# the GPU time of a regular step, the repartitions and the ns/day, for each skin in SKINS (HALOMD_DD_SKIN,
+# nm; default "0 0.1 0.2 0.3"). A diagnostic, not a benchmark record: the figures go to bench/NOTES.md with
+# the command. Usage: bench/search_parts.sh HALOMD_BINARY [STEPS]  (MPS running)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source bench/bench_mdp.sh
@@ -17,27 +17,33 @@ mpirun="mpirun --oversubscribe --allow-run-as-root --bind-to none"
 base=bench/systems/spce_5k6
 "$bin" genconf -c $base/conf.gro -p $base/topol.top --nbox 2 2 2 -o "$work/s" > /dev/null
 bench_mdp "$steps" > "$work/s.mdp"
-for malloc in halomd system; do
-  for cfg in "1|" "4|nvshmem|2 2 1" "4|mpi_staged|2 2 1" "2|nvshmem|2 1 1"; do
+cp tests/data/spce_9k/conf.gro "$work/s9.gro"
+cp tests/data/spce_9k/topol.top "$work/s9.top"
+for sys in ${PARTS_SYSTEMS:-s s9}; do
+for skin in ${SKINS:-0 0.1 0.2 0.3}; do
+  for cfg in "4|nvshmem|2 2 1" "4|mpi_staged|2 2 1" "2|nvshmem|2 1 1"; do
     IFS='|' read -r n t dd <<< "$cfg"
-    tag="d${n}_${t:-none}_$malloc"
+    tag="${sys}_d${n}_${t:-none}_skin$skin"
     if [ "$n" = 1 ]; then
       launch=""
       extra=""
     else
-      launch="$mpirun -n $n -x HALOMD_MALLOC"
+      launch="$mpirun -n $n -x HALOMD_DD_SKIN"
       extra="--transport $t --dd $dd"
     fi
-    (cd "$work" && HALOMD_MALLOC=$malloc timeout 120 $launch "$bin" run -c s.gro -p s.top -f s.mdp -o "$tag" \
+    (cd "$work" && HALOMD_DD_SKIN=$skin timeout 120 $launch "$bin" run -c $sys.gro -p $sys.top -f s.mdp -o "$tag" \
       --backend cuda $extra > "$tag.log" 2>&1) || { echo "$tag failed"; tail -5 "$work/$tag.log"; continue; }
     python3 - "$work/$tag/run.json" "$tag" << 'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 ns = r.get("ns_per_day", 0)
-print(f"{sys.argv[2]:28s} {ns:8.1f} ns/day  regular {r.get('regular_step_us', 0):7.1f} us  gpu step "
-      f"{r.get('regular_step_gpu_us', 0)} us  ns_step {r.get('ns_step_us', 0):8.1f} us  search {r.get('search_wall_us_mean')}")
+print(f"{sys.argv[2]:32s} {ns:8.1f} ns/day  regular {r.get('regular_step_us', 0):7.1f} us  gpu step "
+      f"{r.get('regular_step_gpu_us', 0)} us  ns_step {r.get('ns_step_us', 0):8.1f} us  search {r.get('search_wall_us_mean')}"
+      f"  repart {r.get('repartitions')} gpu-only {r.get('gpu_only_searches')} check {r.get('skin_check_us_mean')} us"
+      f" drift {r.get('max_drift_kept_nm')} halo {r.get('halo_atoms_rank0_mean')}")
 if "search_parts_us_mean" in r:
     print("    " + "  ".join(f"{k} {v:.0f}" for k, v in r["search_parts_us_mean"].items()))
 PY
   done
+done
 done

@@ -115,6 +115,38 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
   }
 }
 
+// A search that finds every atom within the skin of the last repartition keeps the plan and rebuilds only
+// the pair list, on the GPU (cuda_dd_executor.cpp). The plan then still holds every pair within rlist, so
+// the energies are those of repartitioning at every search (HALOMD_DD_SKIN=0): the same pairs, in other
+// domains' frames, so equal up to float rounding.
+TEST(CudaDomains, APlanKeptWithinTheSkinGivesTheEnergiesOfRepartitioningAtEverySearch) {
+  SKIP_WITHOUT_GPU_AND_MPI();
+  const std::string out = make_temp_dir("cuda_dd_skin");
+  const std::map<std::string, std::string> set = {
+      {"nsteps", "100"}, {"nstenergy", "10"}, {"nstcalcenergy", "10"}};
+  std::string log;
+  for (const char* skin : {"0", "0.25"}) {
+    ASSERT_EQ(
+        run_halomd_under(std::string("HALOMD_DD_SKIN=") + skin + " " + mpirun(4), "spce_9k", "nve.mdp", set,
+                         out + "/skin" + skin, "--backend cuda --transport mpi_staged --dd 2 2 1", &log),
+        0)
+        << log;
+  }
+  const std::string kept = read_text(out + "/skin0.25/run.json"), every = read_text(out + "/skin0/run.json");
+  EXPECT_EQ(json_number(every, "gpu_only_searches"), 0.0) << every;
+  EXPECT_GE(json_number(every, "repartitions"), 10.0) << every;
+  EXPECT_GT(json_number(kept, "gpu_only_searches"), 0.0) << kept;
+  EXPECT_EQ(json_number(kept, "gpu_only_searches") + json_number(kept, "repartitions"),
+            json_number(every, "repartitions"))
+      << kept;
+  EXPECT_LE(json_number(kept, "max_drift_kept_nm"), 0.25) << kept;
+  auto a = read_csv(out + "/skin0.25/energy.csv"), b = read_csv(out + "/skin0/energy.csv");
+  ASSERT_EQ(a["step"].size(), b["step"].size());
+  for (size_t k = 0; k < a["step"].size(); ++k)
+    for (const char* term : {"potential", "total"})
+      EXPECT_LT(rel(a[term][k], b[term][k]), 1e-5) << term << " at step " << a["step"][k];
+}
+
 // The counters of ../shared/BENCH.md on regular steps, with v-rescale on: nvshmem needs no host sync, no
 // MPI wait and one launch (the step's CUDA graph, reductions included); mpi_staged waits on the host.
 TEST(CudaDomains, NvshmemRegularStepsNeedNoHostSyncNoMpiWaitAndOneLaunch) {

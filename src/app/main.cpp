@@ -1,8 +1,5 @@
 // The halomd command line: `halomd run`, `halomd genconf`.
-#include <malloc.h>
-
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <string>
 
@@ -23,20 +20,9 @@ std::string joined_command(int argc, char** argv) {
   return s;
 }
 
-// Keeps freed memory in the process: every neighbour search of a domain allocates per-atom arrays of
-// hundreds of KiB, which glibc would otherwise map fresh each time (page faults) and unmap (TLB shootdowns
-// across the CUDA and NVSHMEM threads). HALOMD_MALLOC=system keeps glibc's defaults.
-void keep_freed_memory() {
-  const char* m = std::getenv("HALOMD_MALLOC");
-  if (m != nullptr && std::string(m) == "system") return;
-  mallopt(M_MMAP_THRESHOLD, 256 << 20);
-  mallopt(M_TRIM_THRESHOLD, 512 << 20);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  keep_freed_memory();
   CLI::App app{"halomd: molecular dynamics with GPU-initiated halo exchange (GROMACS inputs and units)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("halomd ") + HALOMD_VERSION);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -32,6 +33,15 @@ int env_int(const char* name, int fallback) {
   return v && *v ? std::atoi(v) : fallback;
 }
 
+double env_double(const char* name, double fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atof(v) : fallback;
+}
+
+// The default of HALOMD_DD_SKIN (nm): how far any home atom may move from where it was at the last
+// repartition before the next neighbour search must repartition again (bench/NOTES.md, 2026-12-03).
+constexpr double kDefaultSkin = 0.1;
+
 // Room in the search box of a decomposed dimension beyond the domain's local atoms at the search: their
 // drift until the next search and growth of the molecule margin.
 constexpr double kSearchPad = 1.0;  // nm
@@ -56,6 +66,7 @@ class CudaDdExecutor::Impl {
     calls.create_stream();
     first_atom = domdec::first_atoms(top.molecule);
     for (double m : top.mass) total_mass += m;
+    skin = std::max(0.0, env_double("HALOMD_DD_SKIN", kDefaultSkin));
     hst.allocate(1, "step state (host staging)");
     HALOMD_CUDA_CHECK(cudaEventCreate(&ev_begin));
     HALOMD_CUDA_CHECK(cudaEventCreate(&ev_end));
@@ -132,8 +143,8 @@ class CudaDdExecutor::Impl {
   }
 
   // Host wall time of the search's parts (report_json): lap(k) adds the time since the last lap to part k.
-  static constexpr const char* kParts[] = {"download",   "departures", "migrate_mpi", "set_home",
-                                           "margin_max", "plan",       "topology",    "upload",
+  static constexpr const char* kParts[] = {"download",    "departures", "migrate_mpi", "set_home",
+                                           "margin_max",  "plan",       "topology",    "upload",
                                            "launch_bind", "search_wait"};
   static constexpr int kNumParts = sizeof(kParts) / sizeof(kParts[0]);
   void lap(int k) {
@@ -152,6 +163,30 @@ class CudaDdExecutor::Impl {
       ++step_samples;
     }
     step_timed = false;
+  }
+
+  // The halo plan's range: pairs within rlist + 2 skin at the repartition, so that it still holds every pair
+  // within rlist while no atom has moved more than the skin.
+  domdec::HaloRange plan_range(double margin) const {
+    return {mdp.rlist + 2.0 * skin, margin + domdec::kMarginSlack};
+  }
+
+  // At a neighbour search after the first: whether every home atom of every domain is still within the
+  // skin of where it was at the last repartition (then the plan still holds and only the pair list is
+  // rebuilt, on the GPU). Waits for the device; checks the errors of the last window on the way.
+  bool plan_still_holds() {
+    if (skin <= 0.0) return false;
+    const auto t0 = std::chrono::steady_clock::now();
+    const double* const x0[3] = {x_plan[0].get(), x_plan[1].get(), x_plan[2].get()};
+    cuda::launch_home_displacement(calls, ds.update, x0, num_home);
+    sync_state();
+    double worst = std::sqrt(std::bit_cast<double>(hst[0].disp2_bits));
+    host.max({&worst, 1});
+    check_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ++checks;
+    if (worst > skin) return false;
+    max_drift = std::max(max_drift, worst);
+    return true;
   }
 
   void migrate() {
@@ -178,11 +213,18 @@ class CudaDdExecutor::Impl {
     double margin = home_margin(dom, first_atom);
     lap(3);
     host.max({&margin, 1});
-    range = {mdp.rlist, margin + domdec::kMarginSlack};
+    range = plan_range(margin);
     try {
       domdec::validate_grid(grid, grid.num_domains(), box, range);
     } catch (const InputError& e) {
-      throw RuntimeError(step, -1, e.what());
+      if (skin <= 0.0) throw RuntimeError(step, -1, e.what());
+      skin = 0.0;  // the domains are too small for the skin: repartition at every search instead
+      range = plan_range(margin);
+      try {
+        domdec::validate_grid(grid, grid.num_domains(), box, range);
+      } catch (const InputError& e2) {
+        throw RuntimeError(step, -1, e2.what());
+      }
     }
     lap(4);
     std::vector<Vec3> frame = place_home_atoms(dom, box, first_atom);
@@ -253,6 +295,11 @@ class CudaDdExecutor::Impl {
     for (int d = 0; d < 3; ++d) {
       calls.copy_async(ds.x[d].get(), hx.get() + d * nl, nl * sizeof(double), cudaMemcpyHostToDevice);
       calls.copy_async(ds.v[d].get(), hv.get() + d * nh, nh * sizeof(double), cudaMemcpyHostToDevice);
+      // Where the home atoms are at this repartition (plan_still_holds).
+      if (skin > 0.0) {
+        if (x_plan[d].size() < ds.capacity) x_plan[d].allocate(ds.capacity, "positions at the repartition");
+        calls.copy_async(x_plan[d].get(), hx.get() + d * nl, nh * sizeof(double), cudaMemcpyHostToDevice);
+      }
     }
     if (cuda::size_pair_list(dom.x_local, calls, ds) || grown) {
       // Nothing to keep: the list is rebuilt below.
@@ -291,6 +338,10 @@ class CudaDdExecutor::Impl {
   std::vector<int> first_atom;
   double total_mass = 0.0;
   double q_scale = 1.0;
+  double skin = 0.0;  // nm (plan_still_holds)
+  gpu::DeviceBuffer<double> x_plan[3];
+  int64_t checks = 0, gpu_searches = 0;
+  double check_s = 0.0, max_drift = 0.0;  // max_drift: the largest of the checks that kept the plan
   Vec3 search_len;
   DdDomain dom;
   int num_home = 0, num_local = 0;
@@ -334,12 +385,22 @@ void CudaDdExecutor::load(const MdState& s) {
   const int nd = m.host.num_ranks();
   if (static_cast<int>(s.x.size()) != m.top.num_atoms() || s.v.size() != s.x.size())
     throw RuntimeError(s.step, -1, "the state to load has not one position and velocity per atom");
-  m.range = {m.mdp.rlist, domdec::molecule_margin(s.x, m.first_atom) + domdec::kMarginSlack};
-  if (m.requested.n.x > 0) {
-    domdec::validate_grid(m.requested, nd, box, m.range);
-    m.grid = m.requested;
-  } else {
-    m.grid = domdec::choose_grid(nd, box, m.range);
+  const double margin = domdec::molecule_margin(s.x, m.first_atom);
+  auto pick_grid = [&] {
+    m.range = m.plan_range(margin);
+    if (m.requested.n.x > 0) {
+      domdec::validate_grid(m.requested, nd, box, m.range);
+      m.grid = m.requested;
+    } else {
+      m.grid = domdec::choose_grid(nd, box, m.range);
+    }
+  };
+  try {
+    pick_grid();
+  } catch (const InputError&) {
+    if (m.skin <= 0.0) throw;
+    m.skin = 0.0;  // domains too small for the skin: repartition at every search
+    pick_grid();
   }
   m.host.set_grid(m.grid);
 
@@ -393,13 +454,20 @@ void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) {
   if (!ns && !energy && m.transport->device_initiated()) {
     m.graph.launch(m.calls, [&m](gpu::GpuCalls&) { m.enqueue_regular_step(); });
   } else {
-    if (ns) {
+    // A search repartitions (host) unless every atom is still within the skin of the last repartition;
+    // then the halo of the current plan is exchanged first and the pair list rebuilt on the GPU.
+    const bool repartition = ns && (!m.searched || !m.plan_still_holds());
+    if (repartition) {
       m.search(r.step);
       m.searched = true;
     }
-    // Also after a search, whose plan already placed the halo: every step then runs the same exchange
+    // Also after a repartition, whose plan already placed the halo: every step then runs the same exchange
     // sequence (x, then f), which the transports' buffer-reuse rules assume, for the same bits.
     m.enqueue_exchange_x();
+    if (ns && !repartition) {
+      cuda::launch_pair_search(m.calls, m.ds.search);
+      ++m.gpu_searches;
+    }
     if (energy) {
       m.reduce_ke_prev();
       m.calls.memset_async(reinterpret_cast<char*>(m.ds.st.get()) + offsetof(StepState, nb_acc), 0,
@@ -490,12 +558,17 @@ std::string CudaDdExecutor::report_json() const {
       "  \"search_wall_us_mean\": {:.1f}, \"searches\": {},\n"
       "  \"search_parts_us_mean\": {{{}}},\n"
       "  \"regular_step_gpu_us\": {:.1f}, \"regular_step_gpu_samples\": {},\n"
-      "  \"graph_instantiations\": {}, \"graph_updates\": {}",
+      "  \"graph_instantiations\": {}, \"graph_updates\": {},\n"
+      "  \"dd_skin_nm\": {}, \"repartitions\": {}, \"gpu_only_searches\": {}, \"skin_check_us_mean\": "
+      "{:.1f}, "
+      "\"max_drift_kept_nm\": {:.4f}",
       m.grid.num_domains(), m.grid.str(), m.host.num_ranks(), m.gpu_name, m.ds.tpa, sp.nc[0], sp.nc[1],
       sp.nc[2], m.num_home, m.searches > 0 ? static_cast<double>(m.halo_atoms_sum) / m.searches : 0.0,
       m.dom.plan.pulses.size(), m.transport->allocations(),
-      m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches, parts, m.step_samples > 0 ? 1e6 * m.step_gpu_s / m.step_samples : 0.0, m.step_samples,
-      m.graph.instantiations(), m.graph.updates());
+      m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches, parts,
+      m.step_samples > 0 ? 1e6 * m.step_gpu_s / m.step_samples : 0.0, m.step_samples,
+      m.graph.instantiations(), m.graph.updates(), m.skin, m.searches, m.gpu_searches,
+      m.checks > 0 ? 1e6 * m.check_s / m.checks : 0.0, m.max_drift);
 }
 
 }  // namespace halomd

@@ -61,6 +61,7 @@ struct StepState {
   int red_active;
   int one;  // always 1: the `active` flag of reductions the host asks for
   long long ke_local[6];
+  unsigned long long disp2_bits;  // launch_home_displacement's result (the bits of a double, nm^2)
 };
 // The layout of StepState::red.
 enum RedIndex : int { kRedKe = 0, kRedMom = 6, kRedNb = 9, kRedCvir = 17, kRedCount = 26 };

@@ -248,6 +248,21 @@ __global__ void refresh_halo_kernel(UpdateParams p, int first) {
 
 __global__ void begin_step_kernel(UpdateParams p) { begin_step(p, p.st); }
 
+// The largest squared displacement of atoms [0, n) from x0, into st->disp2_bits (a non-negative double's
+// bits order like the double, so an integer atomicMax finds the largest).
+__global__ void home_displacement_kernel(UpdateParams p, const double* x0, const double* y0, const double* z0,
+                                         int n) {
+  const int a = blockIdx.x * blockDim.x + threadIdx.x;
+  double d2 = 0.0;
+  if (a < n) {
+    const double dx = p.x[0][a] - x0[a], dy = p.x[1][a] - y0[a], dz = p.x[2][a] - z0[a];
+    d2 = dx * dx + dy * dy + dz * dz;
+  }
+  for (int o = 16; o > 0; o >>= 1) d2 = fmax(d2, __shfl_xor_sync(0xffffffffu, d2, o));
+  if ((threadIdx.x & 31) == 0 && d2 > 0.0)
+    atomicMax(&p.st->disp2_bits, static_cast<unsigned long long>(__double_as_longlong(d2)));
+}
+
 }  // namespace
 
 void launch_update(gpu::GpuCalls& calls, const UpdateParams& p, bool energy) {
@@ -276,6 +291,13 @@ void launch_stage_ke_prev(gpu::GpuCalls& calls, StepState* st) {
 
 void launch_take_ke_prev(gpu::GpuCalls& calls, StepState* st) {
   calls.launch("take_ke_prev_kernel", take_ke_prev_kernel, 1, 1, 0, st);
+}
+
+void launch_home_displacement(gpu::GpuCalls& calls, const UpdateParams& p, const double* const x0[3], int n) {
+  calls.memset_async(&p.st->disp2_bits, 0, sizeof(p.st->disp2_bits));
+  if (n <= 0) return;
+  calls.launch("home_displacement_kernel", home_displacement_kernel, (n + 127) / 128, 128, 0, p, x0[0], x0[1],
+               x0[2], n);
 }
 
 void launch_refresh_halo(gpu::GpuCalls& calls, const UpdateParams& p, int first) {
