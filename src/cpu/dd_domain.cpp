@@ -22,11 +22,33 @@ int first_position(std::span<const int> home, size_t i, std::span<const int> fir
   return static_cast<int>(it - home.begin());
 }
 
+// Calls f(i, position of the first atom of home[i]'s molecule) for every home atom, in order: molecules are
+// contiguous in the global numbering and whole in a domain, so that first atom is the last one seen whose
+// molecule starts with it.
+template <class F>
+void for_each_with_first(std::span<const int> home, std::span<const int> first_atom, F&& f) {
+  int at = -1;
+  for (size_t i = 0; i < home.size(); ++i) {
+    const int first = first_atom[home[i]];
+    if (first == home[i]) {
+      at = static_cast<int>(i);
+    } else if (at < 0 || home[at] != first) {
+      at = first_position(home, i, first_atom);  // throws: the molecule is not whole here
+    }
+    f(i, static_cast<size_t>(at));
+  }
+}
+
 }  // namespace
 
 void set_home(DdDomain& dom, const Topology& top, std::vector<comm::AtomState> atoms) {
-  std::sort(atoms.begin(), atoms.end(),
-            [](const comm::AtomState& a, const comm::AtomState& b) { return a.global < b.global; });
+  // Usually the kept home atoms (ascending) followed by a few arrivals: sort the tail and merge.
+  auto by_global = [](const comm::AtomState& a, const comm::AtomState& b) { return a.global < b.global; };
+  const auto tail = std::is_sorted_until(atoms.begin(), atoms.end(), by_global);
+  if (tail != atoms.end()) {
+    std::sort(tail, atoms.end(), by_global);
+    std::inplace_merge(atoms.begin(), tail, atoms.end(), by_global);
+  }
   const size_t n = atoms.size();
   dom.home.resize(n);
   dom.x.resize(n);
@@ -76,10 +98,8 @@ std::vector<comm::AtomState> take_departures(DdDomain& dom, const domdec::DdGrid
 
 double home_margin(const DdDomain& dom, std::span<const int> first_atom) {
   double m2 = 0.0;
-  for (size_t i = 0; i < dom.home.size(); ++i) {
-    const int f = first_position(dom.home, i, first_atom);
-    m2 = std::max(m2, norm2(dom.x[i] - dom.x[f]));
-  }
+  for_each_with_first(dom.home, first_atom,
+                      [&](size_t i, size_t f) { m2 = std::max(m2, norm2(dom.x[i] - dom.x[f])); });
   return std::sqrt(m2);
 }
 
@@ -87,11 +107,10 @@ std::vector<Vec3> place_home_atoms(DdDomain& dom, const Box& box, std::span<cons
   const size_t n = dom.home.size();
   dom.image.resize(n);
   std::vector<Vec3> frame(n);
-  for (size_t i = 0; i < n; ++i) {
-    const int f = first_position(dom.home, i, first_atom);
-    dom.image[i] = static_cast<size_t>(f) == i ? domdec::wrap_image(dom.x[i], box) : dom.image[f];
+  for_each_with_first(dom.home, first_atom, [&](size_t i, size_t f) {
+    dom.image[i] = f == i ? domdec::wrap_image(dom.x[i], box) : dom.image[f];
     frame[i] = domdec::shifted(dom.x[i], dom.image[i], box);
-  }
+  });
   return frame;
 }
 

@@ -196,9 +196,11 @@ class CudaDdExecutor::Impl {
     lap(1);
     host.migrate(leaving, arriving);
     lap(2);
-    std::vector<comm::AtomState> atoms = std::move(arriving[0]);
+    std::vector<comm::AtomState> atoms;  // the kept home atoms (ascending), then the arrivals
+    atoms.reserve(dom.home.size() + arriving[0].size());
     for (size_t i = 0; i < dom.home.size(); ++i)
       atoms.push_back({dom.home[i], dom.index, dom.x[i], dom.v[i]});
+    atoms.insert(atoms.end(), arriving[0].begin(), arriving[0].end());
     set_home(dom, top, std::move(atoms));
   }
 

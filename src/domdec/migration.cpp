@@ -17,8 +17,10 @@ std::vector<Departure> departures(const DdGrid& grid, const Box& box, int domain
     const int atom = home[i];
     const int first = first_atom[atom];
     if (first != current_first) {
-      // home is ascending and a molecule's first atom is its lowest index: it comes before the others.
-      const auto it = std::lower_bound(home.begin(), home.begin() + i + 1, first);
+      // home is ascending and a molecule's first atom is its lowest index: it comes before the others
+      // (usually it is this atom: molecules are contiguous).
+      const auto it =
+          first == atom ? home.begin() + i : std::lower_bound(home.begin(), home.begin() + i + 1, first);
       if (it == home.begin() + i + 1 || *it != first) {
         throw RuntimeError(
             -1, atom,
