@@ -3,7 +3,7 @@
 # GPU (1 domain, and 2 and 4 domains with nvshmem and mpi_staged, one rank each under MPS, as
 # halo_one_gpu.sh does) and prints from each rank-0 run.json the search's parts (search_parts_us_mean),
 # the GPU time of a regular step, the repartitions and the ns/day, for each skin in SKINS (HALOMD_DD_SKIN,
-# nm; default "0 0.1 0.2 0.3"). A diagnostic, not a benchmark record: the figures go to bench/NOTES.md with
+# nm; default "0 0.1 0.2 0.3") and lanes per atom in TPAS (HALOMD_GPU_TPA; default "auto"). A diagnostic, not a benchmark record: the figures go to bench/NOTES.md with
 # the command. Usage: bench/search_parts.sh HALOMD_BINARY [STEPS]  (MPS running)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -20,18 +20,20 @@ bench_mdp "$steps" > "$work/s.mdp"
 cp tests/data/spce_9k/conf.gro "$work/s9.gro"
 cp tests/data/spce_9k/topol.top "$work/s9.top"
 for sys in ${PARTS_SYSTEMS:-s s9}; do
+for tpa in ${TPAS:-auto}; do
 for skin in ${SKINS:-0 0.1 0.2 0.3}; do
-  for cfg in "4|nvshmem|2 2 1" "4|mpi_staged|2 2 1" "2|nvshmem|2 1 1"; do
-    IFS='|' read -r n t dd <<< "$cfg"
-    tag="${sys}_d${n}_${t:-none}_skin$skin"
+  for cfg in ${PARTS_CONFIGS:-4:nvshmem:221 4:mpi_staged:221 2:nvshmem:211}; do
+    IFS=':' read -r n t g <<< "$cfg"
+    dd="${g:0:1} ${g:1:1} ${g:2:1}"
+    tag="${sys}_d${n}_${t:-none}_skin${skin}_tpa$tpa"
     if [ "$n" = 1 ]; then
       launch=""
       extra=""
     else
-      launch="$mpirun -n $n -x HALOMD_DD_SKIN"
+      launch="$mpirun -n $n -x HALOMD_DD_SKIN -x HALOMD_GPU_TPA"
       extra="--transport $t --dd $dd"
     fi
-    (cd "$work" && HALOMD_DD_SKIN=$skin timeout 120 $launch "$bin" run -c $sys.gro -p $sys.top -f s.mdp -o "$tag" \
+    (cd "$work" && HALOMD_GPU_TPA=${tpa/auto/0} HALOMD_DD_SKIN=$skin timeout 120 $launch "$bin" run -c $sys.gro -p $sys.top -f s.mdp -o "$tag" \
       --backend cuda $extra > "$tag.log" 2>&1) || { echo "$tag failed"; tail -5 "$work/$tag.log"; continue; }
     python3 - "$work/$tag/run.json" "$tag" << 'PY'
 import json, sys
@@ -40,10 +42,11 @@ ns = r.get("ns_per_day", 0)
 print(f"{sys.argv[2]:32s} {ns:8.1f} ns/day  regular {r.get('regular_step_us', 0):7.1f} us  gpu step "
       f"{r.get('regular_step_gpu_us', 0)} us  ns_step {r.get('ns_step_us', 0):8.1f} us  search {r.get('search_wall_us_mean')}"
       f"  repart {r.get('repartitions')} gpu-only {r.get('gpu_only_searches')} check {r.get('skin_check_us_mean')} us"
-      f" drift {r.get('max_drift_kept_nm')} halo {r.get('halo_atoms_rank0_mean')}")
+      f" drift {r.get('max_drift_kept_nm')} halo {r.get('halo_atoms_rank0_mean')} tpa {r.get('gpu_lanes_per_atom')}")
 if "search_parts_us_mean" in r:
     print("    " + "  ".join(f"{k} {v:.0f}" for k, v in r["search_parts_us_mean"].items()))
 PY
   done
+done
 done
 done

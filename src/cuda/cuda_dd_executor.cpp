@@ -1,6 +1,7 @@
 #include "cuda/cuda_dd_executor.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
@@ -8,6 +9,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdlib>
+#include <functional>
+#include <string>
 
 #include "comm/gpu/gpu_halo.h"
 #include "comm/plan_build.h"
@@ -62,6 +65,7 @@ class CudaDdExecutor::Impl {
     cudaDeviceProp prop{};
     HALOMD_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
     gpu_name = prop.name;
+    gpu_key = static_cast<int64_t>(prop.pciDomainID) << 16 | prop.pciBusID << 8 | prop.pciDeviceID;
     multiprocessors = prop.multiProcessorCount;
     calls.create_stream();
     first_atom = domdec::first_atoms(top.molecule);
@@ -340,7 +344,9 @@ class CudaDdExecutor::Impl {
   std::vector<int> first_atom;
   double total_mass = 0.0;
   double q_scale = 1.0;
-  double skin = 0.0;  // nm (plan_still_holds)
+  double skin = 0.0;      // nm (plan_still_holds)
+  int64_t gpu_key = 0;    // this rank's GPU on its node (PCI address)
+  int ranks_per_gpu = 1;  // ranks whose domains share this rank's GPU
   gpu::DeviceBuffer<double> x_plan[3];
   int64_t checks = 0, gpu_searches = 0;
   double check_s = 0.0, max_drift = 0.0;  // max_drift: the largest of the checks that kept the plan
@@ -423,10 +429,23 @@ void CudaDdExecutor::load(const MdState& s) {
   }
   const PairParams pp = make_pair_params(m.mdp);
   m.q_scale = std::sqrt(pp.epsfac);
-  // Lanes per atom: as if the domain had the GPU to itself (the ranks sharing one GPU run concurrently).
+  // Lanes per atom: for the atoms of all the domains that share this GPU (under MPS their kernels run side
+  // by side, so more lanes than one wave of the whole GPU only make each atom's list shorter and its
+  // per-lane overheads larger).
+  {
+    char name[256] = {};
+    gethostname(name, sizeof(name) - 1);
+    const int64_t mine[2] = {static_cast<int64_t>(std::hash<std::string>{}(name) >> 1), m.gpu_key};
+    std::vector<int64_t> all;
+    m.host.all_gather(mine, all);
+    m.ranks_per_gpu = 0;
+    for (size_t r = 0; r + 1 < all.size(); r += 2)
+      m.ranks_per_gpu += all[r] == mine[0] && all[r + 1] == mine[1];
+  }
   const int tpa_env = env_int("HALOMD_GPU_TPA", 0);
-  const int tpa =
-      tpa_env > 0 ? tpa_env : cuda::choose_lanes_per_atom(m.top.num_atoms() / nd, m.multiprocessors);
+  const int tpa = tpa_env > 0 ? tpa_env
+                              : cuda::choose_lanes_per_atom(
+                                    m.top.num_atoms() / nd * std::max(1, m.ranks_per_gpu), m.multiprocessors);
   if (m.ds.st.size() == 0)
     cuda::setup_device_constants(m.cfg, m.search_len, m.total_mass, tpa, m.calls, m.ds);
   m.ds.update.dd = 1;
@@ -555,7 +574,8 @@ std::string CudaDdExecutor::report_json() const {
   const cuda::SearchParams& sp = m.ds.search;
   return fmt::format(
       "\"domains\": {},\n  \"dd_grid\": \"{}\",\n  \"ranks\": {},\n  \"gpu\": \"{}\",\n"
-      "  \"gpu_lanes_per_atom\": {},\n  \"gpu_grid\": [{}, {}, {}],\n  \"home_atoms_rank0\": {},\n"
+      "  \"ranks_per_gpu\": {}, \"gpu_lanes_per_atom\": {},\n  \"gpu_grid\": [{}, {}, {}],\n  "
+      "\"home_atoms_rank0\": {},\n"
       "  \"halo_atoms_rank0_mean\": {:.1f},\n  \"halo_pulses\": {},\n  \"halo_buffer_allocations\": {},\n"
       "  \"search_wall_us_mean\": {:.1f}, \"searches\": {},\n"
       "  \"search_parts_us_mean\": {{{}}},\n"
@@ -564,10 +584,10 @@ std::string CudaDdExecutor::report_json() const {
       "  \"dd_skin_nm\": {}, \"repartitions\": {}, \"gpu_only_searches\": {}, \"skin_check_us_mean\": "
       "{:.1f}, "
       "\"max_drift_kept_nm\": {:.4f}",
-      m.grid.num_domains(), m.grid.str(), m.host.num_ranks(), m.gpu_name, m.ds.tpa, sp.nc[0], sp.nc[1],
-      sp.nc[2], m.num_home, m.searches > 0 ? static_cast<double>(m.halo_atoms_sum) / m.searches : 0.0,
-      m.dom.plan.pulses.size(), m.transport->allocations(),
-      m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches, parts,
+      m.grid.num_domains(), m.grid.str(), m.host.num_ranks(), m.gpu_name, m.ranks_per_gpu, m.ds.tpa, sp.nc[0],
+      sp.nc[1], sp.nc[2], m.num_home,
+      m.searches > 0 ? static_cast<double>(m.halo_atoms_sum) / m.searches : 0.0, m.dom.plan.pulses.size(),
+      m.transport->allocations(), m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches, parts,
       m.step_samples > 0 ? 1e6 * m.step_gpu_s / m.step_samples : 0.0, m.step_samples,
       m.graph.instantiations(), m.graph.updates(), m.skin, m.searches, m.gpu_searches,
       m.checks > 0 ? 1e6 * m.check_s / m.checks : 0.0, m.max_drift);
