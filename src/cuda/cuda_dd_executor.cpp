@@ -74,16 +74,26 @@ class CudaDdExecutor::Impl {
     hst.allocate(1, "step state (host staging)");
     HALOMD_CUDA_CHECK(cudaEventCreate(&ev_begin));
     HALOMD_CUDA_CHECK(cudaEventCreate(&ev_end));
+    HALOMD_CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+    HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_fork, cudaEventDisableTiming));
+    HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_join, cudaEventDisableTiming));
   }
   ~Impl() {
     if (ev_begin) (void)cudaEventDestroy(ev_begin);
+    if (ev_fork) (void)cudaEventDestroy(ev_fork);
+    if (ev_join) (void)cudaEventDestroy(ev_join);
+    if (side) (void)cudaStreamDestroy(side);
     if (ev_end) (void)cudaEventDestroy(ev_end);
   }
 
-  // The step's kernels after the search or the coordinate exchange: non-bonded forces, the force halo back,
-  // the update, the reduction over domains and the end of the step.
+  // The step's kernels after the search (which placed the halo, or exchanged it before a GPU-only search):
+  // non-bonded forces, the force halo back, the update, the reduction over domains, the end of the step.
   void enqueue_forces_and_update(bool energy, bool host_reduce) {
     cuda::launch_nonbonded(calls, ds.nonbonded, energy);
+    enqueue_update(energy, host_reduce);
+  }
+
+  void enqueue_update(bool energy, bool host_reduce) {
     transport->exchange_f(calls);
     cuda::launch_update(calls, ds.update, energy);
     transport->reduce(calls, ds.st.get()->red, cuda::kRedCount, &ds.st.get()->red_active, host_reduce);
@@ -95,12 +105,23 @@ class CudaDdExecutor::Impl {
     cuda::launch_refresh_halo(calls, ds.update, num_home);
   }
 
+  // A step between searches: the forces of the atoms whose neighbours are all home (interior cells) are
+  // computed on a second stream while the coordinate halo moves; the other atoms' forces follow the halo,
+  // and the force halo goes back once both are done (it adds into home atoms the interior pass writes).
+  void enqueue_overlapped_step(bool energy, bool host_reduce) {
+    calls.fork(side, ev_fork);
+    const cudaStream_t main = calls.use(side);
+    cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kInteriorAtoms);
+    calls.use(main);
+    enqueue_exchange_x();
+    cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kBoundaryAtoms);
+    calls.join(side, ev_join);
+    enqueue_update(energy, host_reduce);
+  }
+
   // The regular step of a device-initiated transport, recorded again at each search (the plan and the
   // buffers change there).
-  void enqueue_regular_step() {
-    enqueue_exchange_x();
-    enqueue_forces_and_update(false, false);
-  }
+  void enqueue_regular_step() { enqueue_overlapped_step(false, false); }
 
   // The host's copy of the device's decision (update.cu reduce_at): whether the step's sums are summed
   // over domains at its end.
@@ -375,6 +396,8 @@ class CudaDdExecutor::Impl {
   double search_part_s[kNumParts] = {};
   std::chrono::steady_clock::time_point last_mark;
   cudaEvent_t ev_begin = nullptr, ev_end = nullptr;
+  cudaStream_t side = nullptr;  // the interior atoms' non-bonded forces, while the halo moves
+  cudaEvent_t ev_fork = nullptr, ev_join = nullptr;
   bool step_timed = false, time_next_step = false;
   double step_gpu_s = 0.0;
   int64_t step_samples = 0;
@@ -475,26 +498,31 @@ void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) {
   if (!ns && !energy && m.transport->device_initiated()) {
     m.graph.launch(m.calls, [&m](gpu::GpuCalls&) { m.enqueue_regular_step(); });
   } else {
-    // A search repartitions (host) unless every atom is still within the skin of the last repartition;
-    // then the halo of the current plan is exchanged first and the pair list rebuilt on the GPU.
-    const bool repartition = ns && (!m.searched || !m.plan_still_holds());
-    if (repartition) {
-      m.search(r.step);
-      m.searched = true;
-    }
-    // Also after a repartition, whose plan already placed the halo: every step then runs the same exchange
-    // sequence (x, then f), which the transports' buffer-reuse rules assume, for the same bits.
-    m.enqueue_exchange_x();
-    if (ns && !repartition) {
-      cuda::launch_pair_search(m.calls, m.ds.search);
-      ++m.gpu_searches;
+    if (ns) {
+      // A search repartitions (host) unless every atom is still within the skin of the last repartition;
+      // then the halo of the current plan is exchanged first and the pair list rebuilt on the GPU.
+      const bool repartition = !m.searched || !m.plan_still_holds();
+      if (repartition) {
+        m.search(r.step);
+        m.searched = true;
+      }
+      // Also after a repartition, whose plan already placed the halo: every step then runs the same
+      // exchange sequence (x, then f), which the transports' buffer-reuse rules assume, for the same bits.
+      m.enqueue_exchange_x();
+      if (!repartition) {
+        cuda::launch_pair_search(m.calls, m.ds.search);
+        ++m.gpu_searches;
+      }
     }
     if (energy) {
       m.reduce_ke_prev();
       m.calls.memset_async(reinterpret_cast<char*>(m.ds.st.get()) + offsetof(StepState, nb_acc), 0,
                            sizeof(StepState::nb_acc) + sizeof(StepState::cvir_acc));
     }
-    m.enqueue_forces_and_update(energy, reduce);
+    if (ns)
+      m.enqueue_forces_and_update(energy, reduce);
+    else
+      m.enqueue_overlapped_step(energy, reduce);
   }
   if (timed) {
     m.calls.record(m.ev_end);

@@ -97,7 +97,11 @@ struct SearchParams {
   // is not 0; a pair is this domain's iff the two masks share no bit (the eighth-shell rule, domdec/zones.h).
   const int* zone_mask;
   int* zone_mask_s;  // sorted order
-  int4* img;         // periodic image of each atom at this search
+  // Domain decomposition: per cell whether it holds a halo atom, and whether no cell within the search's
+  // reach (kCellsPerRlist cells) does, i.e. its atoms' lists hold home atoms only (null for one domain).
+  int* cell_halo;
+  unsigned char* cell_interior;
+  int4* img;  // periodic image of each atom at this search
   int* cell_of;
   int* slot;
   int* sorted_of;
@@ -132,7 +136,14 @@ struct NonbondedParams {
   const int* excl;
   float4* f;  // sorted order
   StepState* st;
+  // Domain decomposition: the cell of each sorted atom and the search's interior flag per cell, so the
+  // forces of atoms with home neighbours only can be computed before the halo arrives (null for one domain).
+  const int* cell_s;
+  const unsigned char* cell_interior;
 };
+
+// Which atoms a non-bonded launch computes.
+enum NonbondedPass : int { kAllAtoms = 0, kInteriorAtoms = 1, kBoundaryAtoms = 2 };
 
 // One SETTLE water on the device.
 struct SettleDev {

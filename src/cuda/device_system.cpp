@@ -229,6 +229,13 @@ bool upload_atoms(const HostAtoms& a, gpu::GpuCalls& calls, DeviceSystem& ds) {
   sp.excl = ds.excl.get();
   sp.zone_mask = a.zone_mask.empty() ? nullptr : ds.zone_mask.get();
   sp.zone_mask_s = a.zone_mask.empty() ? nullptr : ds.zone_mask_s.get();
+  if (!a.zone_mask.empty() && ds.cell_halo.size() < static_cast<size_t>(sp.ncell)) {
+    ds.cell_halo.allocate(sp.ncell, "cell grid");
+    ds.cell_interior.allocate(sp.ncell, "cell grid");
+    calls.memset_async(ds.cell_halo.get(), 0, ds.cell_halo.bytes());
+  }
+  sp.cell_halo = a.zone_mask.empty() ? nullptr : ds.cell_halo.get();
+  sp.cell_interior = a.zone_mask.empty() ? nullptr : ds.cell_interior.get();
   sp.img = ds.img.get();
   sp.cell_of = ds.cell_of.get();
   sp.slot = ds.slot.get();
@@ -247,6 +254,8 @@ bool upload_atoms(const HostAtoms& a, gpu::GpuCalls& calls, DeviceSystem& ds) {
   np.excl_start = ds.excl_start.get();
   np.excl = ds.excl.get();
   np.f = ds.f.get();
+  np.cell_s = ds.cell_s.get();
+  np.cell_interior = sp.cell_interior;
   UpdateParams& up = ds.update;
   up.n = n;
   up.nsettle = static_cast<int>(a.settles.size());

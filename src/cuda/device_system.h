@@ -35,9 +35,11 @@ struct DeviceSystem {
   gpu::DeviceBuffer<int> list, groups;
   gpu::DeviceBuffer<StepState> st;
   gpu::DeviceBuffer<int> zone_mask, zone_mask_s;  // domain decomposition only
-  size_t capacity = 0;                            // per-atom buffers' size (>= n)
-  long long list_lanes = 0;                       // lanes the pair list has room for
-  gpu::UploadStaging staging;                     // upload_atoms' host side
+  gpu::DeviceBuffer<int> cell_halo;               // domain decomposition only, per cell
+  gpu::DeviceBuffer<unsigned char> cell_interior;
+  size_t capacity = 0;         // per-atom buffers' size (>= n)
+  long long list_lanes = 0;    // lanes the pair list has room for
+  gpu::UploadStaging staging;  // upload_atoms' host side
 
   SearchParams search{};
   NonbondedParams nonbonded{};

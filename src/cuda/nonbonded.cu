@@ -14,7 +14,7 @@ constexpr int kBlock = 128;
 // written out in float with the charges scaled by sqrt(f/eps_r) beforehand (test_cuda_executor checks the
 // two against each other).
 template <bool kEnergy>
-__global__ void __launch_bounds__(kBlock, 6) nonbonded_kernel(NonbondedParams p) {
+__global__ void __launch_bounds__(kBlock, 6) nonbonded_kernel(NonbondedParams p, int pass) {
   extern __shared__ float2 s_lj[];
   for (int k = threadIdx.x; k < p.ntypes * p.ntypes; k += blockDim.x) s_lj[k] = p.lj[k];
   __syncthreads();
@@ -24,7 +24,10 @@ __global__ void __launch_bounds__(kBlock, 6) nonbonded_kernel(NonbondedParams p)
   const int r = t & (p.tpa - 1);
   float fx = 0.f, fy = 0.f, fz = 0.f;
   double sums[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // LJ, Coulomb, d (x) F: xx yy zz xy xz yz
-  if (s < p.n) {
+  // The same for all lanes of an atom, so the butterfly below sees whole atoms.
+  const bool active =
+      s < p.n && (pass == kAllAtoms || (p.cell_interior[p.cell_s[s]] != 0) == (pass == kInteriorAtoms));
+  if (active) {
     const float4 xi = p.xq[s];
     const int ti = p.type_s[s] * p.ntypes;
     const int ngroups = p.groups[t];
@@ -122,7 +125,7 @@ __global__ void __launch_bounds__(kBlock, 6) nonbonded_kernel(NonbondedParams p)
     fy += __shfl_xor_sync(0xffffffffu, fy, m);
     fz += __shfl_xor_sync(0xffffffffu, fz, m);
   }
-  if (s < p.n && r == 0) p.f[s] = make_float4(fx, fy, fz, 0.f);
+  if (active && r == 0) p.f[s] = make_float4(fx, fy, fz, 0.f);
   if constexpr (kEnergy) {
     __shared__ double s_scratch[32 * 8];
     block_sum(sums, s_scratch);
@@ -133,14 +136,14 @@ __global__ void __launch_bounds__(kBlock, 6) nonbonded_kernel(NonbondedParams p)
 
 }  // namespace
 
-void launch_nonbonded(gpu::GpuCalls& calls, const NonbondedParams& p, bool energy) {
+void launch_nonbonded(gpu::GpuCalls& calls, const NonbondedParams& p, bool energy, NonbondedPass pass) {
   const long long lanes = static_cast<long long>(p.n) * p.tpa;
   const int blocks = static_cast<int>((lanes + kBlock - 1) / kBlock);
   const size_t shared = sizeof(float2) * p.ntypes * p.ntypes;
   if (energy)
-    calls.launch("nonbonded_kernel<energy>", nonbonded_kernel<true>, blocks, kBlock, shared, p);
+    calls.launch("nonbonded_kernel<energy>", nonbonded_kernel<true>, blocks, kBlock, shared, p, pass);
   else
-    calls.launch("nonbonded_kernel", nonbonded_kernel<false>, blocks, kBlock, shared, p);
+    calls.launch("nonbonded_kernel", nonbonded_kernel<false>, blocks, kBlock, shared, p, pass);
 }
 
 }  // namespace halomd::cuda

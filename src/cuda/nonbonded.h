@@ -9,7 +9,9 @@
 namespace halomd::cuda {
 
 // Forces (sorted order) and, with energy, the full-list sums of LJ, Coulomb and d (x) F added to
-// st->nb_acc (which the caller zeroes before an energy step).
-void launch_nonbonded(gpu::GpuCalls& calls, const NonbondedParams& p, bool energy);
+// st->nb_acc (which the caller zeroes before an energy step). With domains, a pass may compute the atoms of
+// interior cells only (their neighbours are all home atoms, so they need no halo) or the others only.
+void launch_nonbonded(gpu::GpuCalls& calls, const NonbondedParams& p, bool energy,
+                      NonbondedPass pass = kAllAtoms);
 
 }  // namespace halomd::cuda

@@ -43,7 +43,10 @@ __global__ void ns_scan_kernel(SearchParams p) {
   for (int base = 0; base < p.ncell; base += blockDim.x) {
     const int idx = base + threadIdx.x;
     const int v = idx < p.ncell ? p.cell_count[idx] : 0;
-    if (idx < p.ncell) p.cell_count[idx] = 0;
+    if (idx < p.ncell) {
+      p.cell_count[idx] = 0;
+      if (p.cell_halo) p.cell_halo[idx] = 0;
+    }
     int s = v;  // inclusive scan within the warp
     for (int o = 1; o < 32; o <<= 1) {
       const int t = __shfl_up_sync(0xffffffffu, s, o);
@@ -93,7 +96,31 @@ __global__ void ns_rank_kernel(SearchParams p) {
                         static_cast<float>(p.x[1][i] - k.y * p.len[1]),
                         static_cast<float>(p.x[2][i] - k.z * p.len[2]), p.qs[i]);
   p.type_s[s] = p.type[i];
-  if (p.zone_mask_s) p.zone_mask_s[s] = p.zone_mask[i];
+  if (p.zone_mask_s) {
+    p.zone_mask_s[s] = p.zone_mask[i];
+    if (p.cell_halo && p.zone_mask[i] != 0) p.cell_halo[c] = 1;  // every writer stores the same value
+  }
+}
+
+// Domain decomposition: a cell is interior when no cell within kCellsPerRlist of it (the cells the search
+// visits for its atoms, wrapping like the search) holds a halo atom.
+__global__ void ns_interior_kernel(SearchParams p) {
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= p.ncell) return;
+  const int cz = c % p.nc[2], cy = (c / p.nc[2]) % p.nc[1], cx = c / (p.nc[2] * p.nc[1]);
+  constexpr int r = kCellsPerRlist;
+  bool interior = true;
+  for (int dx = -r; dx <= r && interior; ++dx)
+    for (int dy = -r; dy <= r && interior; ++dy)
+      for (int dz = -r; dz <= r; ++dz) {
+        const int ux = (cx + dx + p.nc[0]) % p.nc[0], uy = (cy + dy + p.nc[1]) % p.nc[1],
+                  uz = (cz + dz + p.nc[2]) % p.nc[2];
+        if (p.cell_halo[(ux * p.nc[1] + uy) * p.nc[2] + uz]) {
+          interior = false;
+          break;
+        }
+      }
+  p.cell_interior[c] = interior ? 1 : 0;
 }
 
 // Distance from x to the slab [lo, lo + width] (0 inside).
@@ -247,6 +274,8 @@ void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p) {
   calls.launch("ns_scan_kernel", ns_scan_kernel, 1, 1024, 0, p);
   calls.launch("ns_scatter_kernel", ns_scatter_kernel, atom_blocks, kBlock, 0, p);
   calls.launch("ns_rank_kernel", ns_rank_kernel, atom_blocks, kBlock, 0, p);
+  if (p.cell_interior)
+    calls.launch("ns_interior_kernel", ns_interior_kernel, (p.ncell + kBlock - 1) / kBlock, kBlock, 0, p);
   calls.launch("ns_search_kernel", ns_search_kernel, lane_blocks, kBlock, 0, p);
 }
 

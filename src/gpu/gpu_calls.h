@@ -75,6 +75,23 @@ class GpuCalls {
     ++host_syncs_;
   }
 
+  // Concurrent work on a second stream: fork() makes `side` wait for what this stream has enqueued so far;
+  // use(side) sends the next calls there (it returns the stream to go back to with use()); join() makes this
+  // stream wait for what `side` has enqueued. Inside a capture the side stream's work joins the graph.
+  void fork(cudaStream_t side, cudaEvent_t event) {
+    HALOMD_CUDA_CHECK(cudaEventRecord(event, stream_));
+    HALOMD_CUDA_CHECK(cudaStreamWaitEvent(side, event, 0));
+  }
+  cudaStream_t use(cudaStream_t stream) {
+    const cudaStream_t previous = stream_;
+    stream_ = stream;
+    return previous;
+  }
+  void join(cudaStream_t side, cudaEvent_t event) {
+    HALOMD_CUDA_CHECK(cudaEventRecord(event, side));
+    HALOMD_CUDA_CHECK(cudaStreamWaitEvent(stream_, event, 0));
+  }
+
   void begin_capture() {
     HALOMD_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
     capturing_ = true;
