@@ -43,7 +43,7 @@ double env_double(const char* name, double fallback) {
 
 // The default of HALOMD_DD_SKIN (nm): how far any home atom may move from where it was at the last
 // repartition before the next neighbour search must repartition again (bench/NOTES.md, 2026-12-03).
-constexpr double kDefaultSkin = 0.1;
+constexpr double kDefaultSkin = 0.2;
 
 // Room in the search box of a decomposed dimension beyond the domain's local atoms at the search: their
 // drift until the next search and growth of the molecule margin.
