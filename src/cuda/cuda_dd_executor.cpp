@@ -67,18 +67,14 @@ class CudaDdExecutor::Impl {
     gpu_name = prop.name;
     gpu_key = static_cast<int64_t>(prop.pciDomainID) << 16 | prop.pciBusID << 8 | prop.pciDeviceID;
     multiprocessors = prop.multiProcessorCount;
-    // The step's critical path (halo, boundary forces, update) before the interior atoms' forces on the
-    // side stream, when their blocks compete for room on the GPU.
-    int least = 0, greatest = 0;
-    HALOMD_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    calls.create_stream(greatest);
+    calls.create_stream();
     first_atom = domdec::first_atoms(top.molecule);
     for (double m : top.mass) total_mass += m;
     skin = std::max(0.0, env_double("HALOMD_DD_SKIN", kDefaultSkin));
     hst.allocate(1, "step state (host staging)");
     HALOMD_CUDA_CHECK(cudaEventCreate(&ev_begin));
     HALOMD_CUDA_CHECK(cudaEventCreate(&ev_end));
-    HALOMD_CUDA_CHECK(cudaStreamCreateWithPriority(&side, cudaStreamNonBlocking, least));
+    HALOMD_CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_fork, cudaEventDisableTiming));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_join, cudaEventDisableTiming));
   }

@@ -27,10 +27,7 @@ class GpuCalls {
   ~GpuCalls() {
     if (stream_) (void)cudaStreamDestroy(stream_);
   }
-  // priority: as cudaStreamCreateWithPriority (lower numbers run first when blocks wait for room).
-  void create_stream(int priority = 0) {
-    HALOMD_CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, priority));
-  }
+  void create_stream() { HALOMD_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
   cudaStream_t stream() const { return stream_; }
 
   // A kernel launch; `name` says which kernel in an error message. The arguments are converted to the

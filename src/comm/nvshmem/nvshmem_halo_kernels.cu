@@ -11,7 +11,7 @@
 //                returned forces added to the sent atoms.
 // One block keeps the step at two launches of the halo (it was two per pulse and direction, each a few
 // microseconds of launch and dependency latency on the step's critical path) and needs no grid-wide
-// barrier; a pulse moves a few thousand atoms, which one block of 256 threads packs in microseconds.
+// barrier; a pulse moves a few thousand atoms, which one block of 1024 threads packs in microseconds.
 // The epoch is advanced by the kernel itself, every PE alike, and the signals are SET to it and waited for
 // with >=: a signal is never reset, so a wait of step n + 1 can never take step n's value for an arrival.
 //
@@ -43,9 +43,7 @@
 namespace halomd::comm::nvshmem {
 namespace {
 
-// The one block of a halo kernel: small enough to find room beside the non-bonded kernels (a 1024-thread
-// block waited for them to drain at 45k atoms: +13% GPU time per step).
-constexpr int kThreads = 256;
+constexpr int kThreads = 1024;  // the one block of a halo kernel
 constexpr int kReduceThreads = 256;
 
 __device__ inline uint64_t global_ns() {
