@@ -1,26 +1,26 @@
 // Kernels of the nvshmem and nvshmem_put halo transports (nvshmem_halo_kernels.h says what they share).
 //
-// One kernel per direction and step, one block, all pulses in order (forwarding: a pulse may send atoms an
-// earlier pulse received, so each pulse starts after the last one's data is in place, a __syncthreads away):
-//   coordinates  per pulse: pack straight into the peer's symmetric receive buffer (direct stores through
-//                the mapped address) or into a local symmetric stage; then release the receiver (a
-//                system-scope fence and the signal, or put-with-signal of the stage for nvshmem_put or a peer
-//                not mapped); then thread 0 waits for this PE's own signal of the pulse to reach the step's
-//                epoch, with a timeout, and the block unpacks;
-//   forces       the same in reverse pulse order, with the received atoms' forces going back and the
-//                returned forces added to the sent atoms.
-// One block keeps the step at two launches of the halo (it was two per pulse and direction, each a few
-// microseconds of launch and dependency latency on the step's critical path) and needs no grid-wide
-// barrier; a pulse moves a few thousand atoms, which one block of 1024 threads packs in microseconds.
-// The epoch is advanced by the kernel itself, every PE alike, and the signals are SET to it and waited for
-// with >=: a signal is never reset, so a wait of step n + 1 can never take step n's value for an arrival.
+// Per pulse and direction there are two kernels in stream order:
+//   pack-and-send  packs the pulse straight into the peer's symmetric receive buffer (direct stores through
+//                  the mapped address) or into a local symmetric stage; the last block to finish (a counter
+//                  in device memory) then releases the receiver: a system-scope fence and the signal
+//                  (direct), or put-with-signal of the stage (nvshmem_put, or a peer not mapped);
+//   wait-and-use   each block's thread 0 waits for its own signal of that pulse to reach the exchange's
+//                  epoch, with a timeout, then the block unpacks (coordinates) or adds (forces).
+// The epoch is advanced by the first pack kernel of an exchange (its last block), every PE alike, and the
+// signals are SET to it and waited for with >=: a signal is never reset, so a wait of step n + 1 can never
+// take step n's value for an arrival.
 //
 // Why it cannot deadlock (several PEs on one GPU under MPS, or one PE per GPU):
-// - No block waits for another block: each kernel is one block, and it waits for external signals only.
-// - A PE has at most one spinning block at a time (one stream: the halo kernels and the one-block reduction
-//   are in stream order), so P PEs sharing a GPU spin on at most P blocks; every other kernel (a peer's halo
-//   kernel, or a non-bonded kernel that ends by itself) still finds room and runs to completion.
-// - The dependencies are acyclic: the wait of (step n, pulse k, direction) needs the peer's send of the same
+// - No kernel waits for another block of itself: the pack kernels never wait (the last block only counts
+//   that the others are done), and each block of a waiting kernel waits for an external signal only. So no
+//   kernel needs its blocks to be co-resident.
+// - The only kernels that spin are the waiting ones here, at most kBlocks blocks of kThreads threads each
+//   (the reduction: one block), and a PE has at most one of them running at a time (one stream). With P PEs
+//   sharing a GPU that is at most P x kBlocks resident blocks that spin; an H200 holds 132 SMs x 8 such
+//   blocks, so every other kernel (a peer's pack kernel, or a big non-bonded kernel that ends by itself)
+//   still finds room and runs to completion.
+// - The dependencies are acyclic: the wait of (step n, pulse k, direction) needs the peer's pack of the same
 //   (n, k, direction), which in the peer's stream comes after only waits of earlier (n, k, direction)
 //   triples (coordinates before forces, pulses in their order, steps in theirs). By induction every wait is
 //   eventually satisfied, as long as every PE enqueues the same sequence of exchanges (they are collective).
@@ -43,8 +43,10 @@
 namespace halomd::comm::nvshmem {
 namespace {
 
-constexpr int kThreads = 1024;  // the one block of a halo kernel
-constexpr int kReduceThreads = 256;
+constexpr int kThreads = 256;
+// The grid of every pack and waiting kernel: fixed (so a captured graph stays valid whatever the counts),
+// small (the co-residency argument above), grid-stride over the atoms.
+constexpr int kBlocks = 16;
 
 __device__ inline uint64_t global_ns() {
   uint64_t t;
@@ -84,71 +86,108 @@ __device__ bool wait_ge(const Launch& l, uint64_t* signal, uint64_t epoch, int k
   return true;
 }
 
-// The epoch of this exchange, advanced by thread 0 and shared with the block.
-__device__ uint64_t next_epoch(unsigned long long* counter) {
+// The end of a pack kernel: true in the one block that finishes last, after every block's packed data is
+// visible (system scope when it went straight to the peer). That block resets the counter for the next pack
+// kernel (stream order: nobody else touches it meanwhile).
+__device__ bool last_block_done(StateDev* s, bool direct) {
+  if (direct) {
+    __threadfence_system();
+  } else {
+    __threadfence();
+  }
+  __syncthreads();
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    last = atomicAdd(&s->blocks_done, 1u) == gridDim.x - 1;
+    if (last) {
+      s->blocks_done = 0;
+      __threadfence();  // acquire: the other blocks' stage writes are read by the put below
+    }
+  }
+  __syncthreads();
+  return last;
+}
+
+// The epoch of this exchange: advanced by the exchange's first pack kernel, read by the rest.
+__device__ uint64_t exchange_epoch(unsigned long long* counter, bool advance) {
   __shared__ uint64_t epoch;
-  if (threadIdx.x == 0) epoch = ++*counter;
+  if (threadIdx.x == 0) {
+    if (advance) {
+      epoch = ++*counter;
+    } else {
+      epoch = *reinterpret_cast<volatile unsigned long long*>(counter);
+    }
+  }
   __syncthreads();
   return epoch;
 }
 
-// After the block packed `bytes` into `direct` (the peer's buffer, mapped) or into `stage`: makes the data
-// visible and sets the peer's signal to the epoch.
-__device__ void release(void* recv, const void* stage, bool direct, size_t bytes, uint64_t* signal,
-                        uint64_t epoch, int peer) {
-  if (direct) {
-    __threadfence_system();
-    __syncthreads();
-    if (threadIdx.x == 0) nvshmemx_signal_op(signal, epoch, NVSHMEM_SIGNAL_SET, peer);
-  } else {
-    __threadfence();
-    __syncthreads();
-    if (bytes == 0) {
-      if (threadIdx.x == 0) nvshmemx_signal_op(signal, epoch, NVSHMEM_SIGNAL_SET, peer);
-    } else {
-      nvshmemx_putmem_signal_nbi_block(recv, stage, bytes, signal, epoch, NVSHMEM_SIGNAL_SET, peer);
+__global__ void pack_send_x_kernel(Launch l, int k, int advance) {
+  const PulseDev& q = l.config->pulse[k];
+  const GpuLocalArrays a = l.config->a;
+  const HaloPulseDev p = q.p;
+  double* wire = q.x_direct ? q.x_direct : q.x_stage;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < p.send_count; i += gridDim.x * blockDim.x)
+    pack_x_atom(a, p, i, wire);
+  if (!last_block_done(l.state, q.x_direct != nullptr)) return;
+  const uint64_t epoch = exchange_epoch(&l.state->epoch_x, advance != 0);
+  if (q.x_direct) {
+    if (threadIdx.x == 0) {
+      __threadfence_system();
+      nvshmemx_signal_op(q.x_signal, epoch, NVSHMEM_SIGNAL_SET, q.send_to);
     }
+  } else if (p.send_count == 0) {
+    if (threadIdx.x == 0) nvshmemx_signal_op(q.x_signal, epoch, NVSHMEM_SIGNAL_SET, q.send_to);
+  } else {
+    nvshmemx_putmem_signal_nbi_block(q.x_recv, q.x_stage, sizeof(double) * 3 * p.send_count, q.x_signal,
+                                     epoch, NVSHMEM_SIGNAL_SET, q.send_to);
   }
 }
 
-// Thread 0 waits for `signal` to reach `epoch`; the block learns whether it did.
-__device__ bool block_wait(const Launch& l, uint64_t* signal, uint64_t epoch, int kind, int pulse, int peer) {
+__global__ void wait_unpack_x_kernel(Launch l, int k) {
+  const PulseDev& q = l.config->pulse[k];
   __shared__ bool arrived;
-  if (threadIdx.x == 0) arrived = wait_ge(l, signal, epoch, kind, pulse, peer);
+  if (threadIdx.x == 0) arrived = wait_ge(l, q.x_signal, l.state->epoch_x, kErrorCoordinates, k, q.recv_from);
   __syncthreads();
-  return arrived;
+  if (!arrived) return;
+  const GpuLocalArrays a = l.config->a;
+  const HaloPulseDev p = q.p;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < p.recv_count; i += gridDim.x * blockDim.x)
+    unpack_x_atom(a, p, i, q.x_recv);
 }
 
-__global__ void __launch_bounds__(kThreads) exchange_x_kernel(Launch l, int num_pulses) {
-  const uint64_t epoch = next_epoch(&l.state->epoch_x);
+__global__ void pack_send_f_kernel(Launch l, int k, int advance) {
+  const PulseDev& q = l.config->pulse[k];
   const GpuLocalArrays a = l.config->a;
-  for (int k = 0; k < num_pulses; ++k) {
-    const PulseDev& q = l.config->pulse[k];
-    const HaloPulseDev p = q.p;
-    double* wire = q.x_direct ? q.x_direct : q.x_stage;
-    for (int i = threadIdx.x; i < p.send_count; i += blockDim.x) pack_x_atom(a, p, i, wire);
-    release(q.x_recv, q.x_stage, q.x_direct != nullptr, sizeof(double) * 3 * p.send_count, q.x_signal, epoch,
-            q.send_to);
-    if (!block_wait(l, q.x_signal, epoch, kErrorCoordinates, k, q.recv_from)) return;
-    for (int i = threadIdx.x; i < p.recv_count; i += blockDim.x) unpack_x_atom(a, p, i, q.x_recv);
-    __syncthreads();  // the next pulse may send atoms this one received
+  const HaloPulseDev p = q.p;
+  float* wire = q.f_direct ? q.f_direct : q.f_stage;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < p.recv_count; i += gridDim.x * blockDim.x)
+    pack_f_atom(a, p, i, wire);
+  if (!last_block_done(l.state, q.f_direct != nullptr)) return;
+  const uint64_t epoch = exchange_epoch(&l.state->epoch_f, advance != 0);
+  if (q.f_direct) {
+    if (threadIdx.x == 0) {
+      __threadfence_system();
+      nvshmemx_signal_op(q.f_signal, epoch, NVSHMEM_SIGNAL_SET, q.recv_from);
+    }
+  } else if (p.recv_count == 0) {
+    if (threadIdx.x == 0) nvshmemx_signal_op(q.f_signal, epoch, NVSHMEM_SIGNAL_SET, q.recv_from);
+  } else {
+    nvshmemx_putmem_signal_nbi_block(q.f_recv, q.f_stage, sizeof(float) * 3 * p.recv_count, q.f_signal, epoch,
+                                     NVSHMEM_SIGNAL_SET, q.recv_from);
   }
 }
 
-__global__ void __launch_bounds__(kThreads) exchange_f_kernel(Launch l, int num_pulses) {
-  const uint64_t epoch = next_epoch(&l.state->epoch_f);
+__global__ void wait_add_f_kernel(Launch l, int k) {
+  const PulseDev& q = l.config->pulse[k];
+  __shared__ bool arrived;
+  if (threadIdx.x == 0) arrived = wait_ge(l, q.f_signal, l.state->epoch_f, kErrorForces, k, q.send_to);
+  __syncthreads();
+  if (!arrived) return;
   const GpuLocalArrays a = l.config->a;
-  for (int k = num_pulses - 1; k >= 0; --k) {
-    const PulseDev& q = l.config->pulse[k];
-    const HaloPulseDev p = q.p;
-    float* wire = q.f_direct ? q.f_direct : q.f_stage;
-    for (int i = threadIdx.x; i < p.recv_count; i += blockDim.x) pack_f_atom(a, p, i, wire);
-    release(q.f_recv, q.f_stage, q.f_direct != nullptr, sizeof(float) * 3 * p.recv_count, q.f_signal, epoch,
-            q.recv_from);
-    if (!block_wait(l, q.f_signal, epoch, kErrorForces, k, q.send_to)) return;
-    for (int i = threadIdx.x; i < p.send_count; i += blockDim.x) add_f_atom(a, p, i, q.f_recv);
-    __syncthreads();  // the earlier pulse sends forces this one added to
-  }
+  const HaloPulseDev p = q.p;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < p.send_count; i += gridDim.x * blockDim.x)
+    add_f_atom(a, p, i, q.f_recv);
 }
 
 // The reduction, one block. Slots [parity][p] hold PE p's values on every PE; parity = epoch & 1. A PE
@@ -158,7 +197,7 @@ __global__ void __launch_bounds__(kThreads) exchange_f_kernel(Launch l, int num_
 __global__ void reduce_kernel(Launch l, long long* values, int count, const int* active) {
   if (*active == 0) return;  // every PE sees the same flag, so the epochs stay in step
   const ConfigDev& c = *l.config;
-  const uint64_t epoch = next_epoch(&l.state->epoch_r);
+  const uint64_t epoch = exchange_epoch(&l.state->epoch_r, true);
   const int parity = static_cast<int>(epoch & 1);
   const int me = c.me, npes = c.npes;
   const size_t mine_at = (static_cast<size_t>(parity) * npes + me) * kMaxGpuReduce;
@@ -201,15 +240,23 @@ __global__ void reduce_kernel(Launch l, long long* values, int count, const int*
 }  // namespace
 
 void launch_exchange_x(gpu::GpuCalls& calls, const Launch& l, int num_pulses) {
-  calls.launch("nvshmem exchange_x_kernel", exchange_x_kernel, 1, kThreads, 0, l, num_pulses);
+  for (int k = 0; k < num_pulses; ++k) {
+    calls.launch("nvshmem pack_send_x_kernel", pack_send_x_kernel, kBlocks, kThreads, 0, l, k,
+                 k == 0 ? 1 : 0);
+    calls.launch("nvshmem wait_unpack_x_kernel", wait_unpack_x_kernel, kBlocks, kThreads, 0, l, k);
+  }
 }
 
 void launch_exchange_f(gpu::GpuCalls& calls, const Launch& l, int num_pulses) {
-  calls.launch("nvshmem exchange_f_kernel", exchange_f_kernel, 1, kThreads, 0, l, num_pulses);
+  for (int k = num_pulses - 1; k >= 0; --k) {
+    calls.launch("nvshmem pack_send_f_kernel", pack_send_f_kernel, kBlocks, kThreads, 0, l, k,
+                 k == num_pulses - 1 ? 1 : 0);
+    calls.launch("nvshmem wait_add_f_kernel", wait_add_f_kernel, kBlocks, kThreads, 0, l, k);
+  }
 }
 
 void launch_reduce(gpu::GpuCalls& calls, const Launch& l, long long* values, int count, const int* active) {
-  calls.launch("nvshmem reduce_kernel", reduce_kernel, 1, kReduceThreads, 0, l, values, count, active);
+  calls.launch("nvshmem reduce_kernel", reduce_kernel, 1, kThreads, 0, l, values, count, active);
 }
 
 void* sym_malloc(size_t bytes) { return nvshmem_malloc(bytes); }

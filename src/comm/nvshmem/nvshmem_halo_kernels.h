@@ -1,12 +1,11 @@
 // Device side of the nvshmem and nvshmem_put GPU halo transports (nvshmem_halo.cpp is the host side): the
-// one-block exchange kernels (one per direction, all pulses), the reduction kernel, and thin wrappers of the
-// NVSHMEM host calls the transport needs, so that the host class (C++20) never includes NVSHMEM's headers.
-// C++17.
+// per-pulse pack-and-send and wait-and-unpack kernels, the reduction kernel, and thin wrappers of the NVSHMEM
+// host calls the transport needs, so that the host class (C++20) never includes NVSHMEM's headers. C++17.
 //
 // Everything a kernel reads that may change at a search step (the plan's pulses, the buffers' addresses)
 // lives in a ConfigDev in device memory, and everything that changes from step to step (the signal epochs)
 // in a StateDev that the kernels advance themselves. The launch arguments are therefore the same at every
-// step and at every bind (pointers fixed for the transport's life, the pulse count, the timeout): a CUDA
+// step and at every bind (pointers fixed for the transport's life, the pulse index, the timeout): a CUDA
 // graph captured once replays correctly for as long as the number of pulses stays the same.
 #pragma once
 
@@ -54,6 +53,7 @@ struct StateDev {
   unsigned long long epoch_x = 0;  // one per exchange_x: the value the coordinate signals are set to
   unsigned long long epoch_f = 0;  // one per exchange_f
   unsigned long long epoch_r = 0;  // one per active reduce
+  unsigned int blocks_done = 0;    // the last-block-done counter of the pack kernels (back to 0 after each)
   int failed = 0;                  // a wait timed out: every later wait returns at once
 };
 
@@ -75,10 +75,9 @@ struct Launch {
   long long timeout_ns = 0;
 };
 
-// Pulses 0..num_pulses-1, each packed and sent, then waited for and unpacked: one launch.
+// Pulses 0..num_pulses-1: pack-and-send, then wait-and-unpack, per pulse (2 launches each).
 void launch_exchange_x(gpu::GpuCalls& calls, const Launch& l, int num_pulses);
-// Pulses num_pulses-1..0: the received atoms' forces packed and sent back, then the returned forces
-// waited for and added: one launch.
+// Pulses num_pulses-1..0: pack-and-send the received atoms' forces, then wait-and-add (2 launches each).
 void launch_exchange_f(gpu::GpuCalls& calls, const Launch& l, int num_pulses);
 // One launch of one block: values[0, count) summed over PEs when *active != 0.
 void launch_reduce(gpu::GpuCalls& calls, const Launch& l, long long* values, int count, const int* active);
