@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "core/env.h"
 #include "io/xtc.h"
 #include "support/run_helpers.h"
 #include "support/test_support.h"
@@ -158,6 +159,30 @@ TEST(Cli, BondedTopologyIsRefusedAsNotSupportedYet) {
       2);
   EXPECT_NE(log.find("not supported yet"), std::string::npos) << log;
   EXPECT_NE(log.find("bonds"), std::string::npos) << log;
+}
+
+// The HALOMD_* tuning variables: a number, the fallback when unset or empty, a clear error otherwise (an
+// unparsable HALOMD_DD_SKIN must not silently become 0).
+TEST(Env, TuningVariablesAreNumbersOrRefused) {
+  const char* name = "HALOMD_TEST_ENV_NUMBER";
+  unsetenv(name);
+  EXPECT_EQ(env_number(name, 0.2), 0.2);
+  setenv(name, "", 1);
+  EXPECT_EQ(env_int(name, 7), 7);
+  setenv(name, "0.25", 1);
+  EXPECT_EQ(env_number(name, 0.2), 0.25);
+  EXPECT_THROW(env_int(name, 1), InputError);
+  setenv(name, "12", 1);
+  EXPECT_EQ(env_int(name, 1), 12);
+  setenv(name, "0.2nm", 1);
+  try {
+    env_number(name, 0.0);
+    ADD_FAILURE() << "0.2nm was taken as a number";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("0.2nm"), std::string::npos) << e.what();
+  }
+  unsetenv(name);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include "comm/gpu/gpu_halo.h"
 #include "comm/plan_build.h"
+#include "core/env.h"
 #include "core/errors.h"
 #include "cpu/dd_domain.h"
 #include "cpu/pair_interaction.h"
@@ -30,16 +31,6 @@ namespace halomd {
 namespace {
 
 using cuda::StepState;
-
-int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::atoi(v) : fallback;
-}
-
-double env_double(const char* name, double fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::atof(v) : fallback;
-}
 
 // The default of HALOMD_DD_SKIN (nm): how far any home atom may move from where it was at the last
 // repartition before the next neighbour search must repartition again (bench/NOTES.md, 2026-12-03).
@@ -70,7 +61,7 @@ class CudaDdExecutor::Impl {
     calls.create_stream();
     first_atom = domdec::first_atoms(top.molecule);
     for (double m : top.mass) total_mass += m;
-    skin = std::max(0.0, env_double("HALOMD_DD_SKIN", kDefaultSkin));
+    skin = std::max(0.0, env_number("HALOMD_DD_SKIN", kDefaultSkin));
     hst.allocate(1, "step state (host staging)");
     HALOMD_CUDA_CHECK(cudaEventCreate(&ev_begin));
     HALOMD_CUDA_CHECK(cudaEventCreate(&ev_end));
@@ -196,6 +187,24 @@ class CudaDdExecutor::Impl {
     return {mdp.rlist + 2.0 * skin, margin + domdec::kMarginSlack};
   }
 
+  // The plan range that `check` (a grid check, throwing InputError) accepts: with the skin, or, when the
+  // domains are too narrow for the skin's wider halo, without it from then on (a repartition at every
+  // search).
+  template <class Check>
+  domdec::HaloRange usable_range(double margin, Check&& check) {
+    try {
+      const domdec::HaloRange r = plan_range(margin);
+      check(r);
+      return r;
+    } catch (const InputError&) {
+      if (skin <= 0.0) throw;
+      skin = 0.0;
+    }
+    const domdec::HaloRange r = plan_range(margin);
+    check(r);
+    return r;
+  }
+
   // At a neighbour search after the first: whether every home atom of every domain is still within the
   // skin of where it was at the last repartition (then the plan still holds and only the pair list is
   // rebuilt, on the GPU). Waits for the device; checks the errors of the last window on the way.
@@ -240,18 +249,12 @@ class CudaDdExecutor::Impl {
     double margin = home_margin(dom, first_atom);
     lap(3);
     host.max({&margin, 1});
-    range = plan_range(margin);
     try {
-      domdec::validate_grid(grid, grid.num_domains(), box, range);
+      range = usable_range(margin, [&](const domdec::HaloRange& r) {
+        domdec::validate_grid(grid, grid.num_domains(), box, r);
+      });
     } catch (const InputError& e) {
-      if (skin <= 0.0) throw RuntimeError(step, -1, e.what());
-      skin = 0.0;  // the domains are too small for the skin: repartition at every search instead
-      range = plan_range(margin);
-      try {
-        domdec::validate_grid(grid, grid.num_domains(), box, range);
-      } catch (const InputError& e2) {
-        throw RuntimeError(step, -1, e2.what());
-      }
+      throw RuntimeError(step, -1, e.what());
     }
     lap(4);
     std::vector<Vec3> frame = place_home_atoms(dom, box, first_atom);
@@ -417,22 +420,14 @@ void CudaDdExecutor::load(const MdState& s) {
   if (static_cast<int>(s.x.size()) != m.top.num_atoms() || s.v.size() != s.x.size())
     throw RuntimeError(s.step, -1, "the state to load has not one position and velocity per atom");
   const double margin = domdec::molecule_margin(s.x, m.first_atom);
-  auto pick_grid = [&] {
-    m.range = m.plan_range(margin);
+  m.range = m.usable_range(margin, [&](const domdec::HaloRange& r) {
     if (m.requested.n.x > 0) {
-      domdec::validate_grid(m.requested, nd, box, m.range);
+      domdec::validate_grid(m.requested, nd, box, r);
       m.grid = m.requested;
     } else {
-      m.grid = domdec::choose_grid(nd, box, m.range);
+      m.grid = domdec::choose_grid(nd, box, r);
     }
-  };
-  try {
-    pick_grid();
-  } catch (const InputError&) {
-    if (m.skin <= 0.0) throw;
-    m.skin = 0.0;  // domains too small for the skin: repartition at every search
-    pick_grid();
-  }
+  });
   m.host.set_grid(m.grid);
 
   const domdec::HomeAssignment owner = domdec::assign_home(m.grid, box, s.x, m.first_atom);

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/env.h"
 #include "core/errors.h"
 #include "cuda/device_system.h"
 #include "cuda/gpu_timing.h"
@@ -22,11 +23,6 @@ using cuda::StepState;
 
 static_assert(offsetof(StepState, cvir_acc) == offsetof(StepState, nb_acc) + sizeof(StepState::nb_acc),
               "an energy step zeroes nb_acc and cvir_acc with one memset");
-
-int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::atoi(v) : fallback;
-}
 
 }  // namespace
 

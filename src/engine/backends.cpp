@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "comm/halo_transport.h"
+#include "core/env.h"
 #include "core/errors.h"
 #include "cpu/cpu_executor.h"
 #include "cpu/dd_executor.h"
@@ -42,10 +43,7 @@ bool is_gpu_transport(const std::string& name) {
 
 #if HALOMD_HAVE_CUDA && HALOMD_HAVE_MPI
 // HALOMD_HALO_TIMEOUT_MS bounds every wait on a peer (default 10 s).
-int halo_timeout_ms() {
-  const char* v = std::getenv("HALOMD_HALO_TIMEOUT_MS");
-  return v && *v ? std::max(1, std::atoi(v)) : 10000;
-}
+int halo_timeout_ms() { return std::max(1, env_int("HALOMD_HALO_TIMEOUT_MS", 10000)); }
 
 std::unique_ptr<comm::GpuHaloTransport> make_gpu_transport(const std::string& name) {
   comm::mpi_start(true);

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/env.h"
 #include "core/errors.h"
 #include "domdec/exchange.h"
 #include "gpu/device_buffer.h"
@@ -74,8 +75,7 @@ std::string gpu_halo_check(GpuHaloTransport& transport, const domdec::DdGrid& gr
   arrays.num_local = nl;
 
   // HALOMD_HALO_CHECK_STALL_RANK=R: rank R stops at round 1 (for the timeout test).
-  const char* stall = std::getenv("HALOMD_HALO_CHECK_STALL_RANK");
-  const int stall_rank = stall && *stall ? std::atoi(stall) : -1;
+  const int stall_rank = env_int("HALOMD_HALO_CHECK_STALL_RANK", -1);
   std::vector<double> hx(nl);
   std::vector<float4> hf(nl);
   for (int round = 0; round < rounds; ++round) {
