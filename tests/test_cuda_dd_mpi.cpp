@@ -147,6 +147,35 @@ TEST(CudaDomains, APlanKeptWithinTheSkinGivesTheEnergiesOfRepartitioningAtEveryS
       EXPECT_LT(rel(a[term][k], b[term][k]), 1e-5) << term << " at step " << a["step"][k];
 }
 
+// A run continued from a checkpoint (written at a search step) gives the same files as the run that went
+// through: the continuation repartitions at its first step, and so does the uninterrupted run after it
+// saved the checkpoint, whatever the skin would have allowed.
+TEST(CudaDomains, ContinuationFromACheckpointIsBitwiseIdentical) {
+  SKIP_WITHOUT_GPU_AND_MPI();
+  const std::string out = make_temp_dir("cuda_dd_restart");
+  const std::map<std::string, std::string> set = {
+      {"nsteps", "200"},       {"nstenergy", "10"},     {"nstcalcenergy", "10"}, {"nstxout-compressed", "20"},
+      {"nstcheckpoint", "50"}, {"tcoupl", "v-rescale"}, {"tc-grps", "System"},   {"tau-t", "0.1"},
+      {"ref-t", "300"},        {"ld-seed", "5"}};
+  const std::string args = "--backend cuda --transport " + transports().back() + " --dd 2 2 1";
+  std::string log;
+  ASSERT_EQ(run_halomd_under(mpirun(4), "spce_9k", "nve.mdp", set, out + "/full", args, &log), 0) << log;
+  // The interrupted run dies before step 130; its last checkpoint is at step 100 (a search step).
+  EXPECT_NE(run_halomd_under(mpirun(4), "spce_9k", "nve.mdp", set, out + "/part",
+                             args + " --stop-at-step 130", &log),
+            0);
+  ASSERT_EQ(run_halomd_under(mpirun(4), "spce_9k", "nve.mdp", set, out + "/part",
+                             args + " --cpi " + out + "/part/state.cpt", &log),
+            0)
+      << log;
+  const std::string json = read_text(out + "/full/run.json");
+  EXPECT_GT(json_number(json, "gpu_only_searches"), 0.0)
+      << "the plan was never kept: the test shows nothing\n"
+      << json;
+  for (const char* f : {"energy.csv", "traj.xtc", "confout.gro"})
+    EXPECT_EQ(read_text(out + "/full/" + f), read_text(out + "/part/" + f)) << f;
+}
+
 // The counters of ../shared/BENCH.md on regular steps, with v-rescale on: nvshmem needs no host sync, no
 // MPI wait and one launch (the step's CUDA graph, reductions included); mpi_staged waits on the host.
 TEST(CudaDomains, NvshmemRegularStepsNeedNoHostSyncNoMpiWaitAndOneLaunch) {

@@ -368,9 +368,10 @@ class CudaDdExecutor::Impl {
   std::vector<int> first_atom;
   double total_mass = 0.0;
   double q_scale = 1.0;
-  double skin = 0.0;      // nm (plan_still_holds)
-  int64_t gpu_key = 0;    // this rank's GPU on its node (PCI address)
-  int ranks_per_gpu = 1;  // ranks whose domains share this rank's GPU
+  double skin = 0.0;              // nm (plan_still_holds)
+  bool repartition_next = false;  // set by save()
+  int64_t gpu_key = 0;            // this rank's GPU on its node (PCI address)
+  int ranks_per_gpu = 1;          // ranks whose domains share this rank's GPU
   gpu::DeviceBuffer<double> x_plan[3];
   int64_t checks = 0, gpu_searches = 0;
   double check_s = 0.0, max_drift = 0.0;  // max_drift: the largest of the checks that kept the plan
@@ -496,7 +497,10 @@ void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) {
     if (ns) {
       // A search repartitions (host) unless every atom is still within the skin of the last repartition;
       // then the halo of the current plan is exchanged first and the pair list rebuilt on the GPU.
-      const bool repartition = !m.searched || !m.plan_still_holds();
+      // After a save (a checkpoint) the search repartitions, as a run continued from that checkpoint
+      // does at its first step: the continuation then gives the same bits.
+      const bool repartition = !m.searched || m.repartition_next || !m.plan_still_holds();
+      m.repartition_next = false;
       if (repartition) {
         m.search(r.step);
         m.searched = true;
@@ -535,6 +539,7 @@ void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) {
 
 void CudaDdExecutor::save(MdState& s) {
   Impl& m = *impl_;
+  m.repartition_next = true;
   m.reduce_ke_prev();
   std::vector<comm::AtomState> mine, all;
   Vec3 vcm;
