@@ -185,9 +185,11 @@ bool upload_atoms(const HostAtoms& a, gpu::GpuCalls& calls, DeviceSystem& ds) {
     ds.capacity = cap;
     grown = true;
   }
-  std::vector<int> excl_start = a.excl_start, excl = a.excl;
-  if (excl_start.empty()) excl_start.assign(n + 1, 0);
-  if (excl.empty()) excl.push_back(0);  // a valid pointer for the kernels
+  // Without exclusions: empty ranges for every atom, and one entry so that the kernels get a valid pointer.
+  const std::vector<int> no_excl_start(a.excl_start.empty() ? n + 1 : 0, 0),
+      no_excl(a.excl.empty() ? 1 : 0, 0);
+  const std::vector<int>& excl_start = a.excl_start.empty() ? no_excl_start : a.excl_start;
+  const std::vector<int>& excl = a.excl.empty() ? no_excl : a.excl;
   if (excl.size() > ds.excl.size()) {
     ds.excl.allocate(excl.size() + excl.size() / 10, "exclusions");
     grown = true;
@@ -232,7 +234,6 @@ bool upload_atoms(const HostAtoms& a, gpu::GpuCalls& calls, DeviceSystem& ds) {
   if (!a.zone_mask.empty() && ds.cell_halo.size() < static_cast<size_t>(sp.ncell)) {
     ds.cell_halo.allocate(sp.ncell, "cell grid");
     ds.cell_interior.allocate(sp.ncell, "cell grid");
-    calls.memset_async(ds.cell_halo.get(), 0, ds.cell_halo.bytes());
   }
   sp.cell_halo = a.zone_mask.empty() ? nullptr : ds.cell_halo.get();
   sp.cell_interior = a.zone_mask.empty() ? nullptr : ds.cell_interior.get();

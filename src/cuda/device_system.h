@@ -35,7 +35,7 @@ struct DeviceSystem {
   gpu::DeviceBuffer<int> list, groups;
   gpu::DeviceBuffer<StepState> st;
   gpu::DeviceBuffer<int> zone_mask, zone_mask_s;  // domain decomposition only
-  gpu::DeviceBuffer<int> cell_halo;               // domain decomposition only, per cell
+  gpu::DeviceBuffer<int> cell_halo;  // domain decomposition only, per cell (zeroed by each search)
   gpu::DeviceBuffer<unsigned char> cell_interior;
   size_t capacity = 0;         // per-atom buffers' size (>= n)
   long long list_lanes = 0;    // lanes the pair list has room for
