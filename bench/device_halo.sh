@@ -4,7 +4,7 @@
 # against one GPU, bitwise across transports, counters), then bench/halo_one_gpu.sh; stop MPS. Logs and
 # results under $OUT. Used as: device run `COMMIT=<sha> BUDGET=<s> bash bench/device_halo.sh`.
 # STAGES (default "tests bench") picks what runs (also "parts": bench/search_parts.sh); TESTS the test
-# binaries, GTEST_FILTER their filter.
+# binaries, GTEST_FILTER their filter, TEST_GUARD the seconds kept back for what follows (150).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/halomd_device}
@@ -52,8 +52,9 @@ nvidia-cuda-mps-control -d && echo "MPS started"
 if [[ " ${STAGES:-tests bench} " == *" tests "* ]]; then
   stage tests
   for t in ${TESTS:-$tests}; do
-    [ "$(left)" -gt 150 ] || { echo "-- $t skipped: $(left) s left"; continue; }
-    timeout $(($(left) - 140)) $bdir/tests/$t --gtest_filter="${GTEST_FILTER:-*}" > "$L/$t.txt" 2>&1
+    guard=${TEST_GUARD:-150}
+    [ "$(left)" -gt "$guard" ] || { echo "-- $t skipped: $(left) s left"; continue; }
+    timeout $(($(left) - guard + 10)) $bdir/tests/$t --gtest_filter="${GTEST_FILTER:-*}" > "$L/$t.txt" 2>&1
     echo "$t: rc $?"
     grep -E "^\[ +(OK|FAILED|SKIPPED) +\]" "$L/$t.txt" | head -20
     grep -B3 -A12 "Failure\|error:" "$L/$t.txt" | head -50

@@ -81,8 +81,9 @@ for item in spce_9k:30000 spce_45k:20000 spce_203k:5000; do
   [ -n "${BASE:-}" ] && run "base_${item%%:*}" "${item%%:*}" "${item##*:}" "$(realpath "$BASE")"
 done
 
-stage sweep  # HALOMD_GPU_SEARCH_LANES exists in the stream search (commit dc1987c) only
-for v in "spce_45k 16 0" "spce_45k 4 0" "spce_45k 8 4" "spce_9k 16 0" "spce_203k 16 0" "spce_203k 4 0"; do
+stage sweep  # search lanes per atom (the default: half a wave; tpa 32 at 9k, 8 at 45k, 2 at 203k)
+IFS=, read -ra sweep <<< "${SWEEP:-spce_45k 1 0,spce_45k 2 0,spce_45k 8 0,spce_9k 4 0,spce_9k 8 0,spce_9k 32 0,spce_203k 2 0}"
+for v in "${sweep[@]}"; do
   set -- $v
   fits 30 || break
   run "sweep_${1}_spa$2_tpa$3" "$1" 5000 "$bin" HALOMD_GPU_SEARCH_LANES=$2 HALOMD_GPU_TPA=$3
@@ -91,7 +92,7 @@ done
 stage sanitizers
 sed -e 's/^nsteps .*/nsteps = 25/' -e 's/^nstenergy .*/nstenergy = 5/' -e 's/^nstcalcenergy .*/nstcalcenergy = 5/' \
   tests/data/spce_1k5/nve.mdp > "$w/mc.mdp"
-for tool in memcheck racecheck synccheck; do
+for tool in ${SANITIZERS:-memcheck racecheck synccheck}; do
   fits 30 || break
   timeout $(($(left) - 20)) compute-sanitizer --tool $tool --error-exitcode 9 "$bin" run -c tests/data/spce_1k5/conf.gro \
     -p tests/data/spce_1k5/topol.top -f "$w/mc.mdp" -o "$w/mc_$tool" --backend cuda > "$L/$tool.txt" 2>&1

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 
 #include "core/executor.h"
 #include "support/test_support.h"
@@ -17,6 +19,7 @@
 #include "cpu/update.h"
 #include "cuda/cuda_executor.h"
 #include "cuda/device_info.h"
+#include "cuda/device_system.h"
 #include "engine/setup.h"
 #endif
 
@@ -116,6 +119,72 @@ TEST(CudaExecutor, Step0EnergiesForcesAndFirstStepMatchCpuDoublePath) {
   double dx_max = 0.0;
   for (size_t i = 0; i < sc.x.size(); ++i) dx_max = std::max(dx_max, std::sqrt(norm2(sg.x[i] - sc.x[i])));
   EXPECT_LT(dx_max, kGpuStepPositionAbsTol);
+}
+
+// An environment variable set for one scope.
+struct ScopedEnv {
+  const char* name;
+  ScopedEnv(const char* n, const std::string& value) : name(n) { setenv(n, value.c_str(), 1); }
+  ~ScopedEnv() { unsetenv(name); }
+};
+
+// No device needed: the search lanes per atom the executors pick, and the check of the override.
+TEST(CudaExecutor, SearchLanesDefaultToTheListLanesAndTheOverrideIsChecked) {
+  unsetenv("HALOMD_GPU_SEARCH_LANES");
+  for (int tpa : {1, 2, 8, 32}) EXPECT_EQ(cuda::choose_search_lanes(tpa), tpa);
+  {
+    ScopedEnv env("HALOMD_GPU_SEARCH_LANES", "2");
+    EXPECT_EQ(cuda::choose_search_lanes(8), 2);
+    EXPECT_EQ(cuda::choose_search_lanes(16), 2);
+  }
+  for (const char* bad : {"3", "16", "0.5", "-2", "two"}) {
+    ScopedEnv env("HALOMD_GPU_SEARCH_LANES", bad);
+    EXPECT_THROW(cuda::choose_search_lanes(8), InputError) << bad;
+  }
+  {
+    ScopedEnv env("HALOMD_GPU_SEARCH_LANES", "2");  // two search lanes cannot fill 32 list lanes
+    EXPECT_THROW(cuda::choose_search_lanes(32), InputError);
+  }
+}
+
+// Every split of an atom's list lanes among its search lanes finds the same pairs (the same float tests),
+// and the forces agree to float summation order; each against the CPU reference.
+TEST(CudaExecutor, EverySearchLaneSplitFindsTheSamePairs) {
+  if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
+  System sys;
+  load_system("spce_9k", "nve.mdp", sys);
+  ScopedEnv tpa("HALOMD_GPU_TPA", "8");
+  StepEnergies first;
+  std::vector<Vec3> f_first;
+  size_t pairs_first = 0;
+  for (int spa : {8, 4, 2, 1}) {
+    ScopedEnv lanes("HALOMD_GPU_SEARCH_LANES", std::to_string(spa));
+    CudaExecutor gpu(sys.config());
+    gpu.load(sys.state);
+    StepEnergies e;
+    gpu.step(request(sys.in.mdp, 0, true), &e);
+    std::vector<Vec3> f;
+    gpu.forces(f);
+    if (spa == 8) {
+      first = e;
+      f_first = f;
+      pairs_first = gpu.num_pairs();
+      PairList list;
+      build_pair_list(sys.state.x, sys.in.gro.box, sys.in.mdp.rlist, sys.in.top, 2, list);
+      EXPECT_NEAR(static_cast<double>(pairs_first), static_cast<double>(list.num_pairs()),
+                  1e-5 * static_cast<double>(list.num_pairs()));
+      continue;
+    }
+    EXPECT_EQ(gpu.num_pairs(), pairs_first) << "spa " << spa;
+    EXPECT_LT(rel_diff(e.lj, first.lj), 1e-9) << "spa " << spa;
+    EXPECT_LT(rel_diff(e.coulomb, first.coulomb), 1e-9) << "spa " << spa;
+    double f2 = 0.0, d_max = 0.0;
+    for (size_t i = 0; i < f.size(); ++i) {
+      f2 += norm2(f_first[i]);
+      d_max = std::max(d_max, std::sqrt(norm2(f[i] - f_first[i])));
+    }
+    EXPECT_LT(d_max / std::sqrt(f2 / f.size()), 1e-4) << "spa " << spa;
+  }
 }
 
 TEST(CudaExecutor, ThermostatDrawsTheCpuRandomNumbers) {

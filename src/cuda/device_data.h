@@ -75,8 +75,10 @@ constexpr int kCellsPerRlist = 2;
 
 struct SearchParams {
   int n;    // atoms
-  int tpa;  // lanes per atom (power of two, at most 32)
+  int tpa;  // list lanes per atom (power of two, at most 32)
   int log2_tpa;
+  int spa;  // search lanes per atom (power of two, tpa / 8 to tpa), each writing tpa / spa list lanes
+  int log2_spa;
   int cap_groups;  // list capacity per lane, in groups of kListGroup entries
   int nc[3];       // grid cells per dimension (at least 4), each at least rlist / kCellsPerRlist wide
   int ncell;

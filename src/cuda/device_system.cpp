@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/env.h"
 #include "core/errors.h"
 #include "core/units.h"
 #include "cpu/nonbonded.h"
@@ -11,8 +12,9 @@
 namespace halomd::cuda {
 namespace {
 
-// Image-shift markers a lane can write: per (dx, dy) column of cells the shift changes at most three times,
-// 25 columns.
+// Room per list lane beyond its share of the candidates: image-shift markers (at most one per shift, 8
+// shifts, as the search visits the cells grouped by shift), the padding of the last group, and the one group
+// by which the list lanes of a search lane can differ; kept at the old per-column bound of 75.
 constexpr int kMaxMarkers = 75;
 // Types beyond this would not fit the LJ table in shared memory (64^2 float2 = 32 KiB).
 constexpr int kMaxTypes = 64;
@@ -36,6 +38,19 @@ int choose_lanes_per_atom(int n, int multiprocessors) {
   // Enough lanes to fill the GPU: at least one full wave (2048 threads per multiprocessor).
   int tpa = 1;
   while (tpa < 32 && static_cast<long long>(n) * tpa < 2048LL * multiprocessors) tpa *= 2;
+  return tpa;
+}
+
+int choose_search_lanes(int tpa) {
+  const int fixed = env_int("HALOMD_GPU_SEARCH_LANES", 0);
+  if (fixed != 0) {
+    if (fixed < 1 || fixed > tpa || (fixed & (fixed - 1)) != 0 || fixed * 8 < tpa)
+      throw InputError("", 0,
+                       "HALOMD_GPU_SEARCH_LANES must be a power of two from " +
+                           std::to_string(std::max(1, tpa / 8)) + " to " + std::to_string(tpa) +
+                           " (the lanes per atom), got " + std::to_string(fixed));
+    return fixed;
+  }
   return tpa;
 }
 
@@ -67,13 +82,13 @@ void setup_device_system(const ExecutorConfig& cfg, int multiprocessors, int tpa
   }
   for (int i = 0; i < n; ++i)
     if (!in_settle[i]) a.free_atoms.push_back(i);
-  setup_device_constants(cfg, cfg.box.len, total_mass,
-                         tpa > 0 ? tpa : choose_lanes_per_atom(n, multiprocessors), calls, ds);
+  const int lanes = tpa > 0 ? tpa : choose_lanes_per_atom(n, multiprocessors);
+  setup_device_constants(cfg, cfg.box.len, total_mass, lanes, choose_search_lanes(lanes), calls, ds);
   upload_atoms(a, calls, ds);
 }
 
 void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, double total_mass, int tpa,
-                            gpu::GpuCalls& calls, DeviceSystem& ds) {
+                            int spa, gpu::GpuCalls& calls, DeviceSystem& ds) {
   const Topology& top = *cfg.top;
   const MdParams& mdp = *cfg.mdp;
   const int ntypes = top.num_types();
@@ -83,7 +98,11 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
                          " atom types, the system has " + std::to_string(ntypes));
   if (tpa > 32 || tpa < 1 || (tpa & (tpa - 1)) != 0)
     throw InputError("", 0, "lanes per atom must be 1, 2, 4, ..., 32");
+  if (spa > tpa || spa < 1 || (spa & (spa - 1)) != 0 || spa * 8 < tpa)
+    throw InputError(
+        "", 0, "search lanes per atom must be a power of two from lanes per atom / 8 to lanes per atom");
   ds.tpa = tpa;
+  ds.spa = spa;
   const PairParams pp = make_pair_params(mdp);
   double q2 = 0.0;
   for (double q : top.charge) q2 += q * q;
@@ -113,6 +132,8 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
   calls.memset_async(ds.cell_count.get(), 0, ds.cell_count.bytes());
   sp.tpa = tpa;
   sp.log2_tpa = log2_int(tpa);
+  sp.spa = spa;
+  sp.log2_spa = log2_int(spa);
   sp.rlist2 = static_cast<float>(mdp.rlist * mdp.rlist);
   const double prune = mdp.rlist + 1e-3;  // whole cells: room for float rounding at cell faces
   sp.prune = static_cast<float>(prune);

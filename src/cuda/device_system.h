@@ -15,7 +15,8 @@ namespace halomd::cuda {
 
 struct DeviceSystem {
   int n = 0;
-  int tpa = 1;               // lanes per atom in the search and the non-bonded kernel
+  int tpa = 1;               // lanes per atom in the pair list and the non-bonded kernel
+  int spa = 1;               // lanes per atom in the search (each writes tpa / spa list lanes)
   int cap_groups = 0;        // list capacity per lane, in groups of kListGroup entries
   double self_energy = 0.0;  // -1/2 c_rf f/eps_r sum q^2 (kJ/mol), added on the host
   std::vector<double> host_mass;
@@ -69,12 +70,16 @@ struct HostAtoms {
 // parameters, and the search grid for a box of edges search_len (nm; the domain-decomposed executor passes
 // an open, non-periodic extent for decomposed dimensions). total_mass: of the whole system (COM removal).
 void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, double total_mass, int tpa,
-                            gpu::GpuCalls& calls, DeviceSystem& ds);
+                            int spa, gpu::GpuCalls& calls, DeviceSystem& ds);
 // Uploads the atoms (growing the per-atom buffers when they are too small; contents of x and v are the
 // caller's) and points the parameter structs at them. Returns true when a buffer was reallocated.
 bool upload_atoms(const HostAtoms& atoms, gpu::GpuCalls& calls, DeviceSystem& ds);
 // Lanes per atom that fill a GPU with `multiprocessors` for n atoms.
 int choose_lanes_per_atom(int n, int multiprocessors);
+// Search lanes per atom for tpa list lanes: HALOMD_GPU_SEARCH_LANES when set (a power of two from tpa / 8 to
+// tpa), else tpa. Fewer search lanes walk the cell ranges fewer times over but each walks longer: on the
+// H200 the search took 1.1x (tpa / 2) to 2.8x (tpa / 8) as long at 45k atoms (bench/NOTES.md).
+int choose_search_lanes(int tpa);
 
 // Makes the pair list large enough for positions x: an upper bound on any atom's neighbours (all atoms in
 // the (2 kCellsPerRlist + 1)^3 cells around its cell) plus room for image markers. Returns true when it

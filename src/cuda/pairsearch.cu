@@ -128,45 +128,86 @@ __device__ inline float gap(float x, float lo, float width) {
   return fmaxf(0.f, fmaxf(lo - x, x - (lo + width)));
 }
 
-// Appends a lane's entries in registers and writes them a whole group (32 bytes) at a time.
-struct ListWriter {
-  int* list;
-  int t, cap;
-  int4 a = {0, 0, 0, 0}, b = {0, 0, 0, 0};
-  int n = 0;        // entries in the pending group
-  int written = 0;  // groups written (or that would have been, past the capacity)
+// The shift code kNoShift in each 5-bit field of a 64-bit word (12 fields).
+constexpr unsigned long long all_no_shift() {
+  unsigned long long v = 0;
+  for (int k = 0; k < 12; ++k) v |= static_cast<unsigned long long>(kNoShift) << (5 * k);
+  return v;
+}
 
+// A search lane's writer: entries are staged in shared memory (slot k of the thread at stage[k * kBlock],
+// so the lanes of a warp never share a bank) and go out a whole group (32 bytes) at a time, to the list lanes
+// the search lane owns in turn (group g of owned lane k holds its (g m + k)-th group of entries). Each owned
+// lane gets a marker before its first entry under a shift it has not seen last.
+struct GroupedWriter {
+  int* stage;
+  int* list;
+  int lane0;     // first owned list lane
+  int own_mask;  // owned list lanes - 1 (at most 7: `codes` has 12 fields)
+  int cap;
+  int q = 0;                                  // owned lane of the open group
+  int n = 0;                                  // entries in the open group
+  int rounds = 0;                             // groups written to every owned lane before q
+  unsigned long long codes = all_no_shift();  // per owned lane, the shift in effect after its last entry
+
+  __device__ int code_of_open() const { return static_cast<int>((codes >> (5 * q)) & 31u); }
+  __device__ void set_code(int code) {
+    codes = (codes & ~(31ull << (5 * q))) | (static_cast<unsigned long long>(code) << (5 * q));
+  }
   __device__ void push(int v) {
-    a.x = n == 0 ? v : a.x;
-    a.y = n == 1 ? v : a.y;
-    a.z = n == 2 ? v : a.z;
-    a.w = n == 3 ? v : a.w;
-    b.x = n == 4 ? v : b.x;
-    b.y = n == 5 ? v : b.y;
-    b.z = n == 6 ? v : b.z;
-    b.w = n == 7 ? v : b.w;
-    if (++n == kListGroup) {
-      if (written < cap) {
-        int4* g = list_group(list, t, cap, written);
-        g[0] = a;
-        g[1] = b;
-      }
-      ++written;
-      n = 0;
+    stage[n * kBlock] = v;
+    if (++n < kListGroup) return;
+    if (rounds < cap) {
+      int4* g = list_group(list, lane0 + q, cap, rounds);
+      g[0] = make_int4(stage[0], stage[kBlock], stage[2 * kBlock], stage[3 * kBlock]);
+      g[1] = make_int4(stage[4 * kBlock], stage[5 * kBlock], stage[6 * kBlock], stage[7 * kBlock]);
+    }
+    n = 0;
+    if (q == own_mask) {
+      q = 0;
+      ++rounds;
+    } else {
+      ++q;
     }
   }
+  __device__ void add(int j, int code) {
+    if (code_of_open() != code) {
+      set_code(code);
+      push(-(code + 1));
+      if (code_of_open() != code) {  // the marker closed the group: the next lane needs its own
+        set_code(code);
+        push(-(code + 1));
+      }
+    }
+    push(j);
+  }
+  // Pads the open group with markers that change nothing.
+  __device__ void finish() {
+    while (n > 0) push(-(code_of_open() + 1));
+  }
+  __device__ int groups_of(int k) const { return rounds + (k < q ? 1 : 0); }
 };
 
-// Each lane of an atom takes every tpa-th candidate (dealt across ranges, so the lanes get equal shares) of
-// the cells that the sphere of radius rlist around the atom can reach, four candidates' loads at a time, and
-// writes its own list, with a marker wherever its image shift changes. The cells of one (x, y) column are
-// consecutive in the sorted order, so a column is one or two contiguous ranges of atoms (two where it wraps
-// around the box in z).
-__global__ void __launch_bounds__(kBlock, 1) ns_search_kernel(SearchParams p) {
+// Along one dimension, the end of the run of unwrapped cells from u that share u's periodic shift (-1, 0, 1),
+// within [., hi].
+__device__ inline int shift_of(int u, int nc) { return u < 0 ? -1 : (u >= nc ? 1 : 0); }
+__device__ inline int run_end(int u, int hi, int nc) {
+  const int sh = shift_of(u, nc);
+  return sh < 0 ? min(hi, -1) : (sh == 0 ? min(hi, nc - 1) : hi);
+}
+
+// spa search lanes per atom (tpa / spa list lanes each). The cells that the sphere of radius rlist around
+// the atom can reach are visited grouped by periodic shift (so an atom's shift changes at most 7 times), and
+// within a shift column by column; the cells of one (x, y) column are consecutive in the sorted order, so a
+// column's z range is one contiguous range of atoms. Each search lane takes every spa-th candidate (dealt
+// across ranges, so the lanes get equal shares), four candidates' loads at a time.
+__global__ void __launch_bounds__(kBlock, 5) ns_search_kernel(SearchParams p) {
+  __shared__ int s_stage[kListGroup * kBlock];
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  const int s = t >> p.log2_tpa;
-  const int r = t & (p.tpa - 1);
-  int groups = 0, pairs = 0;
+  const int s = t >> p.log2_spa;
+  const int r = t & (p.spa - 1);
+  const int log2_own = p.log2_tpa - p.log2_spa;
+  int most_groups = 0, pairs = 0;
   if (s < p.n) {
     const float4 xi = p.xq[s];
     const int nc[3] = {p.nc[0], p.nc[1], p.nc[2]};
@@ -186,76 +227,80 @@ __global__ void __launch_bounds__(kBlock, 1) ns_search_kernel(SearchParams p) {
     int ex[4];
 #pragma unroll
     for (int q = 0; q < 4; ++q) ex[q] = few_excl && q < ee - eb ? p.sorted_of[p.excl[eb + q]] : -1;
-    const int tpa = p.tpa;
+    const int spa = p.spa;
     // Domain decomposition: halo atoms (mask not 0) pair only with atoms whose zone is 0 wherever theirs
     // is not; home atoms pair with every local atom.
     const int zm_i = p.zone_mask_s ? p.zone_mask_s[s] : 0;
-    ListWriter w{p.list, t, p.cap_groups};
-    int cur = kNoShift;
+    GroupedWriter w{s_stage + threadIdx.x, p.list, t << log2_own, (1 << log2_own) - 1, p.cap_groups};
     int cand = 0;
-    for (int ux = lo[0]; ux <= hi[0]; ++ux) {
-      const int sx = ux < 0 ? -1 : (ux >= nc[0] ? 1 : 0);
-      const float gx = gap(xi.x, ux * p.cell_size[0], p.cell_size[0]);
-      if (gx * gx > p.prune2) continue;
-      for (int uy = lo[1]; uy <= hi[1]; ++uy) {
-        const int sy = uy < 0 ? -1 : (uy >= nc[1] ? 1 : 0);
-        const float gy = gap(xi.y, uy * p.cell_size[1], p.cell_size[1]);
-        if (gx * gx + gy * gy > p.prune2) continue;
-        const int column = ((ux - sx * nc[0]) * nc[1] + (uy - sy * nc[1])) * nc[2];
-        // What the column's distance in x and y leaves of the reach in z (a lower bound on |dx|, |dy| of
-        // its atoms, so no neighbour within rlist is cut).
-        const float dz = sqrtf(fmaxf(0.f, p.prune2 - gx * gx - gy * gy));
-        const int zlo = max(lo[2], static_cast<int>(floorf((xi.z - dz) / p.cell_size[2])));
-        const int zhi = min(hi[2], static_cast<int>(floorf((xi.z + dz) / p.cell_size[2])));
-        for (int uz = zlo; uz <= zhi;) {
-          const int sz = uz < 0 ? -1 : (uz >= nc[2] ? 1 : 0);
-          const int uz_end = sz < 0 ? min(zhi, -1) : (sz == 0 ? min(zhi, nc[2] - 1) : zhi);
-          const int b = p.cell_start[column + uz - sz * nc[2]];
-          const int e = p.cell_start[column + uz_end - sz * nc[2] + 1];
-          uz = uz_end + 1;
+    for (int ax = lo[0]; ax <= hi[0];) {
+      const int sx = shift_of(ax, nc[0]), ax_end = run_end(ax, hi[0], nc[0]);
+      for (int ay = lo[1]; ay <= hi[1];) {
+        const int sy = shift_of(ay, nc[1]), ay_end = run_end(ay, hi[1], nc[1]);
+        for (int az = lo[2]; az <= hi[2];) {
+          const int sz = shift_of(az, nc[2]), az_end = run_end(az, hi[2], nc[2]);
           const int code = (sx + 1) + 3 * (sy + 1) + 9 * (sz + 1);
           // The neighbour's image is x_j + S: compare x_i - S with x_j.
           const float xsx = xi.x - sx * p.lenf[0], xsy = xi.y - sy * p.lenf[1], xsz = xi.z - sz * p.lenf[2];
-          const int first = b + ((r - cand) & (tpa - 1));
-          cand += e - b;
-          for (int j0 = first; j0 < e; j0 += 4 * tpa) {
-            float4 xj[4];
+          for (int ux = ax; ux <= ax_end; ++ux) {
+            const float gx = gap(xi.x, ux * p.cell_size[0], p.cell_size[0]);
+            if (gx * gx > p.prune2) continue;
+            for (int uy = ay; uy <= ay_end; ++uy) {
+              const float gy = gap(xi.y, uy * p.cell_size[1], p.cell_size[1]);
+              if (gx * gx + gy * gy > p.prune2) continue;
+              const int column = ((ux - sx * nc[0]) * nc[1] + (uy - sy * nc[1])) * nc[2] - sz * nc[2];
+              // What the column's distance in x and y leaves of the reach in z (a lower bound on |dx|, |dy|
+              // of its atoms, so no neighbour within rlist is cut).
+              const float dz = sqrtf(fmaxf(0.f, p.prune2 - gx * gx - gy * gy));
+              const int zlo = max(az, static_cast<int>(floorf((xi.z - dz) / p.cell_size[2])));
+              const int zhi = min(az_end, static_cast<int>(floorf((xi.z + dz) / p.cell_size[2])));
+              if (zlo > zhi) continue;
+              const int b = p.cell_start[column + zlo];
+              const int e = p.cell_start[column + zhi + 1];
+              const int first = b + ((r - cand) & (spa - 1));
+              cand += e - b;
+              for (int j0 = first; j0 < e; j0 += 4 * spa) {
+                float4 xj[4];
 #pragma unroll
-            for (int u = 0; u < 4; ++u) xj[u] = p.xq[min(j0 + u * tpa, e - 1)];
+                for (int u = 0; u < 4; ++u) xj[u] = p.xq[min(j0 + u * spa, e - 1)];
 #pragma unroll
-            for (int u = 0; u < 4; ++u) {
-              const int j = j0 + u * tpa;
-              if (j >= e) break;
-              const float ddx = xsx - xj[u].x, ddy = xsy - xj[u].y, ddz = xsz - xj[u].z;
-              const float r2 = ddx * ddx + ddy * ddy + ddz * ddz;
-              if (!(r2 < p.rlist2)) continue;
-              if (j == s && code == kNoShift) continue;
-              if (zm_i != 0 && (zm_i & p.zone_mask_s[j]) != 0) continue;
-              if (few_excl) {
-                if (j == ex[0] || j == ex[1] || j == ex[2] || j == ex[3]) continue;
-              } else {
-                const int oj = p.atom_of[j];
-                bool excluded = false;
-                for (int q = eb; q < ee; ++q) excluded |= p.excl[q] == oj;
-                if (excluded) continue;
+                for (int u = 0; u < 4; ++u) {
+                  const int j = j0 + u * spa;
+                  if (j >= e) break;
+                  const float ddx = xsx - xj[u].x, ddy = xsy - xj[u].y, ddz = xsz - xj[u].z;
+                  const float r2 = ddx * ddx + ddy * ddy + ddz * ddz;
+                  if (!(r2 < p.rlist2)) continue;
+                  if (j == s && code == kNoShift) continue;
+                  if (zm_i != 0 && (zm_i & p.zone_mask_s[j]) != 0) continue;
+                  if (few_excl) {
+                    if (j == ex[0] || j == ex[1] || j == ex[2] || j == ex[3]) continue;
+                  } else {
+                    const int oj = p.atom_of[j];
+                    bool excluded = false;
+                    for (int q = eb; q < ee; ++q) excluded |= p.excl[q] == oj;
+                    if (excluded) continue;
+                  }
+                  w.add(j, code);
+                  ++pairs;
+                }
               }
-              if (code != cur) {
-                w.push(-(code + 1));
-                cur = code;
-              }
-              w.push(j);
-              ++pairs;
             }
           }
+          az = az_end + 1;
         }
+        ay = ay_end + 1;
       }
+      ax = ax_end + 1;
     }
-    while (w.n > 0) w.push(-(cur + 1));  // pad the last group with markers that change nothing
-    groups = w.written;
-    p.groups[t] = groups < w.cap ? groups : w.cap;
-    if (groups > w.cap) flag_error(p.st, p.st->step, i, kErrListFull);
+    w.finish();
+    for (int k = 0; k <= w.own_mask; ++k) {
+      const int g = w.groups_of(k);
+      p.groups[w.lane0 + k] = g < w.cap ? g : w.cap;
+      most_groups = max(most_groups, g);
+    }
+    if (most_groups > w.cap) flag_error(p.st, p.st->step, i, kErrListFull);
   }
-  const int warp_max = __reduce_max_sync(0xffffffffu, groups);
+  const int warp_max = __reduce_max_sync(0xffffffffu, most_groups);
   const unsigned warp_pairs = __reduce_add_sync(0xffffffffu, static_cast<unsigned>(pairs));
   if ((threadIdx.x & 31) == 0) {
     atomicMax(&p.st->max_list_groups, warp_max);
@@ -268,7 +313,7 @@ __global__ void __launch_bounds__(kBlock, 1) ns_search_kernel(SearchParams p) {
 
 void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p) {
   const int atom_blocks = (p.n + kBlock - 1) / kBlock;
-  const long long lanes = static_cast<long long>(p.n) * p.tpa;
+  const long long lanes = static_cast<long long>(p.n) * p.spa;
   const int lane_blocks = static_cast<int>((lanes + kBlock - 1) / kBlock);
   calls.launch("ns_assign_kernel", ns_assign_kernel, atom_blocks, kBlock, 0, p);
   calls.launch("ns_scan_kernel", ns_scan_kernel, 1, 1024, 0, p);

@@ -1,7 +1,9 @@
 // The pair search on the GPU, every nstlist steps: atoms are binned into a grid of cells of at least
 // rlist / kCellsPerRlist, sorted by cell (and by atom index within a cell, so the order is deterministic),
-// and each atom's lanes collect their neighbours within rlist from the cells around it that the sphere of
-// radius rlist reaches (columns pruned by their distance in x and y, each column's z range by what remains).
+// and each atom's search lanes (spa of them) collect its neighbours within rlist from the cells around it
+// that the sphere of radius rlist reaches (columns pruned by their distance in x and y, each column's z range
+// by what remains), grouped by periodic shift. Each search lane fills tpa / spa list lanes a group of
+// kListGroup entries at a time, in turn, so the list lanes of an atom end within one group of each other.
 #pragma once
 
 #include "cuda/device_data.h"
@@ -12,9 +14,9 @@ namespace halomd::cuda {
 // Lane t (atom t / tpa, tpa lanes per atom) holds groups[t] groups of kListGroup entries; group g is at
 // list + (((t / 32) * cap_groups + g) * 32 + t % 32) * kListGroup, so a warp reads one group of all its
 // lanes as 1 KiB in a row. An entry is either a sorted atom index j >= 0 or a marker -(code + 1) that sets
-// the image shift of the entries after it: code = (sx + 1) + 3 (sy + 1) + 9 (sz + 1), and the neighbour then
-// sits at x_j + (sx Lx, sy Ly, sz Lz); the last group is padded with markers that repeat the current shift.
-// Excluded pairs and the atom itself are left out.
+// the image shift of the entries after it (every lane starts with no shift): code = (sx + 1) + 3 (sy + 1) +
+// 9 (sz + 1), and the neighbour then sits at x_j + (sx Lx, sy Ly, sz Lz); the last group is padded with
+// markers that repeat the current shift. Excluded pairs and the atom itself are left out.
 void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p);
 
 // The shift code of no shift.
