@@ -81,12 +81,15 @@ for item in spce_9k:30000 spce_45k:20000 spce_203k:5000; do
   [ -n "${BASE:-}" ] && run "base_${item%%:*}" "${item%%:*}" "${item##*:}" "$(realpath "$BASE")"
 done
 
-stage sweep  # search lanes per atom (the default: half a wave; tpa 32 at 9k, 8 at 45k, 2 at 203k)
-IFS=, read -ra sweep <<< "${SWEEP:-spce_45k 1 0,spce_45k 2 0,spce_45k 8 0,spce_9k 4 0,spce_9k 8 0,spce_9k 32 0,spce_203k 2 0}"
+stage sweep  # SWEEP: comma-separated "SYSTEM [VAR=VALUE ...]" runs of 5,000 steps with those HALOMD_* settings
+IFS=, read -ra sweep <<< "${SWEEP:-spce_45k HALOMD_GPU_SEARCH_LANES=4,spce_45k HALOMD_GPU_TPA=16}"
 for v in "${sweep[@]}"; do
   set -- $v
   fits 30 || break
-  run "sweep_${1}_spa$2_tpa$3" "$1" 5000 "$bin" HALOMD_GPU_SEARCH_LANES=$2 HALOMD_GPU_TPA=$3
+  sys=$1
+  shift
+  tag=$(echo "$*" | sed -e 's/HALOMD_GPU_//g' -e 's/[^A-Za-z0-9]/_/g')
+  run "sweep_${sys}_$tag" "$sys" 5000 "$bin" "$@"
 done
 
 stage sanitizers

@@ -201,7 +201,10 @@ __device__ inline int run_end(int u, int hi, int nc) {
 // within a shift column by column; the cells of one (x, y) column are consecutive in the sorted order, so a
 // column's z range is one contiguous range of atoms. Each search lane takes every spa-th candidate (dealt
 // across ranges, so the lanes get equal shares), four candidates' loads at a time.
-__global__ void __launch_bounds__(kBlock, 5) ns_search_kernel(SearchParams p) {
+// kMinBlocks: blocks per multiprocessor the registers must allow (5: 96 registers, no spills; 6: 80; 8: 64,
+// with spills), HALOMD_GPU_SEARCH_BLOCKS picks one.
+template <int kMinBlocks, int kUnroll>
+__global__ void __launch_bounds__(kBlock, kMinBlocks) ns_search_kernel(SearchParams p) {
   __shared__ int s_stage[kListGroup * kBlock];
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   const int s = t >> p.log2_spa;
@@ -259,12 +262,12 @@ __global__ void __launch_bounds__(kBlock, 5) ns_search_kernel(SearchParams p) {
               const int e = p.cell_start[column + zhi + 1];
               const int first = b + ((r - cand) & (spa - 1));
               cand += e - b;
-              for (int j0 = first; j0 < e; j0 += 4 * spa) {
-                float4 xj[4];
+              for (int j0 = first; j0 < e; j0 += kUnroll * spa) {
+                float4 xj[kUnroll];
 #pragma unroll
-                for (int u = 0; u < 4; ++u) xj[u] = p.xq[min(j0 + u * spa, e - 1)];
+                for (int u = 0; u < kUnroll; ++u) xj[u] = p.xq[min(j0 + u * spa, e - 1)];
 #pragma unroll
-                for (int u = 0; u < 4; ++u) {
+                for (int u = 0; u < kUnroll; ++u) {
                   const int j = j0 + u * spa;
                   if (j >= e) break;
                   const float ddx = xsx - xj[u].x, ddy = xsy - xj[u].y, ddz = xsz - xj[u].z;
@@ -321,7 +324,19 @@ void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p) {
   calls.launch("ns_rank_kernel", ns_rank_kernel, atom_blocks, kBlock, 0, p);
   if (p.cell_interior)
     calls.launch("ns_interior_kernel", ns_interior_kernel, (p.ncell + kBlock - 1) / kBlock, kBlock, 0, p);
-  calls.launch("ns_search_kernel", ns_search_kernel, lane_blocks, kBlock, 0, p);
+  switch (p.search_blocks) {
+    case 6:
+      calls.launch("ns_search_kernel<6>", ns_search_kernel<6, 4>, lane_blocks, kBlock, 0, p);
+      break;
+    case 8:
+      calls.launch("ns_search_kernel<8>", ns_search_kernel<8, 4>, lane_blocks, kBlock, 0, p);
+      break;
+    case 82:
+      calls.launch("ns_search_kernel<8, 2>", ns_search_kernel<8, 2>, lane_blocks, kBlock, 0, p);
+      break;
+    default:
+      calls.launch("ns_search_kernel", ns_search_kernel<5, 4>, lane_blocks, kBlock, 0, p);
+  }
 }
 
 }  // namespace halomd::cuda
