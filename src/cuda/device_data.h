@@ -79,7 +79,7 @@ struct SearchParams {
   int log2_tpa;
   int spa;  // search lanes per atom (power of two, tpa / 8 to tpa), each writing tpa / spa list lanes
   int log2_spa;
-  int search_blocks;  // the search kernel's register budget: 5, 6 or 8 blocks of 128 per multiprocessor
+  int search_table;  // 1: an atom's search lanes tabulate its column ranges first (HALOMD_GPU_SEARCH_TABLE)
   int cap_groups;     // list capacity per lane, in groups of kListGroup entries
   int nc[3];          // grid cells per dimension (at least 4), each at least rlist / kCellsPerRlist wide
   int ncell;

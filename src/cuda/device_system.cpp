@@ -133,10 +133,8 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
   sp.tpa = tpa;
   sp.log2_tpa = log2_int(tpa);
   sp.spa = spa;
-  sp.search_blocks = env_int("HALOMD_GPU_SEARCH_BLOCKS", 5);
-  if (sp.search_blocks != 5 && sp.search_blocks != 6 && sp.search_blocks != 8 && sp.search_blocks != 82)
-    throw InputError("", 0, "HALOMD_GPU_SEARCH_BLOCKS must be 5, 6, 8 or 82 (8 with two loads in flight)");
   sp.log2_spa = log2_int(spa);
+  sp.search_table = env_int("HALOMD_GPU_SEARCH_TABLE", 1) != 0 ? 1 : 0;
   sp.rlist2 = static_cast<float>(mdp.rlist * mdp.rlist);
   const double prune = mdp.rlist + 1e-3;  // whole cells: room for float rounding at cell faces
   sp.prune = static_cast<float>(prune);

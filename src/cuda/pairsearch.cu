@@ -196,32 +196,75 @@ __device__ inline int run_end(int u, int hi, int nc) {
   return sh < 0 ? min(hi, -1) : (sh == 0 ? min(hi, nc - 1) : hi);
 }
 
+// The (x, y) columns of cells around an atom that its search may visit: kCellsPerRlist on each side.
+constexpr int kWindow = 2 * kCellsPerRlist + 1;
+constexpr int kColumns = kWindow * kWindow;
+
 // spa search lanes per atom (tpa / spa list lanes each). The cells that the sphere of radius rlist around
 // the atom can reach are visited grouped by periodic shift (so an atom's shift changes at most 7 times), and
 // within a shift column by column; the cells of one (x, y) column are consecutive in the sorted order, so a
 // column's z range is one contiguous range of atoms. Each search lane takes every spa-th candidate (dealt
 // across ranges, so the lanes get equal shares), four candidates' loads at a time.
-// kMinBlocks: blocks per multiprocessor the registers must allow (5: 96 registers, no spills; 6: 80; 8: 64,
-// with spills), HALOMD_GPU_SEARCH_BLOCKS picks one.
-template <int kMinBlocks, int kUnroll>
-__global__ void __launch_bounds__(kBlock, kMinBlocks) ns_search_kernel(SearchParams p) {
+// kTable: the atom's search lanes first find the atom ranges of all its columns together (each lane a share
+// of the columns, their cell_start loads in flight at once) into a table in shared memory, then walk it;
+// otherwise each lane finds each range as it walks (two dependent loads per range on the way).
+// Eight blocks of 128 per multiprocessor (64 registers, a few spilled): at 45k atoms 422 us per search
+// against 455 with 96 registers and five blocks (bench/NOTES.md, 2026-12-03, "the search by shift").
+template <bool kTable>
+__global__ void __launch_bounds__(kBlock, 8) ns_search_kernel(SearchParams p) {
   __shared__ int s_stage[kListGroup * kBlock];
+  extern __shared__ int4 s_ranges[];  // kTable: per atom of the block, per column (b, e) of both z shifts
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   const int s = t >> p.log2_spa;
   const int r = t & (p.spa - 1);
   const int log2_own = p.log2_tpa - p.log2_spa;
-  int most_groups = 0, pairs = 0;
-  if (s < p.n) {
-    const float4 xi = p.xq[s];
-    const int nc[3] = {p.nc[0], p.nc[1], p.nc[2]};
+  const int nc[3] = {p.nc[0], p.nc[1], p.nc[2]};
+  const bool active = s < p.n;
+  float4 xi = make_float4(0.f, 0.f, 0.f, 0.f);
+  int lo[3] = {0, 0, 0}, hi[3] = {-1, -1, -1};  // unwrapped cell range within reach (at most kWindow wide)
+  if (active) {
+    xi = p.xq[s];
     const int c = p.cell_s[s];
     const int cc[3] = {c / (nc[1] * nc[2]), (c / nc[2]) % nc[1], c % nc[2]};
     const float xv[3] = {xi.x, xi.y, xi.z};
-    int lo[3], hi[3];  // unwrapped cell range within reach, never beyond kCellsPerRlist cells of its own
     for (int d = 0; d < 3; ++d) {
       lo[d] = max(cc[d] - kCellsPerRlist, static_cast<int>(floorf((xv[d] - p.prune) / p.cell_size[d])));
       hi[d] = min(cc[d] + kCellsPerRlist, static_cast<int>(floorf((xv[d] + p.prune) / p.cell_size[d])));
     }
+  }
+  int4* table = s_ranges + (threadIdx.x >> p.log2_spa) * kColumns;
+  if constexpr (kTable) {
+    if (active) {
+      const int z0_end = run_end(lo[2], hi[2], nc[2]);  // the z cells of the first shift; the rest the other
+      const int sz0 = shift_of(lo[2], nc[2]), sz1 = shift_of(z0_end + 1, nc[2]);
+      for (int col = r; col < kColumns; col += p.spa) {
+        const int ux = lo[0] + col / kWindow, uy = lo[1] + col % kWindow;
+        int4 v = make_int4(0, 0, 0, 0);
+        const float gx = gap(xi.x, ux * p.cell_size[0], p.cell_size[0]);
+        const float gy = gap(xi.y, uy * p.cell_size[1], p.cell_size[1]);
+        if (ux <= hi[0] && uy <= hi[1] && gx * gx + gy * gy <= p.prune2) {
+          const int sx = shift_of(ux, nc[0]), sy = shift_of(uy, nc[1]);
+          const int column = ((ux - sx * nc[0]) * nc[1] + (uy - sy * nc[1])) * nc[2];
+          const float dz = sqrtf(fmaxf(0.f, p.prune2 - gx * gx - gy * gy));
+          const int zlo = max(lo[2], static_cast<int>(floorf((xi.z - dz) / p.cell_size[2])));
+          const int zhi = min(hi[2], static_cast<int>(floorf((xi.z + dz) / p.cell_size[2])));
+          const int a1 = min(zhi, z0_end), b0 = max(zlo, z0_end + 1);
+          if (zlo <= a1) {
+            v.x = p.cell_start[column + zlo - sz0 * nc[2]];
+            v.y = p.cell_start[column + a1 - sz0 * nc[2] + 1];
+          }
+          if (b0 <= zhi) {
+            v.z = p.cell_start[column + b0 - sz1 * nc[2]];
+            v.w = p.cell_start[column + zhi - sz1 * nc[2] + 1];
+          }
+        }
+        table[col] = v;
+      }
+    }
+    __syncwarp();  // an atom's search lanes are in one warp
+  }
+  int most_groups = 0, pairs = 0;
+  if (active) {
     // Excluded atoms by sorted index, in registers (up to four; beyond that the slow path compares original
     // indices).
     const int i = p.atom_of[s];
@@ -236,64 +279,73 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_search_kernel(SearchPar
     const int zm_i = p.zone_mask_s ? p.zone_mask_s[s] : 0;
     GroupedWriter w{s_stage + threadIdx.x, p.list, t << log2_own, (1 << log2_own) - 1, p.cap_groups};
     int cand = 0;
-    for (int ax = lo[0]; ax <= hi[0];) {
-      const int sx = shift_of(ax, nc[0]), ax_end = run_end(ax, hi[0], nc[0]);
-      for (int ay = lo[1]; ay <= hi[1];) {
-        const int sy = shift_of(ay, nc[1]), ay_end = run_end(ay, hi[1], nc[1]);
-        for (int az = lo[2]; az <= hi[2];) {
-          const int sz = shift_of(az, nc[2]), az_end = run_end(az, hi[2], nc[2]);
+    // The candidates j in [b, e) of one range, the neighbour's image x_j + S: x_i - S is compared with x_j.
+    auto scan = [&](int b, int e, int code, float xsx, float xsy, float xsz) {
+      const int first = b + ((r - cand) & (spa - 1));
+      cand += e - b;
+      for (int j0 = first; j0 < e; j0 += 4 * spa) {
+        float4 xj[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) xj[u] = p.xq[min(j0 + u * spa, e - 1)];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+          const int j = j0 + u * spa;
+          if (j >= e) break;
+          const float ddx = xsx - xj[u].x, ddy = xsy - xj[u].y, ddz = xsz - xj[u].z;
+          const float r2 = ddx * ddx + ddy * ddy + ddz * ddz;
+          if (!(r2 < p.rlist2)) continue;
+          if (j == s && code == kNoShift) continue;
+          if (zm_i != 0 && (zm_i & p.zone_mask_s[j]) != 0) continue;
+          if (few_excl) {
+            if (j == ex[0] || j == ex[1] || j == ex[2] || j == ex[3]) continue;
+          } else {
+            const int oj = p.atom_of[j];
+            bool excluded = false;
+            for (int q = eb; q < ee; ++q) excluded |= p.excl[q] == oj;
+            if (excluded) continue;
+          }
+          w.add(j, code);
+          ++pairs;
+        }
+      }
+    };
+    for (int az = lo[2], zc = 0; az <= hi[2]; ++zc) {
+      const int sz = shift_of(az, nc[2]), az_end = run_end(az, hi[2], nc[2]);
+      for (int ax = lo[0]; ax <= hi[0];) {
+        const int sx = shift_of(ax, nc[0]), ax_end = run_end(ax, hi[0], nc[0]);
+        for (int ay = lo[1]; ay <= hi[1];) {
+          const int sy = shift_of(ay, nc[1]), ay_end = run_end(ay, hi[1], nc[1]);
           const int code = (sx + 1) + 3 * (sy + 1) + 9 * (sz + 1);
-          // The neighbour's image is x_j + S: compare x_i - S with x_j.
           const float xsx = xi.x - sx * p.lenf[0], xsy = xi.y - sy * p.lenf[1], xsz = xi.z - sz * p.lenf[2];
           for (int ux = ax; ux <= ax_end; ++ux) {
-            const float gx = gap(xi.x, ux * p.cell_size[0], p.cell_size[0]);
-            if (gx * gx > p.prune2) continue;
-            for (int uy = ay; uy <= ay_end; ++uy) {
-              const float gy = gap(xi.y, uy * p.cell_size[1], p.cell_size[1]);
-              if (gx * gx + gy * gy > p.prune2) continue;
-              const int column = ((ux - sx * nc[0]) * nc[1] + (uy - sy * nc[1])) * nc[2] - sz * nc[2];
-              // What the column's distance in x and y leaves of the reach in z (a lower bound on |dx|, |dy|
-              // of its atoms, so no neighbour within rlist is cut).
-              const float dz = sqrtf(fmaxf(0.f, p.prune2 - gx * gx - gy * gy));
-              const int zlo = max(az, static_cast<int>(floorf((xi.z - dz) / p.cell_size[2])));
-              const int zhi = min(az_end, static_cast<int>(floorf((xi.z + dz) / p.cell_size[2])));
-              if (zlo > zhi) continue;
-              const int b = p.cell_start[column + zlo];
-              const int e = p.cell_start[column + zhi + 1];
-              const int first = b + ((r - cand) & (spa - 1));
-              cand += e - b;
-              for (int j0 = first; j0 < e; j0 += kUnroll * spa) {
-                float4 xj[kUnroll];
-#pragma unroll
-                for (int u = 0; u < kUnroll; ++u) xj[u] = p.xq[min(j0 + u * spa, e - 1)];
-#pragma unroll
-                for (int u = 0; u < kUnroll; ++u) {
-                  const int j = j0 + u * spa;
-                  if (j >= e) break;
-                  const float ddx = xsx - xj[u].x, ddy = xsy - xj[u].y, ddz = xsz - xj[u].z;
-                  const float r2 = ddx * ddx + ddy * ddy + ddz * ddz;
-                  if (!(r2 < p.rlist2)) continue;
-                  if (j == s && code == kNoShift) continue;
-                  if (zm_i != 0 && (zm_i & p.zone_mask_s[j]) != 0) continue;
-                  if (few_excl) {
-                    if (j == ex[0] || j == ex[1] || j == ex[2] || j == ex[3]) continue;
-                  } else {
-                    const int oj = p.atom_of[j];
-                    bool excluded = false;
-                    for (int q = eb; q < ee; ++q) excluded |= p.excl[q] == oj;
-                    if (excluded) continue;
-                  }
-                  w.add(j, code);
-                  ++pairs;
-                }
+            if constexpr (kTable) {
+              for (int uy = ay; uy <= ay_end; ++uy) {
+                const int4 v = table[(ux - lo[0]) * kWindow + (uy - lo[1])];
+                const int b = zc == 0 ? v.x : v.z, e = zc == 0 ? v.y : v.w;
+                if (b < e) scan(b, e, code, xsx, xsy, xsz);
+              }
+            } else {
+              const float gx = gap(xi.x, ux * p.cell_size[0], p.cell_size[0]);
+              if (gx * gx > p.prune2) continue;
+              for (int uy = ay; uy <= ay_end; ++uy) {
+                const float gy = gap(xi.y, uy * p.cell_size[1], p.cell_size[1]);
+                if (gx * gx + gy * gy > p.prune2) continue;
+                const int column = ((ux - sx * nc[0]) * nc[1] + (uy - sy * nc[1])) * nc[2] - sz * nc[2];
+                // What the column's distance in x and y leaves of the reach in z (a lower bound on |dx|,
+                // |dy| of its atoms, so no neighbour within rlist is cut).
+                const float dz = sqrtf(fmaxf(0.f, p.prune2 - gx * gx - gy * gy));
+                const int zlo = max(az, static_cast<int>(floorf((xi.z - dz) / p.cell_size[2])));
+                const int zhi = min(az_end, static_cast<int>(floorf((xi.z + dz) / p.cell_size[2])));
+                if (zlo <= zhi)
+                  scan(p.cell_start[column + zlo], p.cell_start[column + zhi + 1], code, xsx, xsy, xsz);
               }
             }
           }
-          az = az_end + 1;
+          ay = ay_end + 1;
         }
-        ay = ay_end + 1;
+        ax = ax_end + 1;
       }
-      ax = ax_end + 1;
+      az = az_end + 1;
     }
     w.finish();
     for (int k = 0; k <= w.own_mask; ++k) {
@@ -324,19 +376,13 @@ void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p) {
   calls.launch("ns_rank_kernel", ns_rank_kernel, atom_blocks, kBlock, 0, p);
   if (p.cell_interior)
     calls.launch("ns_interior_kernel", ns_interior_kernel, (p.ncell + kBlock - 1) / kBlock, kBlock, 0, p);
-  switch (p.search_blocks) {
-    case 6:
-      calls.launch("ns_search_kernel<6>", ns_search_kernel<6, 4>, lane_blocks, kBlock, 0, p);
-      break;
-    case 8:
-      calls.launch("ns_search_kernel<8>", ns_search_kernel<8, 4>, lane_blocks, kBlock, 0, p);
-      break;
-    case 82:
-      calls.launch("ns_search_kernel<8, 2>", ns_search_kernel<8, 2>, lane_blocks, kBlock, 0, p);
-      break;
-    default:
-      calls.launch("ns_search_kernel", ns_search_kernel<5, 4>, lane_blocks, kBlock, 0, p);
-  }
+  // The range table needs 400 bytes per atom of a block: with one search lane per atom, more than the 48 KiB
+  // a block may have without asking.
+  if (p.search_table && p.spa > 1)
+    calls.launch("ns_search_kernel", ns_search_kernel<true>, lane_blocks, kBlock,
+                 sizeof(int4) * kColumns * (kBlock / p.spa), p);
+  else
+    calls.launch("ns_search_kernel", ns_search_kernel<false>, lane_blocks, kBlock, 0, p);
 }
 
 }  // namespace halomd::cuda
