@@ -51,7 +51,7 @@ int choose_search_lanes(int tpa) {
                            " (the lanes per atom), got " + std::to_string(fixed));
     return fixed;
   }
-  return tpa;
+  return tpa <= 8 ? 1 : tpa;
 }
 
 void setup_device_system(const ExecutorConfig& cfg, int multiprocessors, int tpa, gpu::GpuCalls& calls,
@@ -134,7 +134,6 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
   sp.log2_tpa = log2_int(tpa);
   sp.spa = spa;
   sp.log2_spa = log2_int(spa);
-  sp.search_table = env_int("HALOMD_GPU_SEARCH_TABLE", 1) != 0 ? 1 : 0;
   sp.rlist2 = static_cast<float>(mdp.rlist * mdp.rlist);
   const double prune = mdp.rlist + 1e-3;  // whole cells: room for float rounding at cell faces
   sp.prune = static_cast<float>(prune);

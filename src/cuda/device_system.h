@@ -77,8 +77,7 @@ bool upload_atoms(const HostAtoms& atoms, gpu::GpuCalls& calls, DeviceSystem& ds
 // Lanes per atom that fill a GPU with `multiprocessors` for n atoms.
 int choose_lanes_per_atom(int n, int multiprocessors);
 // Search lanes per atom for tpa list lanes: HALOMD_GPU_SEARCH_LANES when set (a power of two from tpa / 8 to
-// tpa), else tpa. Fewer search lanes walk the cell ranges fewer times over but each walks longer: on the
-// H200 the search took 1.1x (tpa / 2) to 2.8x (tpa / 8) as long at 45k atoms (bench/NOTES.md).
+// tpa), else 1 (the warp search, pairsearch.cu) up to 8 list lanes and tpa beyond (the tabulated search).
 int choose_search_lanes(int tpa);
 
 // Makes the pair list large enough for positions x: an upper bound on any atom's neighbours (all atoms in

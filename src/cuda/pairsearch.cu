@@ -205,9 +205,10 @@ constexpr int kColumns = kWindow * kWindow;
 // within a shift column by column; the cells of one (x, y) column are consecutive in the sorted order, so a
 // column's z range is one contiguous range of atoms. Each search lane takes every spa-th candidate (dealt
 // across ranges, so the lanes get equal shares), four candidates' loads at a time.
-// kTable: the atom's search lanes first find the atom ranges of all its columns together (each lane a share
-// of the columns, their cell_start loads in flight at once) into a table in shared memory, then walk it;
-// otherwise each lane finds each range as it walks (two dependent loads per range on the way).
+// kTable (at least 8 search lanes per atom): the atom's search lanes first find the atom ranges of all its
+// columns together (each lane a share of the columns, their cell_start loads in flight at once) into a table
+// in shared memory, then walk it; otherwise each lane finds each range as it walks (two dependent loads per
+// range on the way).
 // Eight blocks of 128 per multiprocessor (64 registers, a few spilled): at 45k atoms 422 us per search
 // against 455 with 96 registers and five blocks (bench/NOTES.md, 2026-12-03, "the search by shift").
 template <bool kTable>
@@ -364,6 +365,149 @@ __global__ void __launch_bounds__(kBlock, 8) ns_search_kernel(SearchParams p) {
   }
 }
 
+__device__ inline int warp_min(int v) { return __reduce_min_sync(0xffffffffu, v); }
+__device__ inline int warp_max(int v) { return __reduce_max_sync(0xffffffffu, v); }
+__device__ inline float warp_min(float v) {
+  for (int o = 16; o > 0; o >>= 1) v = fminf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+__device__ inline float warp_max(float v) {
+  for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+
+// One search lane per atom (spa = 1, tpa <= 8 list lanes each), a warp of 32 consecutive sorted atoms (one
+// or two cells of a column) searching together: the warp walks the union of its atoms' cell ranges (the
+// columns and z ranges that the sphere of radius rlist around the warp's bounding box reaches, grouped by
+// periodic shift as in ns_search_kernel), 32 candidates loaded at a time, one per lane, and every lane tests
+// every candidate, handed round by shuffles. The loops are the same for the whole warp, so no lane idles at
+// another's range ends; a lane accepts the same neighbours in the same order as ns_search_kernel with one
+// search lane, so the list is the same.
+__global__ void __launch_bounds__(kBlock, 6) ns_search_warp_kernel(SearchParams p) {
+  __shared__ int s_stage[kListGroup * kBlock];
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  const int lane = threadIdx.x & 31;
+  if (__all_sync(0xffffffffu, s >= p.n)) return;  // whole warps only
+  const bool active = s < p.n;
+  const int nc[3] = {p.nc[0], p.nc[1], p.nc[2]};
+  const float4 xi = p.xq[active ? s : p.n - 1];
+  int lo[3], hi[3];  // the union of the atoms' unwrapped cell ranges
+  float bmin[3], bmax[3];
+  {
+    const int c = p.cell_s[active ? s : p.n - 1];
+    const int cc[3] = {c / (nc[1] * nc[2]), (c / nc[2]) % nc[1], c % nc[2]};
+    const float xv[3] = {xi.x, xi.y, xi.z};
+    for (int d = 0; d < 3; ++d) {
+      const int l = max(cc[d] - kCellsPerRlist, static_cast<int>(floorf((xv[d] - p.prune) / p.cell_size[d])));
+      const int h = min(cc[d] + kCellsPerRlist, static_cast<int>(floorf((xv[d] + p.prune) / p.cell_size[d])));
+      lo[d] = warp_min(l);
+      hi[d] = warp_max(h);
+      bmin[d] = warp_min(xv[d]);
+      bmax[d] = warp_max(xv[d]);
+    }
+  }
+  int eb = 0, ee = 0;
+  if (active) {
+    const int i = p.atom_of[s];
+    eb = p.excl_start[i];
+    ee = p.excl_start[i + 1];
+  }
+  const bool few_excl = ee - eb <= 4;
+  int ex[4];
+#pragma unroll
+  for (int q = 0; q < 4; ++q) ex[q] = few_excl && q < ee - eb ? p.sorted_of[p.excl[eb + q]] : -1;
+  const int zm_i = active && p.zone_mask_s ? p.zone_mask_s[s] : 0;
+  const bool dd = p.zone_mask_s != nullptr;
+  GroupedWriter w{s_stage + threadIdx.x, p.list, s << p.log2_tpa, p.tpa - 1, p.cap_groups};
+  int pairs = 0;
+  for (int az = lo[2]; az <= hi[2];) {
+    const int sz = shift_of(az, nc[2]), az_end = run_end(az, hi[2], nc[2]);
+    for (int ax = lo[0]; ax <= hi[0];) {
+      const int sx = shift_of(ax, nc[0]), ax_end = run_end(ax, hi[0], nc[0]);
+      for (int ay = lo[1]; ay <= hi[1];) {
+        const int sy = shift_of(ay, nc[1]), ay_end = run_end(ay, hi[1], nc[1]);
+        const int code = (sx + 1) + 3 * (sy + 1) + 9 * (sz + 1);
+        const bool self_image = code == kNoShift;
+        // The neighbour's image is x_j + S: compare x_i - S with x_j.
+        const float xsx = xi.x - sx * p.lenf[0], xsy = xi.y - sy * p.lenf[1], xsz = xi.z - sz * p.lenf[2];
+        auto accept = [&](int j, float jx, float jy, float jz, int zmj) {
+          const float ddx = xsx - jx, ddy = xsy - jy, ddz = xsz - jz;
+          const float r2 = ddx * ddx + ddy * ddy + ddz * ddz;
+          if (!active || !(r2 < p.rlist2)) return false;
+          if (j == s && self_image) return false;
+          if ((zm_i & zmj) != 0) return false;
+          if (few_excl) return j != ex[0] && j != ex[1] && j != ex[2] && j != ex[3];
+          const int oj = p.atom_of[j];
+          for (int q = eb; q < ee; ++q)
+            if (p.excl[q] == oj) return false;
+          return true;
+        };
+        for (int ux = ax; ux <= ax_end; ++ux) {
+          const float x0 = ux * p.cell_size[0];
+          const float gx = fmaxf(0.f, fmaxf(x0 - bmax[0], bmin[0] - (x0 + p.cell_size[0])));
+          if (gx * gx > p.prune2) continue;
+          for (int uy = ay; uy <= ay_end; ++uy) {
+            const float y0 = uy * p.cell_size[1];
+            const float gy = fmaxf(0.f, fmaxf(y0 - bmax[1], bmin[1] - (y0 + p.cell_size[1])));
+            if (gx * gx + gy * gy > p.prune2) continue;
+            const int column = ((ux - sx * nc[0]) * nc[1] + (uy - sy * nc[1])) * nc[2] - sz * nc[2];
+            const float dz = sqrtf(fmaxf(0.f, p.prune2 - gx * gx - gy * gy));
+            const int zlo = max(az, static_cast<int>(floorf((bmin[2] - dz) / p.cell_size[2])));
+            const int zhi = min(az_end, static_cast<int>(floorf((bmax[2] + dz) / p.cell_size[2])));
+            if (zlo > zhi) continue;
+            const int b = p.cell_start[column + zlo], e = p.cell_start[column + zhi + 1];
+            for (int base = b; base < e; base += 32) {
+              const int mine = min(base + lane, e - 1);
+              const float4 xl = p.xq[mine];
+              const int zml = dd ? p.zone_mask_s[mine] : 0;
+              const int count = min(32, e - base);
+              // Two candidates per round (two independent chains of shuffles and tests), added in order.
+              for (int k = 0; k < count; k += 2) {
+                const int k1 = min(k + 1, count - 1);
+                const float jx0 = __shfl_sync(0xffffffffu, xl.x, k), jx1 = __shfl_sync(0xffffffffu, xl.x, k1);
+                const float jy0 = __shfl_sync(0xffffffffu, xl.y, k), jy1 = __shfl_sync(0xffffffffu, xl.y, k1);
+                const float jz0 = __shfl_sync(0xffffffffu, xl.z, k), jz1 = __shfl_sync(0xffffffffu, xl.z, k1);
+                const int zm0 = dd ? __shfl_sync(0xffffffffu, zml, k) : 0;
+                const int zm1 = dd ? __shfl_sync(0xffffffffu, zml, k1) : 0;
+                const bool ok0 = accept(base + k, jx0, jy0, jz0, zm0);
+                const bool ok1 = k + 1 < count && accept(base + k + 1, jx1, jy1, jz1, zm1);
+                if (ok0) {
+                  w.add(base + k, code);
+                  ++pairs;
+                }
+                if (ok1) {
+                  w.add(base + k + 1, code);
+                  ++pairs;
+                }
+              }
+            }
+          }
+        }
+        ay = ay_end + 1;
+      }
+      ax = ax_end + 1;
+    }
+    az = az_end + 1;
+  }
+  int most_groups = 0;
+  if (active) {
+    w.finish();
+    for (int k = 0; k <= w.own_mask; ++k) {
+      const int g = w.groups_of(k);
+      p.groups[w.lane0 + k] = g < w.cap ? g : w.cap;
+      most_groups = max(most_groups, g);
+    }
+    if (most_groups > w.cap) flag_error(p.st, p.st->step, p.atom_of[s], kErrListFull);
+  }
+  const int warp_groups = __reduce_max_sync(0xffffffffu, most_groups);
+  const unsigned warp_pairs = __reduce_add_sync(0xffffffffu, static_cast<unsigned>(pairs));
+  if (lane == 0) {
+    atomicMax(&p.st->max_list_groups, warp_groups);
+    atomicAdd(reinterpret_cast<unsigned long long*>(&p.st->list_pairs),
+              static_cast<unsigned long long>(warp_pairs));
+  }
+}
+
 }  // namespace
 
 void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p) {
@@ -376,9 +520,12 @@ void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p) {
   calls.launch("ns_rank_kernel", ns_rank_kernel, atom_blocks, kBlock, 0, p);
   if (p.cell_interior)
     calls.launch("ns_interior_kernel", ns_interior_kernel, (p.ncell + kBlock - 1) / kBlock, kBlock, 0, p);
-  // The range table needs 400 bytes per atom of a block: with one search lane per atom, more than the 48 KiB
-  // a block may have without asking.
-  if (p.search_table && p.spa > 1)
+  // The table pays where an atom has enough search lanes to fill it in a few rounds: measured 126 against 143
+  // us at 9k atoms (32 lanes), 410 against 420 at 45k (8), but 1,808 against 1,528 at 203k (2 lanes: 13
+  // rounds of dependent loads each, and 400 bytes of shared memory per atom).
+  if (p.spa == 1)
+    calls.launch("ns_search_warp_kernel", ns_search_warp_kernel, atom_blocks, kBlock, 0, p);
+  else if (p.spa >= 8)
     calls.launch("ns_search_kernel", ns_search_kernel<true>, lane_blocks, kBlock,
                  sizeof(int4) * kColumns * (kBlock / p.spa), p);
   else
