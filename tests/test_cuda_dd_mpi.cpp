@@ -63,8 +63,8 @@ TEST(CudaDomains, StepZeroEnergiesEqualTheSingleGpuRun) {
   ASSERT_EQ(run_halomd("spce_9k", "nve.mdp", set, out + "/one", "--backend cuda", &log), 0) << log;
   auto ref = read_csv(out + "/one/energy.csv");
   // 2x1x1; 2x2x1; 4x1x1 has cells of 1.125 nm against a reach of rlist 1.1 + 2 margins: two pulses. 2x2x1
-  // with 8 list lanes per atom, so that the search runs one lane per atom (the warp search, as at 45k atoms
-  // on 4 domains) where the others run 32 (the tabulated search).
+  // with 8 list lanes per atom, so that it runs the warp search (as at 45k atoms on 4 domains) where the
+  // others run the per-lane search with 32 lanes per atom.
   const std::vector<std::pair<int, std::string>> grids = {{2, "2 1 1"}, {4, "2 2 1"}, {4, "4 1 1"}};
   for (const auto& [ranks, grid] : grids) {
     const std::string dir = out + "/dd" + std::to_string(ranks) + "_" + grid.substr(0, 1) + grid.substr(2, 1);
@@ -81,8 +81,7 @@ TEST(CudaDomains, StepZeroEnergiesEqualTheSingleGpuRun) {
     EXPECT_LT(rel(e["kinetic"][0], ref["kinetic"][0]), kKineticRelTol) << grid;
     // Ten steps later the trajectories differ only by float rounding.
     EXPECT_LT(rel(e["total"][10], ref["total"][10]), 1e-4) << grid;
-    if (grid == "2 2 1")
-      EXPECT_EQ(json_number(read_text(dir + "/run.json"), "gpu_search_lanes_per_atom"), 1.0);
+    if (grid == "2 2 1") EXPECT_EQ(json_number(read_text(dir + "/run.json"), "gpu_warp_search"), 1.0);
     if (grid == "4 1 1") {
       EXPECT_NE(read_text(dir + "/run.json").find("\"halo_pulses\": 2"), std::string::npos)
           << read_text(dir + "/run.json");
