@@ -128,49 +128,29 @@ struct ScopedEnv {
   ~ScopedEnv() { unsetenv(name); }
 };
 
-// No device needed: how the executors run the search, and the checks of the overrides.
-TEST(CudaExecutor, SearchChoiceAndItsOverridesAreChecked) {
+// No device needed: the search lanes per atom the executors pick, and the check of the override.
+TEST(CudaExecutor, SearchLanesDefaultToTheListLanesAndTheOverrideIsChecked) {
   unsetenv("HALOMD_GPU_SEARCH_LANES");
-  unsetenv("HALOMD_GPU_WARP_SEARCH");
-  auto choice = cuda::choose_search(45120, 8, 132);  // 1,410 warps of atoms x 4 >= 1.5 waves
-  EXPECT_TRUE(choice.warp);
-  EXPECT_EQ(choice.spa, 4);
-  choice = cuda::choose_search(203040, 2, 132);
-  EXPECT_TRUE(choice.warp);
-  EXPECT_EQ(choice.spa, 1);
-  choice = cuda::choose_search(300, 8, 132);  // never more than the list lanes
-  EXPECT_EQ(choice.spa, 8);
-  choice = cuda::choose_search(8916, 32, 132);  // more than 8 list lanes: the per-lane search
-  EXPECT_FALSE(choice.warp);
-  EXPECT_EQ(choice.spa, 32);
+  for (int tpa : {1, 2, 8, 32}) EXPECT_EQ(cuda::choose_search_lanes(tpa), tpa);
   {
     ScopedEnv env("HALOMD_GPU_SEARCH_LANES", "2");
-    EXPECT_EQ(cuda::choose_search(45120, 8, 132).spa, 2);
-    EXPECT_EQ(cuda::choose_search(45120, 16, 132).spa, 2);
-  }
-  {
-    ScopedEnv env("HALOMD_GPU_WARP_SEARCH", "0");
-    choice = cuda::choose_search(45120, 8, 132);
-    EXPECT_FALSE(choice.warp);
-    EXPECT_EQ(choice.spa, 8);
+    EXPECT_EQ(cuda::choose_search_lanes(8), 2);
+    EXPECT_EQ(cuda::choose_search_lanes(16), 2);
   }
   for (const char* bad : {"3", "16", "0.5", "-2", "two"}) {
     ScopedEnv env("HALOMD_GPU_SEARCH_LANES", bad);
-    EXPECT_THROW(cuda::choose_search(45120, 8, 132), InputError) << bad;
+    EXPECT_THROW(cuda::choose_search_lanes(8), InputError) << bad;
   }
   {
     ScopedEnv env("HALOMD_GPU_SEARCH_LANES", "2");  // two search lanes cannot fill 32 list lanes
-    EXPECT_THROW(cuda::choose_search(8916, 32, 132), InputError);
-  }
-  {
-    ScopedEnv env("HALOMD_GPU_WARP_SEARCH", "1");  // a warp fills at most 8 list lanes per atom
-    EXPECT_THROW(cuda::choose_search(8916, 32, 132), InputError);
+    EXPECT_THROW(cuda::choose_search_lanes(32), InputError);
   }
 }
 
-// Both searches with every split of an atom's list lanes among its search lanes find the same pairs (the same
-// float tests), and the forces agree to float summation order; the first against the CPU reference.
-TEST(CudaExecutor, EverySearchAndLaneSplitFindsTheSamePairs) {
+// Every split of an atom's list lanes among its search lanes finds the same pairs (the same float tests),
+// with the range table (8 search lanes) and without (fewer), and the forces agree to float summation order;
+// the first against the CPU reference.
+TEST(CudaExecutor, EverySearchLaneSplitFindsTheSamePairs) {
   if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
   System sys;
   load_system("spce_9k", "nve.mdp", sys);
@@ -178,39 +158,33 @@ TEST(CudaExecutor, EverySearchAndLaneSplitFindsTheSamePairs) {
   StepEnergies first;
   std::vector<Vec3> f_first;
   size_t pairs_first = 0;
-  bool have_first = false;
-  for (const char* warp : {"0", "1"}) {
-    ScopedEnv how("HALOMD_GPU_WARP_SEARCH", warp);
-    for (int spa : {8, 4, 2, 1}) {
-      const std::string what = std::string("warp search ") + warp + ", spa " + std::to_string(spa);
-      ScopedEnv lanes("HALOMD_GPU_SEARCH_LANES", std::to_string(spa));
-      CudaExecutor gpu(sys.config());
-      gpu.load(sys.state);
-      StepEnergies e;
-      gpu.step(request(sys.in.mdp, 0, true), &e);
-      std::vector<Vec3> f;
-      gpu.forces(f);
-      if (!have_first) {
-        have_first = true;
-        first = e;
-        f_first = f;
-        pairs_first = gpu.num_pairs();
-        PairList list;
-        build_pair_list(sys.state.x, sys.in.gro.box, sys.in.mdp.rlist, sys.in.top, 2, list);
-        EXPECT_NEAR(static_cast<double>(pairs_first), static_cast<double>(list.num_pairs()),
-                    1e-5 * static_cast<double>(list.num_pairs()));
-        continue;
-      }
-      EXPECT_EQ(gpu.num_pairs(), pairs_first) << what;
-      EXPECT_LT(rel_diff(e.lj, first.lj), 1e-9) << what;
-      EXPECT_LT(rel_diff(e.coulomb, first.coulomb), 1e-9) << what;
-      double f2 = 0.0, d_max = 0.0;
-      for (size_t i = 0; i < f.size(); ++i) {
-        f2 += norm2(f_first[i]);
-        d_max = std::max(d_max, std::sqrt(norm2(f[i] - f_first[i])));
-      }
-      EXPECT_LT(d_max / std::sqrt(f2 / f.size()), 1e-4) << what;
+  for (int spa : {8, 4, 2, 1}) {
+    ScopedEnv lanes("HALOMD_GPU_SEARCH_LANES", std::to_string(spa));
+    CudaExecutor gpu(sys.config());
+    gpu.load(sys.state);
+    StepEnergies e;
+    gpu.step(request(sys.in.mdp, 0, true), &e);
+    std::vector<Vec3> f;
+    gpu.forces(f);
+    if (spa == 8) {
+      first = e;
+      f_first = f;
+      pairs_first = gpu.num_pairs();
+      PairList list;
+      build_pair_list(sys.state.x, sys.in.gro.box, sys.in.mdp.rlist, sys.in.top, 2, list);
+      EXPECT_NEAR(static_cast<double>(pairs_first), static_cast<double>(list.num_pairs()),
+                  1e-5 * static_cast<double>(list.num_pairs()));
+      continue;
     }
+    EXPECT_EQ(gpu.num_pairs(), pairs_first) << "spa " << spa;
+    EXPECT_LT(rel_diff(e.lj, first.lj), 1e-9) << "spa " << spa;
+    EXPECT_LT(rel_diff(e.coulomb, first.coulomb), 1e-9) << "spa " << spa;
+    double f2 = 0.0, d_max = 0.0;
+    for (size_t i = 0; i < f.size(); ++i) {
+      f2 += norm2(f_first[i]);
+      d_max = std::max(d_max, std::sqrt(norm2(f[i] - f_first[i])));
+    }
+    EXPECT_LT(d_max / std::sqrt(f2 / f.size()), 1e-4) << "spa " << spa;
   }
 }
 

@@ -79,10 +79,8 @@ struct SearchParams {
   int log2_tpa;
   int spa;  // search lanes per atom (power of two, tpa / 8 to tpa), each writing tpa / spa list lanes
   int log2_spa;
-  int warp_search;  // 1: ns_search_warp_kernel (spa warps per 32 atoms), 0: ns_search_kernel (spa lanes per
-                    // atom)
-  int cap_groups;   // list capacity per lane, in groups of kListGroup entries
-  int nc[3];        // grid cells per dimension (at least 4), each at least rlist / kCellsPerRlist wide
+  int cap_groups;  // list capacity per lane, in groups of kListGroup entries
+  int nc[3];       // grid cells per dimension (at least 4), each at least rlist / kCellsPerRlist wide
   int ncell;
   double len[3];  // box, nm
   double cells_per_nm[3];

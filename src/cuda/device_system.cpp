@@ -41,29 +41,15 @@ int choose_lanes_per_atom(int n, int multiprocessors) {
   return tpa;
 }
 
-SearchChoice choose_search(int n, int tpa, int multiprocessors) {
-  SearchChoice c;
-  c.warp = env_int("HALOMD_GPU_WARP_SEARCH", tpa <= 8 ? 1 : 0) != 0;
-  if (c.warp && tpa > 8) throw InputError("", 0, "HALOMD_GPU_WARP_SEARCH=1 needs at most 8 lanes per atom");
+int choose_search_lanes(int tpa) {
   const int fixed = env_int("HALOMD_GPU_SEARCH_LANES", 0);
-  if (fixed != 0) {
-    if (fixed < 1 || fixed > tpa || (fixed & (fixed - 1)) != 0 || fixed * 8 < tpa)
-      throw InputError("", 0,
-                       "HALOMD_GPU_SEARCH_LANES must be a power of two from " +
-                           std::to_string(std::max(1, tpa / 8)) + " to " + std::to_string(tpa) +
-                           " (the lanes per atom), got " + std::to_string(fixed));
-    c.spa = fixed;
-    return c;
-  }
-  if (!c.warp) {
-    c.spa = tpa;
-    return c;
-  }
-  // Warps of 32 atoms times spa: about 1.5 waves of 24 resident warps per multiprocessor.
-  const long long groups = (static_cast<long long>(n) + 31) / 32;
-  c.spa = std::max(1, tpa / 8);
-  while (c.spa < tpa && groups * c.spa < 36LL * multiprocessors) c.spa *= 2;
-  return c;
+  if (fixed == 0) return tpa;
+  if (fixed < 1 || fixed > tpa || (fixed & (fixed - 1)) != 0 || fixed * 8 < tpa)
+    throw InputError("", 0,
+                     "HALOMD_GPU_SEARCH_LANES must be a power of two from " +
+                         std::to_string(std::max(1, tpa / 8)) + " to " + std::to_string(tpa) +
+                         " (the lanes per atom), got " + std::to_string(fixed));
+  return fixed;
 }
 
 void setup_device_system(const ExecutorConfig& cfg, int multiprocessors, int tpa, gpu::GpuCalls& calls,
@@ -95,14 +81,12 @@ void setup_device_system(const ExecutorConfig& cfg, int multiprocessors, int tpa
   for (int i = 0; i < n; ++i)
     if (!in_settle[i]) a.free_atoms.push_back(i);
   const int lanes = tpa > 0 ? tpa : choose_lanes_per_atom(n, multiprocessors);
-  setup_device_constants(cfg, cfg.box.len, total_mass, lanes, choose_search(n, lanes, multiprocessors), calls,
-                         ds);
+  setup_device_constants(cfg, cfg.box.len, total_mass, lanes, choose_search_lanes(lanes), calls, ds);
   upload_atoms(a, calls, ds);
 }
 
 void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, double total_mass, int tpa,
-                            const SearchChoice& search, gpu::GpuCalls& calls, DeviceSystem& ds) {
-  const int spa = search.spa;
+                            int spa, gpu::GpuCalls& calls, DeviceSystem& ds) {
   const Topology& top = *cfg.top;
   const MdParams& mdp = *cfg.mdp;
   const int ntypes = top.num_types();
@@ -148,7 +132,6 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
   sp.log2_tpa = log2_int(tpa);
   sp.spa = spa;
   sp.log2_spa = log2_int(spa);
-  sp.warp_search = search.warp ? 1 : 0;
   sp.rlist2 = static_cast<float>(mdp.rlist * mdp.rlist);
   const double prune = mdp.rlist + 1e-3;  // whole cells: room for float rounding at cell faces
   sp.prune = static_cast<float>(prune);

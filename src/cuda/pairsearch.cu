@@ -1,5 +1,3 @@
-#include <climits>
-
 #include "cuda/device_util.cuh"
 #include "cuda/pairsearch.h"
 
@@ -367,172 +365,6 @@ __global__ void __launch_bounds__(kBlock, 8) ns_search_kernel(SearchParams p) {
   }
 }
 
-__device__ inline int warp_min(int v) { return __reduce_min_sync(0xffffffffu, v); }
-__device__ inline int warp_max(int v) { return __reduce_max_sync(0xffffffffu, v); }
-__device__ inline float warp_min(float v) {
-  for (int o = 16; o > 0; o >>= 1) v = fminf(v, __shfl_xor_sync(0xffffffffu, v, o));
-  return v;
-}
-__device__ inline float warp_max(float v) {
-  for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
-  return v;
-}
-
-// The warp search (tpa <= 8 list lanes per atom): 32 consecutive sorted atoms, one per lane, search together,
-// in spa warps that take turns at the candidates (chunks of 32 dealt round the spa warps), each warp filling
-// tpa / spa list lanes of every atom. A warp walks the union of its atoms' cell ranges (the columns and z
-// ranges that the sphere of radius rlist around their bounding box reaches, grouped by periodic shift as in
-// ns_search_kernel), one pass per (x, y) column the atoms are in (a warp can straddle two; a union across
-// them would span the box); a chunk of candidates is loaded one per lane and handed round by shuffles, every
-// lane testing every candidate. The loops are the same for the whole warp, so no lane idles at another's
-// range ends; a lane accepts the same neighbours in the same order as ns_search_kernel with the same search
-// lanes per atom, so the list is the same.
-__global__ void __launch_bounds__(kBlock, 6) ns_search_warp_kernel(SearchParams p) {
-  __shared__ int s_stage[kListGroup * kBlock];
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  const int lane = threadIdx.x & 31;
-  const int warp = t >> 5;
-  const int r = warp & (p.spa - 1);                  // this warp's turn among the atoms' spa warps
-  const int s = ((warp >> p.log2_spa) << 5) + lane;  // this lane's atom
-  if (__all_sync(0xffffffffu, s >= p.n)) return;     // whole warps only
-  const bool valid = s < p.n;
-  const int log2_own = p.log2_tpa - p.log2_spa;
-  const int nc[3] = {p.nc[0], p.nc[1], p.nc[2]};
-  const float4 xi = p.xq[valid ? s : p.n - 1];
-  const float xv[3] = {xi.x, xi.y, xi.z};
-  int mine_lo[3], mine_hi[3];  // this atom's unwrapped cell range within reach
-  int my_column = -1;
-  {
-    const int c = p.cell_s[valid ? s : p.n - 1];
-    const int cc[3] = {c / (nc[1] * nc[2]), (c / nc[2]) % nc[1], c % nc[2]};
-    for (int d = 0; d < 3; ++d) {
-      mine_lo[d] = max(cc[d] - kCellsPerRlist, static_cast<int>(floorf((xv[d] - p.prune) / p.cell_size[d])));
-      mine_hi[d] = min(cc[d] + kCellsPerRlist, static_cast<int>(floorf((xv[d] + p.prune) / p.cell_size[d])));
-    }
-    if (valid) my_column = c / nc[2];
-  }
-  int eb = 0, ee = 0;
-  if (valid) {
-    const int i = p.atom_of[s];
-    eb = p.excl_start[i];
-    ee = p.excl_start[i + 1];
-  }
-  const bool few_excl = ee - eb <= 4;
-  int ex[4];
-#pragma unroll
-  for (int q = 0; q < 4; ++q) ex[q] = few_excl && q < ee - eb ? p.sorted_of[p.excl[eb + q]] : -1;
-  const int zm_i = valid && p.zone_mask_s ? p.zone_mask_s[s] : 0;
-  const bool dd = p.zone_mask_s != nullptr;
-  GroupedWriter w{s_stage + threadIdx.x, p.list, ((s << p.log2_spa) + r) << log2_own, (1 << log2_own) - 1,
-                  p.cap_groups};
-  int pairs = 0;
-  int chunk = 0;  // candidate chunks so far (the same count in all spa warps of these atoms)
-  unsigned todo = __ballot_sync(0xffffffffu, valid);
-  while (todo != 0) {
-    const int column = __shfl_sync(0xffffffffu, my_column, __ffs(todo) - 1);
-    const bool in = valid && my_column == column && ((todo >> lane) & 1u);
-    todo &= ~__ballot_sync(0xffffffffu, in);
-    int lo[3], hi[3];
-    float bmin[3], bmax[3];
-    for (int d = 0; d < 3; ++d) {
-      lo[d] = warp_min(in ? mine_lo[d] : INT_MAX);
-      hi[d] = warp_max(in ? mine_hi[d] : INT_MIN);
-      bmin[d] = warp_min(in ? xv[d] : INFINITY);
-      bmax[d] = warp_max(in ? xv[d] : -INFINITY);
-    }
-    for (int az = lo[2]; az <= hi[2];) {
-      const int sz = shift_of(az, nc[2]), az_end = run_end(az, hi[2], nc[2]);
-      for (int ax = lo[0]; ax <= hi[0];) {
-        const int sx = shift_of(ax, nc[0]), ax_end = run_end(ax, hi[0], nc[0]);
-        for (int ay = lo[1]; ay <= hi[1];) {
-          const int sy = shift_of(ay, nc[1]), ay_end = run_end(ay, hi[1], nc[1]);
-          const int code = (sx + 1) + 3 * (sy + 1) + 9 * (sz + 1);
-          const bool self_image = code == kNoShift;
-          // The neighbour's image is x_j + S: compare x_i - S with x_j.
-          const float xsx = xi.x - sx * p.lenf[0], xsy = xi.y - sy * p.lenf[1], xsz = xi.z - sz * p.lenf[2];
-          auto accept = [&](int j, float jx, float jy, float jz, int zmj) {
-            const float ddx = xsx - jx, ddy = xsy - jy, ddz = xsz - jz;
-            const float r2 = ddx * ddx + ddy * ddy + ddz * ddz;
-            if (!in || !(r2 < p.rlist2)) return false;
-            if (j == s && self_image) return false;
-            if ((zm_i & zmj) != 0) return false;
-            if (few_excl) return j != ex[0] && j != ex[1] && j != ex[2] && j != ex[3];
-            const int oj = p.atom_of[j];
-            for (int q = eb; q < ee; ++q)
-              if (p.excl[q] == oj) return false;
-            return true;
-          };
-          for (int ux = ax; ux <= ax_end; ++ux) {
-            const float x0 = ux * p.cell_size[0];
-            const float gx = fmaxf(0.f, fmaxf(x0 - bmax[0], bmin[0] - (x0 + p.cell_size[0])));
-            if (gx * gx > p.prune2) continue;
-            for (int uy = ay; uy <= ay_end; ++uy) {
-              const float y0 = uy * p.cell_size[1];
-              const float gy = fmaxf(0.f, fmaxf(y0 - bmax[1], bmin[1] - (y0 + p.cell_size[1])));
-              if (gx * gx + gy * gy > p.prune2) continue;
-              const int col = ((ux - sx * nc[0]) * nc[1] + (uy - sy * nc[1])) * nc[2] - sz * nc[2];
-              const float dz = sqrtf(fmaxf(0.f, p.prune2 - gx * gx - gy * gy));
-              const int zlo = max(az, static_cast<int>(floorf((bmin[2] - dz) / p.cell_size[2])));
-              const int zhi = min(az_end, static_cast<int>(floorf((bmax[2] + dz) / p.cell_size[2])));
-              if (zlo > zhi) continue;
-              const int b = p.cell_start[col + zlo], e = p.cell_start[col + zhi + 1];
-              for (int base = b; base < e; base += 32, ++chunk) {
-                if ((chunk & (p.spa - 1)) != r) continue;
-                const int mine = min(base + lane, e - 1);
-                const float4 xl = p.xq[mine];
-                const int zml = dd ? p.zone_mask_s[mine] : 0;
-                const int count = min(32, e - base);
-                // Two candidates per round (two independent chains of shuffles and tests), added in order.
-                for (int k = 0; k < count; k += 2) {
-                  const int k1 = min(k + 1, count - 1);
-                  const float jx0 = __shfl_sync(0xffffffffu, xl.x, k),
-                              jx1 = __shfl_sync(0xffffffffu, xl.x, k1);
-                  const float jy0 = __shfl_sync(0xffffffffu, xl.y, k),
-                              jy1 = __shfl_sync(0xffffffffu, xl.y, k1);
-                  const float jz0 = __shfl_sync(0xffffffffu, xl.z, k),
-                              jz1 = __shfl_sync(0xffffffffu, xl.z, k1);
-                  const int zm0 = dd ? __shfl_sync(0xffffffffu, zml, k) : 0;
-                  const int zm1 = dd ? __shfl_sync(0xffffffffu, zml, k1) : 0;
-                  const bool ok0 = accept(base + k, jx0, jy0, jz0, zm0);
-                  const bool ok1 = k + 1 < count && accept(base + k + 1, jx1, jy1, jz1, zm1);
-                  if (ok0) {
-                    w.add(base + k, code);
-                    ++pairs;
-                  }
-                  if (ok1) {
-                    w.add(base + k + 1, code);
-                    ++pairs;
-                  }
-                }
-              }
-            }
-          }
-          ay = ay_end + 1;
-        }
-        ax = ax_end + 1;
-      }
-      az = az_end + 1;
-    }
-  }
-  int most_groups = 0;
-  if (valid) {
-    w.finish();
-    for (int k = 0; k <= w.own_mask; ++k) {
-      const int g = w.groups_of(k);
-      p.groups[w.lane0 + k] = g < w.cap ? g : w.cap;
-      most_groups = max(most_groups, g);
-    }
-    if (most_groups > w.cap) flag_error(p.st, p.st->step, p.atom_of[s], kErrListFull);
-  }
-  const int warp_groups = __reduce_max_sync(0xffffffffu, most_groups);
-  const unsigned warp_pairs = __reduce_add_sync(0xffffffffu, static_cast<unsigned>(pairs));
-  if (lane == 0) {
-    atomicMax(&p.st->max_list_groups, warp_groups);
-    atomicAdd(reinterpret_cast<unsigned long long*>(&p.st->list_pairs),
-              static_cast<unsigned long long>(warp_pairs));
-  }
-}
-
 }  // namespace
 
 void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p) {
@@ -545,19 +377,14 @@ void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p) {
   calls.launch("ns_rank_kernel", ns_rank_kernel, atom_blocks, kBlock, 0, p);
   if (p.cell_interior)
     calls.launch("ns_interior_kernel", ns_interior_kernel, (p.ncell + kBlock - 1) / kBlock, kBlock, 0, p);
-  // The per-lane search's table pays where an atom has enough search lanes to fill it in a few rounds:
-  // measured 126 against 143 us at 9k atoms (32 lanes), 410 against 420 at 45k (8), but 1,808 against 1,528
-  // at 203k (2 lanes: 13 rounds of dependent loads each, and 400 bytes of shared memory per atom).
-  if (p.warp_search) {
-    const long long warps = (static_cast<long long>(p.n) + 31) / 32 * p.spa;
-    calls.launch("ns_search_warp_kernel", ns_search_warp_kernel,
-                 static_cast<int>((warps * 32 + kBlock - 1) / kBlock), kBlock, 0, p);
-  } else if (p.spa >= 8) {
+  // The table pays where an atom has enough search lanes to fill it in a few rounds: measured 126 against 143
+  // us at 9k atoms (32 lanes), 410 against 420 at 45k (8), but 1,808 against 1,528 at 203k (2 lanes: 13
+  // rounds of dependent loads each, and 400 bytes of shared memory per atom).
+  if (p.spa >= 8)
     calls.launch("ns_search_kernel", ns_search_kernel<true>, lane_blocks, kBlock,
                  sizeof(int4) * kColumns * (kBlock / p.spa), p);
-  } else {
+  else
     calls.launch("ns_search_kernel", ns_search_kernel<false>, lane_blocks, kBlock, 0, p);
-  }
 }
 
 }  // namespace halomd::cuda
