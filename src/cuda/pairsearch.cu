@@ -196,6 +196,20 @@ __device__ inline int run_end(int u, int hi, int nc) {
   return sh < 0 ? min(hi, -1) : (sh == 0 ? min(hi, nc - 1) : hi);
 }
 
+// The first cell of the (x, y) column of unwrapped cells (ux, uy), whose periodic shifts are sx, sy.
+__device__ inline int column_base(int ux, int uy, int sx, int sy, const int (&nc)[3]) {
+  return ((ux - sx * nc[0]) * nc[1] + (uy - sy * nc[1])) * nc[2];
+}
+
+// The unwrapped z cells within [lo, hi] of a column at distance (gx, gy) in x and y from z's atom: what that
+// distance leaves of the reach in z (a lower bound on the atoms' |dx|, |dy|, so no neighbour within rlist
+// is cut).
+__device__ inline int2 reach_z(float z, float gx, float gy, const SearchParams& p, int lo, int hi) {
+  const float dz = sqrtf(fmaxf(0.f, p.prune2 - gx * gx - gy * gy));
+  return make_int2(max(lo, static_cast<int>(floorf((z - dz) / p.cell_size[2]))),
+                   min(hi, static_cast<int>(floorf((z + dz) / p.cell_size[2]))));
+}
+
 // The (x, y) columns of cells around an atom that its search may visit: kCellsPerRlist on each side.
 constexpr int kWindow = 2 * kCellsPerRlist + 1;
 constexpr int kColumns = kWindow * kWindow;
@@ -244,11 +258,9 @@ __global__ void __launch_bounds__(kBlock, 8) ns_search_kernel(SearchParams p) {
         const float gx = gap(xi.x, ux * p.cell_size[0], p.cell_size[0]);
         const float gy = gap(xi.y, uy * p.cell_size[1], p.cell_size[1]);
         if (ux <= hi[0] && uy <= hi[1] && gx * gx + gy * gy <= p.prune2) {
-          const int sx = shift_of(ux, nc[0]), sy = shift_of(uy, nc[1]);
-          const int column = ((ux - sx * nc[0]) * nc[1] + (uy - sy * nc[1])) * nc[2];
-          const float dz = sqrtf(fmaxf(0.f, p.prune2 - gx * gx - gy * gy));
-          const int zlo = max(lo[2], static_cast<int>(floorf((xi.z - dz) / p.cell_size[2])));
-          const int zhi = min(hi[2], static_cast<int>(floorf((xi.z + dz) / p.cell_size[2])));
+          const int column = column_base(ux, uy, shift_of(ux, nc[0]), shift_of(uy, nc[1]), nc);
+          const int2 z = reach_z(xi.z, gx, gy, p, lo[2], hi[2]);
+          const int zlo = z.x, zhi = z.y;
           const int a1 = min(zhi, z0_end), b0 = max(zlo, z0_end + 1);
           if (zlo <= a1) {
             v.x = p.cell_start[column + zlo - sz0 * nc[2]];
@@ -331,14 +343,10 @@ __global__ void __launch_bounds__(kBlock, 8) ns_search_kernel(SearchParams p) {
               for (int uy = ay; uy <= ay_end; ++uy) {
                 const float gy = gap(xi.y, uy * p.cell_size[1], p.cell_size[1]);
                 if (gx * gx + gy * gy > p.prune2) continue;
-                const int column = ((ux - sx * nc[0]) * nc[1] + (uy - sy * nc[1])) * nc[2] - sz * nc[2];
-                // What the column's distance in x and y leaves of the reach in z (a lower bound on |dx|,
-                // |dy| of its atoms, so no neighbour within rlist is cut).
-                const float dz = sqrtf(fmaxf(0.f, p.prune2 - gx * gx - gy * gy));
-                const int zlo = max(az, static_cast<int>(floorf((xi.z - dz) / p.cell_size[2])));
-                const int zhi = min(az_end, static_cast<int>(floorf((xi.z + dz) / p.cell_size[2])));
-                if (zlo <= zhi)
-                  scan(p.cell_start[column + zlo], p.cell_start[column + zhi + 1], code, xsx, xsy, xsz);
+                const int column = column_base(ux, uy, sx, sy, nc) - sz * nc[2];
+                const int2 z = reach_z(xi.z, gx, gy, p, az, az_end);
+                if (z.x <= z.y)
+                  scan(p.cell_start[column + z.x], p.cell_start[column + z.y + 1], code, xsx, xsy, xsz);
               }
             }
           }
