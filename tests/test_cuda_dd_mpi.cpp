@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <map>
 #include <string>
 #include <vector>
@@ -200,6 +201,14 @@ TEST(CudaDomains, ContinuationFromACheckpointFollowsTheUninterruptedRun) {
     dx = std::max(dx, std::sqrt(norm2(d)));
   }
   EXPECT_LT(dx, 2e-3) << "largest position difference after 100 continued steps (nm)";
+  // Bitwise identity is the aim (the search box no longer depends on the margin at load, the cause
+  // suspected for the ~1e-8 difference measured before): reported, not yet asserted.
+  std::cout << "[ INFO     ] continuation bitwise identical: "
+            << (read_text(out + "/full/energy.csv") == read_text(out + "/part/energy.csv") &&
+                        read_text(out + "/full/traj.xtc") == read_text(out + "/part/traj.xtc")
+                    ? "yes"
+                    : "no")
+            << std::endl;
 }
 
 // The counters of ../shared/BENCH.md on regular steps, with v-rescale on: nvshmem needs no host sync, no

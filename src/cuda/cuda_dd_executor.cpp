@@ -39,6 +39,11 @@ constexpr double kDefaultSkin = 0.2;
 // Room in the search box of a decomposed dimension beyond the domain's local atoms at the search: their
 // drift until the next search and growth of the molecule margin.
 constexpr double kSearchPad = 1.0;  // nm
+// The molecule margin enters the search box rounded up to a multiple of this, so that the box, and with it
+// the cell grid and the float position of every atom beyond the box's end, does not follow the small changes
+// of the margin between the start of a run and a continuation of it (water's O-H distances go from the .gro
+// file's three decimals, 0.1012 nm in spce_9k, to SETTLE's 0.1): a continuation searches in the same box.
+constexpr double kMarginQuantum = 0.25;  // nm
 
 }  // namespace
 
@@ -440,10 +445,12 @@ void CudaDdExecutor::load(const MdState& s) {
   set_home(m.dom, m.top, std::move(atoms));
 
   // The search box: the real box in dimensions with one domain (periodic), an open extent in decomposed
-  // ones, large enough that no pair is found across its periodic boundary.
+  // ones, large enough that no pair is found across its periodic boundary: the domain, the halo's range and
+  // margin (home atoms reach a margin below the domain), rlist and room for drift.
+  const double margin_room = kMarginQuantum * (std::floor(m.range.margin / kMarginQuantum) + 1.0);
   for (int d = 0; d < 3; ++d) {
     m.search_len[d] = m.grid.n[d] == 1 ? box.len[d]
-                                       : box.len[d] / m.grid.n[d] + m.range.send_range() + m.range.margin +
+                                       : box.len[d] / m.grid.n[d] + m.range.rlist + 2.0 * margin_room +
                                              m.mdp.rlist + kSearchPad;
   }
   const PairParams pp = make_pair_params(m.mdp);
