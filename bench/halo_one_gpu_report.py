@@ -40,6 +40,7 @@ def main():
             "halo_pulses": run.get("halo_pulses"), "nstlist": run["nstlist"], "rlist_nm": run["rlist_nm"],
             "search_wall_us_mean": run.get("search_wall_us_mean"),
             "search_parts_us_mean": run.get("search_parts_us_mean"),
+            "search_parts_us_mean_max_over_ranks": run.get("search_parts_us_mean_max_over_ranks"),
             # Repartitions (host: migration, plan, upload) and searches that kept the plan (GPU only), the skin.
             "repartitions": run.get("repartitions"), "gpu_only_searches": run.get("gpu_only_searches"),
             "dd_skin_nm": run.get("dd_skin_nm"), "ranks_per_gpu": run.get("ranks_per_gpu"),

@@ -45,6 +45,8 @@ print(f"{sys.argv[2]:32s} {ns:8.1f} ns/day  regular {r.get('regular_step_us', 0)
       f" drift {r.get('max_drift_kept_nm')} halo {r.get('halo_atoms_rank0_mean')} tpa {r.get('gpu_lanes_per_atom')}")
 if "search_parts_us_mean" in r:
     print("    " + "  ".join(f"{k} {v:.0f}" for k, v in r["search_parts_us_mean"].items()))
+if "search_parts_us_mean_max_over_ranks" in r:
+    print("    max over ranks: " + "  ".join(f"{k} {v:.0f}" for k, v in r["search_parts_us_mean_max_over_ranks"].items()))
 PY
   done
 done

@@ -403,6 +403,7 @@ class CudaDdExecutor::Impl {
   int64_t halo_atoms_sum = 0;
   double search_s = 0.0;  // wall time of the searches from the home atoms' arrival on the host to the list
   double search_part_s[kNumParts] = {};
+  double search_part_max_s[kNumParts] = {};  // the largest over the ranks, as of the last save (all ranks)
   std::chrono::steady_clock::time_point last_mark;
   cudaEvent_t ev_begin = nullptr, ev_end = nullptr;
   cudaStream_t side = nullptr;  // the interior atoms' non-bonded forces, while the halo moves
@@ -547,6 +548,10 @@ void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) {
 void CudaDdExecutor::save(MdState& s) {
   Impl& m = *impl_;
   m.repartition_next = true;
+  // Every rank saves at the same steps: each search part's largest time over the ranks for the report (rank
+  // 0's own parts include its waits for the others at the pulses' exchanges).
+  std::copy(std::begin(m.search_part_s), std::end(m.search_part_s), std::begin(m.search_part_max_s));
+  m.host.max(m.search_part_max_s);
   m.reduce_ke_prev();
   std::vector<comm::AtomState> mine, all;
   Vec3 vcm;
@@ -602,10 +607,13 @@ CallCounters CudaDdExecutor::counters() const {
 
 std::string CudaDdExecutor::report_json() const {
   const Impl& m = *impl_;
-  std::string parts;
-  for (int k = 0; k < Impl::kNumParts; ++k)
+  std::string parts, parts_max;
+  for (int k = 0; k < Impl::kNumParts; ++k) {
     parts += fmt::format("{}\"{}\": {:.1f}", k > 0 ? ", " : "", Impl::kParts[k],
                          m.searches > 0 ? 1e6 * m.search_part_s[k] / m.searches : 0.0);
+    parts_max += fmt::format("{}\"{}\": {:.1f}", k > 0 ? ", " : "", Impl::kParts[k],
+                             m.searches > 0 ? 1e6 * m.search_part_max_s[k] / m.searches : 0.0);
+  }
   const cuda::SearchParams& sp = m.ds.search;
   return fmt::format(
       "\"domains\": {},\n  \"dd_grid\": \"{}\",\n  \"ranks\": {},\n  \"gpu\": \"{}\",\n"
@@ -614,7 +622,7 @@ std::string CudaDdExecutor::report_json() const {
       "\"home_atoms_rank0\": {},\n"
       "  \"halo_atoms_rank0_mean\": {:.1f},\n  \"halo_pulses\": {},\n  \"halo_buffer_allocations\": {},\n"
       "  \"search_wall_us_mean\": {:.1f}, \"searches\": {},\n"
-      "  \"search_parts_us_mean\": {{{}}},\n"
+      "  \"search_parts_us_mean\": {{{}}},\n  \"search_parts_us_mean_max_over_ranks\": {{{}}},\n"
       "  \"regular_step_gpu_us\": {:.1f}, \"regular_step_gpu_samples\": {},\n"
       "  \"graph_instantiations\": {}, \"graph_updates\": {},\n"
       "  \"dd_skin_nm\": {}, \"repartitions\": {}, \"gpu_only_searches\": {}, \"skin_check_us_mean\": "
@@ -624,7 +632,7 @@ std::string CudaDdExecutor::report_json() const {
       sp.nc[0], sp.nc[1], sp.nc[2], m.num_home,
       m.searches > 0 ? static_cast<double>(m.halo_atoms_sum) / m.searches : 0.0, m.dom.plan.pulses.size(),
       m.transport->allocations(), m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches, parts,
-      m.step_samples > 0 ? 1e6 * m.step_gpu_s / m.step_samples : 0.0, m.step_samples,
+      parts_max, m.step_samples > 0 ? 1e6 * m.step_gpu_s / m.step_samples : 0.0, m.step_samples,
       m.graph.instantiations(), m.graph.updates(), m.skin, m.searches, m.gpu_searches,
       m.checks > 0 ? 1e6 * m.check_s / m.checks : 0.0, m.max_drift);
 }
