@@ -188,8 +188,8 @@ struct GroupedWriter {
   __device__ int groups_of(int k) const { return rounds + (k < q ? 1 : 0); }
 };
 
-// Along one dimension, the end of the run of unwrapped cells from u that share u's periodic shift (-1, 0, 1),
-// within [., hi].
+// Along one dimension: the periodic shift (-1, 0, 1) of unwrapped cell u, and the end of the run of cells
+// from u that share it, within [., hi].
 __device__ inline int shift_of(int u, int nc) { return u < 0 ? -1 : (u >= nc ? 1 : 0); }
 __device__ inline int run_end(int u, int hi, int nc) {
   const int sh = shift_of(u, nc);
