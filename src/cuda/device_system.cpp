@@ -100,7 +100,6 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
     throw InputError(
         "", 0, "search lanes per atom must be a power of two from lanes per atom / 8 to lanes per atom");
   ds.tpa = tpa;
-  ds.spa = spa;
   const PairParams pp = make_pair_params(mdp);
   double q2 = 0.0;
   for (double q : top.charge) q2 += q * q;

@@ -16,7 +16,6 @@ namespace halomd::cuda {
 struct DeviceSystem {
   int n = 0;
   int tpa = 1;               // lanes per atom in the pair list and the non-bonded kernel
-  int spa = 1;               // lanes per atom in the search (each writes tpa / spa list lanes)
   int cap_groups = 0;        // list capacity per lane, in groups of kListGroup entries
   double self_energy = 0.0;  // -1/2 c_rf f/eps_r sum q^2 (kJ/mol), added on the host
   std::vector<double> host_mass;
