@@ -65,15 +65,11 @@ TEST(CudaDomains, StepZeroEnergiesEqualTheSingleGpuRun) {
   auto ref = read_csv(out + "/one/energy.csv");
   // 2x1x1; 2x2x1; 4x1x1 has cells of 1.125 nm against a reach of rlist 1.1 + 2 margins: two pulses. 2x2x1
   // with 8 list lanes per atom and 4 search lanes (each filling two list lanes, without the range table)
-  // where the others run 32 of each (with the table); each grid with another cluster size (atoms per list
-  // entry).
+  // where the others run 32 of each (with the table).
   const std::vector<std::pair<int, std::string>> grids = {{2, "2 1 1"}, {4, "2 2 1"}, {4, "4 1 1"}};
   for (const auto& [ranks, grid] : grids) {
     const std::string dir = out + "/dd" + std::to_string(ranks) + "_" + grid.substr(0, 1) + grid.substr(2, 1);
-    const std::string lanes = grid == "2 2 1"
-                                  ? "HALOMD_GPU_TPA=8 HALOMD_GPU_SEARCH_LANES=4 HALOMD_GPU_CLUSTER=4 "
-                              : grid == "2 1 1" ? "HALOMD_GPU_CLUSTER=1 "
-                                                : "HALOMD_GPU_CLUSTER=8 ";
+    const std::string lanes = grid == "2 2 1" ? "HALOMD_GPU_TPA=8 HALOMD_GPU_SEARCH_LANES=4 " : "";
     ASSERT_EQ(run_halomd_under(lanes + mpirun(ranks), "spce_9k", "nve.mdp", set, dir,
                                "--backend cuda --transport mpi_staged --dd " + grid, &log),
               0)
@@ -88,8 +84,6 @@ TEST(CudaDomains, StepZeroEnergiesEqualTheSingleGpuRun) {
     EXPECT_LT(rel(e["total"][10], ref["total"][10]), 1e-4) << grid;
     if (grid == "2 2 1")
       EXPECT_EQ(json_number(read_text(dir + "/run.json"), "gpu_search_lanes_per_atom"), 4.0);
-    EXPECT_EQ(json_number(read_text(dir + "/run.json"), "gpu_cluster_size"),
-              grid == "2 1 1" ? 1.0 : (grid == "2 2 1" ? 4.0 : 8.0));
     if (grid == "4 1 1") {
       EXPECT_NE(read_text(dir + "/run.json").find("\"halo_pulses\": 2"), std::string::npos)
           << read_text(dir + "/run.json");

@@ -618,7 +618,7 @@ std::string CudaDdExecutor::report_json() const {
   return fmt::format(
       "\"domains\": {},\n  \"dd_grid\": \"{}\",\n  \"ranks\": {},\n  \"gpu\": \"{}\",\n"
       "  \"ranks_per_gpu\": {}, \"gpu_lanes_per_atom\": {}, \"gpu_search_lanes_per_atom\": {},\n"
-      "  \"gpu_cluster_size\": {},\n  \"gpu_grid\": [{}, {}, {}],\n  "
+      "  \"gpu_grid\": [{}, {}, {}],\n  "
       "\"home_atoms_rank0\": {},\n"
       "  \"halo_atoms_rank0_mean\": {:.1f},\n  \"halo_pulses\": {},\n  \"halo_buffer_allocations\": {},\n"
       "  \"search_wall_us_mean\": {:.1f}, \"searches\": {},\n"
@@ -629,7 +629,7 @@ std::string CudaDdExecutor::report_json() const {
       "{:.1f}, "
       "\"max_drift_kept_nm\": {:.4f}",
       m.grid.num_domains(), m.grid.str(), m.host.num_ranks(), m.gpu_name, m.ranks_per_gpu, m.ds.tpa, sp.spa,
-      sp.cluster, sp.nc[0], sp.nc[1], sp.nc[2], m.num_home,
+      sp.nc[0], sp.nc[1], sp.nc[2], m.num_home,
       m.searches > 0 ? static_cast<double>(m.halo_atoms_sum) / m.searches : 0.0, m.dom.plan.pulses.size(),
       m.transport->allocations(), m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches, parts,
       parts_max, m.step_samples > 0 ? 1e6 * m.step_gpu_s / m.step_samples : 0.0, m.step_samples,

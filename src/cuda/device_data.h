@@ -44,7 +44,7 @@ struct StepState {
   unsigned long long error;  // first (step << 32 | atom << 2 | kind) that went wrong, ~0 when none
   unsigned int blocks_done;  // the update kernel's finished-block counter
   int max_list_groups;       // longest per-lane list of the last search (groups of kListGroup entries)
-  long long list_pairs;      // pairs in the last search's list (each pair is listed from both atoms)
+  long long list_pairs;      // pair entries of the last search (each pair is listed from both atoms)
   // Accumulators, reset by their consumer.
   long long ke_acc[6];  // sum 1/2 m v_a v_b over atoms: xx yy zz xy xz yz
   long long mom_acc[3];
@@ -79,7 +79,6 @@ struct SearchParams {
   int log2_tpa;
   int spa;  // search lanes per atom (power of two, tpa / 8 to tpa), each writing tpa / spa list lanes
   int log2_spa;
-  int cluster;     // atoms per list entry (1, 4 or 8; pairsearch.h)
   int cap_groups;  // list capacity per lane, in groups of kListGroup entries
   int nc[3];       // grid cells per dimension (at least 4), each at least rlist / kCellsPerRlist wide
   int ncell;
@@ -125,7 +124,7 @@ struct SearchParams {
 
 // The non-bonded kernel (nonbonded.cu), every step.
 struct NonbondedParams {
-  int n, tpa, log2_tpa, cluster, cap_groups, ntypes;
+  int n, tpa, log2_tpa, cap_groups, ntypes;
   float rc2, k_rf, c_rf, sh6, sh12;
   float len[3], inv_len[3];
   const float4* xq;

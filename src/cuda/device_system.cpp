@@ -52,14 +52,6 @@ int choose_search_lanes(int tpa) {
   return fixed;
 }
 
-int choose_cluster_size() {
-  const int c = env_int("HALOMD_GPU_CLUSTER", kDefaultCluster);
-  if (c != 1 && c != 4 && c != 8)
-    throw InputError(
-        "", 0, "HALOMD_GPU_CLUSTER must be 1, 4 or 8 (atoms per pair-list entry), got " + std::to_string(c));
-  return c;
-}
-
 void setup_device_system(const ExecutorConfig& cfg, int multiprocessors, int tpa, gpu::GpuCalls& calls,
                          DeviceSystem& ds) {
   const Topology& top = *cfg.top;
@@ -139,7 +131,6 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
   sp.log2_tpa = log2_int(tpa);
   sp.spa = spa;
   sp.log2_spa = log2_int(spa);
-  sp.cluster = choose_cluster_size();
   sp.rlist2 = static_cast<float>(mdp.rlist * mdp.rlist);
   const double prune = mdp.rlist + 1e-3;  // whole cells: room for float rounding at cell faces
   sp.prune = static_cast<float>(prune);
@@ -151,7 +142,6 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
   NonbondedParams& np = ds.nonbonded;
   np.tpa = tpa;
   np.log2_tpa = sp.log2_tpa;
-  np.cluster = sp.cluster;
   np.ntypes = ntypes;
   np.rc2 = static_cast<float>(pp.rc2);
   np.k_rf = static_cast<float>(pp.k_rf);

@@ -70,10 +70,6 @@ struct HostAtoms {
 // H200 the search took 1.3x (tpa / 2) to 3x (tpa / 8) as long at 45k atoms (bench/NOTES.md).
 int choose_search_lanes(int tpa);
 
-// Atoms per pair-list entry (pairsearch.h): HALOMD_GPU_CLUSTER when set (1, 4 or 8), else kDefaultCluster.
-constexpr int kDefaultCluster = 4;
-int choose_cluster_size();
-
 // The constants of a system that does not change with its atoms: LJ table, pair, update and coupling
 // parameters, and the search grid for a box of edges search_len (nm; the domain-decomposed executor passes
 // an open, non-periodic extent for decomposed dimensions). total_mass: of the whole system (COM removal).

@@ -1,5 +1,3 @@
-#include <type_traits>
-
 #include "cuda/device_util.cuh"
 #include "cuda/nonbonded.h"
 #include "cuda/pairsearch.h"
@@ -15,9 +13,8 @@ constexpr int kBlock = 128;
 // thread scheduling. The pair arithmetic is pair_lj_rf and pair_rf_exclusion of cpu/pair_interaction.h,
 // written out in float with the charges scaled by sqrt(f/eps_r) beforehand (test_cuda_executor checks the
 // two against each other).
-template <bool kEnergy, int kC>
+template <bool kEnergy>
 __global__ void __launch_bounds__(kBlock, 6) nonbonded_kernel(NonbondedParams p, int pass) {
-  constexpr int kPer = kC >= 8 ? 1 : 8 / kC;
   extern __shared__ float2 s_lj[];
   for (int k = threadIdx.x; k < p.ntypes * p.ntypes; k += blockDim.x) s_lj[k] = p.lj[k];
   __syncthreads();
@@ -48,62 +45,49 @@ __global__ void __launch_bounds__(kBlock, 6) nonbonded_kernel(NonbondedParams p,
         na = __ldg(lp + (g + 1) * 2 * 32);
         nb = __ldg(lp + (g + 1) * 2 * 32 + 1);
       }
-      // kPer entries at a time: their clusters' atoms are loaded together (eight loads in flight).
+      float4 xj[kListGroup];
+      int tj[kListGroup];
 #pragma unroll
-      for (int u0 = 0; u0 < kListGroup; u0 += kPer) {
-        float4 xj[kPer * kC];
-        int tj[kPer * kC];
+      for (int u = 0; u < kListGroup; ++u) {
+        const int j = e[u] < 0 ? s : e[u];  // a marker loads the atom itself, unused
+        xj[u] = __ldg(p.xq + j);
+        tj[u] = __ldg(p.type_s + j);
+      }
 #pragma unroll
-        for (int v = 0; v < kPer; ++v) {
-          const int base = e[u0 + v] < 0 ? s : (e[u0 + v] >> kC) * kC;  // a marker loads the atom, unused
-#pragma unroll
-          for (int a = 0; a < kC; ++a) {
-            const int j = kC == 1 ? base : min(base + a, p.n - 1);  // the last cluster may be short
-            xj[v * kC + a] = __ldg(p.xq + j);
-            tj[v * kC + a] = __ldg(p.type_s + j);
-          }
+      for (int u = 0; u < kListGroup; ++u) {
+        if (e[u] < 0) {
+          const int code = -e[u] - 1;
+          xsx = xi.x - static_cast<float>(code % 3 - 1) * p.len[0];
+          xsy = xi.y - static_cast<float>((code / 3) % 3 - 1) * p.len[1];
+          xsz = xi.z - static_cast<float>(code / 9 - 1) * p.len[2];
+          continue;
         }
-#pragma unroll
-        for (int v = 0; v < kPer; ++v) {
-          const int ent = e[u0 + v];
-          if (ent < 0) {
-            const int code = -ent - 1;
-            xsx = xi.x - static_cast<float>(code % 3 - 1) * p.len[0];
-            xsy = xi.y - static_cast<float>((code / 3) % 3 - 1) * p.len[1];
-            xsz = xi.z - static_cast<float>(code / 9 - 1) * p.len[2];
-            continue;
-          }
-#pragma unroll
-          for (int a = 0; a < kC; ++a) {
-            const float4 x = xj[v * kC + a];
-            const float dx = xsx - x.x, dy = xsy - x.y, dz = xsz - x.z;
-            const float r2 = dx * dx + dy * dy + dz * dz;
-            // Beyond the cut-off (about 30% of the buffered list) or not in the entry's mask, the same
-            // instructions run and the result is zeroed: no divergent branch in the warp.
-            const bool in = r2 < p.rc2 && ((ent >> a) & 1) != 0;
-            const float2 cc = s_lj[ti + tj[v * kC + a]];
-            const float rinv = rsqrtf(in ? r2 : p.rc2);
-            const float rinv2 = rinv * rinv;
-            const float rinv6 = rinv2 * rinv2 * rinv2;
-            const float vrep = cc.y * rinv6 * rinv6;
-            const float vdisp = cc.x * rinv6;
-            const float qq = xi.w * x.w;
-            const float fpair = (12.f * vrep - 6.f * vdisp) * rinv2 + qq * (rinv * rinv2 - 2.f * p.k_rf);
-            const float fscal = in ? fpair : 0.f;
-            fx += fscal * dx;
-            fy += fscal * dy;
-            fz += fscal * dz;
-            if (kEnergy && in) {
-              sums[0] += (vrep - cc.y * p.sh12) - (vdisp - cc.x * p.sh6);
-              sums[1] += qq * (rinv + p.k_rf * r2 - p.c_rf);
-              sums[2] += fscal * dx * dx;
-              sums[3] += fscal * dy * dy;
-              sums[4] += fscal * dz * dz;
-              sums[5] += fscal * dx * dy;
-              sums[6] += fscal * dx * dz;
-              sums[7] += fscal * dy * dz;
-            }
-          }
+        const float dx = xsx - xj[u].x, dy = xsy - xj[u].y, dz = xsz - xj[u].z;
+        const float r2 = dx * dx + dy * dy + dz * dz;
+        // Beyond the cut-off (about 30% of the buffered list) the same instructions run and the result is
+        // zeroed: no divergent branch in the warp.
+        const bool in = r2 < p.rc2;
+        const float2 cc = s_lj[ti + tj[u]];
+        const float rinv = rsqrtf(in ? r2 : p.rc2);
+        const float rinv2 = rinv * rinv;
+        const float rinv6 = rinv2 * rinv2 * rinv2;
+        const float vrep = cc.y * rinv6 * rinv6;
+        const float vdisp = cc.x * rinv6;
+        const float qq = xi.w * xj[u].w;
+        const float fpair = (12.f * vrep - 6.f * vdisp) * rinv2 + qq * (rinv * rinv2 - 2.f * p.k_rf);
+        const float fscal = in ? fpair : 0.f;
+        fx += fscal * dx;
+        fy += fscal * dy;
+        fz += fscal * dz;
+        if (kEnergy && in) {
+          sums[0] += (vrep - cc.y * p.sh12) - (vdisp - cc.x * p.sh6);
+          sums[1] += qq * (rinv + p.k_rf * r2 - p.c_rf);
+          sums[2] += fscal * dx * dx;
+          sums[3] += fscal * dy * dy;
+          sums[4] += fscal * dz * dz;
+          sums[5] += fscal * dx * dy;
+          sums[6] += fscal * dx * dz;
+          sums[7] += fscal * dy * dz;
         }
       }
     }
@@ -156,19 +140,10 @@ void launch_nonbonded(gpu::GpuCalls& calls, const NonbondedParams& p, bool energ
   const long long lanes = static_cast<long long>(p.n) * p.tpa;
   const int blocks = static_cast<int>((lanes + kBlock - 1) / kBlock);
   const size_t shared = sizeof(float2) * p.ntypes * p.ntypes;
-  auto go = [&](auto cluster_tag) {
-    constexpr int c = decltype(cluster_tag)::value;
-    if (energy)
-      calls.launch("nonbonded_kernel<energy>", nonbonded_kernel<true, c>, blocks, kBlock, shared, p, pass);
-    else
-      calls.launch("nonbonded_kernel", nonbonded_kernel<false, c>, blocks, kBlock, shared, p, pass);
-  };
-  if (p.cluster == 8)
-    go(std::integral_constant<int, 8>{});
-  else if (p.cluster == 4)
-    go(std::integral_constant<int, 4>{});
+  if (energy)
+    calls.launch("nonbonded_kernel<energy>", nonbonded_kernel<true>, blocks, kBlock, shared, p, pass);
   else
-    go(std::integral_constant<int, 1>{});
+    calls.launch("nonbonded_kernel", nonbonded_kernel<false>, blocks, kBlock, shared, p, pass);
 }
 
 }  // namespace halomd::cuda

@@ -1,5 +1,3 @@
-#include <type_traits>
-
 #include "cuda/device_util.cuh"
 #include "cuda/pairsearch.h"
 
@@ -227,7 +225,7 @@ constexpr int kColumns = kWindow * kWindow;
 // range on the way).
 // Eight blocks of 128 per multiprocessor (64 registers, a few spilled): at 45k atoms 422 us per search
 // against 455 with 96 registers and five blocks (bench/NOTES.md, 2026-12-03, "the search by shift").
-template <bool kTable, int kC>
+template <bool kTable>
 __global__ void __launch_bounds__(kBlock, 8) ns_search_kernel(SearchParams p) {
   __shared__ int s_stage[kListGroup * kBlock];
   extern __shared__ int4 s_ranges[];  // kTable: per atom of the block, per column (b, e) of both z shifts
@@ -295,47 +293,32 @@ __global__ void __launch_bounds__(kBlock, 8) ns_search_kernel(SearchParams p) {
     GroupedWriter w{s_stage + threadIdx.x, p.list, t << log2_own, (1 << log2_own) - 1, p.cap_groups};
     int cand = 0;
     // The candidates j in [b, e) of one range, the neighbour's image x_j + S: x_i - S is compared with x_j.
-    // They are taken a cluster (kC consecutive sorted atoms) at a time: the clusters that overlap the range
-    // are dealt to the search lanes, and a cluster gets one entry with the bits of its atoms that are in the
-    // range, within rlist and neither the atom itself nor excluded (a cluster that straddles two ranges gets
-    // one entry from each, with disjoint bits). kPer clusters per round keep at least four loads in flight.
-    constexpr int kPer = kC >= 4 ? 1 : 4 / kC;
     auto scan = [&](int b, int e, int code, float xsx, float xsy, float xsz) {
-      const int cb = b / kC, ce = (e - 1) / kC + 1;
-      const int first = cb + ((r - cand) & (spa - 1));
-      cand += ce - cb;
-      for (int c0 = first; c0 < ce; c0 += kPer * spa) {
-        float4 xj[kPer * kC];
+      const int first = b + ((r - cand) & (spa - 1));
+      cand += e - b;
+      for (int j0 = first; j0 < e; j0 += 4 * spa) {
+        float4 xj[4];
 #pragma unroll
-        for (int u = 0; u < kPer * kC; ++u)
-          xj[u] = p.xq[min(max((c0 + (u / kC) * spa) * kC + u % kC, b), e - 1)];
+        for (int u = 0; u < 4; ++u) xj[u] = p.xq[min(j0 + u * spa, e - 1)];
 #pragma unroll
-        for (int u = 0; u < kPer; ++u) {
-          const int c = c0 + u * spa;
-          if (c >= ce) break;
-          unsigned mask = 0;
-#pragma unroll
-          for (int a = 0; a < kC; ++a) {
-            const int j = c * kC + a;
-            const float4 x = xj[u * kC + a];
-            const float ddx = xsx - x.x, ddy = xsy - x.y, ddz = xsz - x.z;
-            const float r2 = ddx * ddx + ddy * ddy + ddz * ddz;
-            if (!(r2 < p.rlist2) || j < b || j >= e) continue;
-            if (j == s && code == kNoShift) continue;
-            if (zm_i != 0 && (zm_i & p.zone_mask_s[j]) != 0) continue;
-            if (few_excl) {
-              if (j == ex[0] || j == ex[1] || j == ex[2] || j == ex[3]) continue;
-            } else {
-              const int oj = p.atom_of[j];
-              bool excluded = false;
-              for (int q = eb; q < ee; ++q) excluded |= p.excl[q] == oj;
-              if (excluded) continue;
-            }
-            mask |= 1u << a;
+        for (int u = 0; u < 4; ++u) {
+          const int j = j0 + u * spa;
+          if (j >= e) break;
+          const float ddx = xsx - xj[u].x, ddy = xsy - xj[u].y, ddz = xsz - xj[u].z;
+          const float r2 = ddx * ddx + ddy * ddy + ddz * ddz;
+          if (!(r2 < p.rlist2)) continue;
+          if (j == s && code == kNoShift) continue;
+          if (zm_i != 0 && (zm_i & p.zone_mask_s[j]) != 0) continue;
+          if (few_excl) {
+            if (j == ex[0] || j == ex[1] || j == ex[2] || j == ex[3]) continue;
+          } else {
+            const int oj = p.atom_of[j];
+            bool excluded = false;
+            for (int q = eb; q < ee; ++q) excluded |= p.excl[q] == oj;
+            if (excluded) continue;
           }
-          if (mask == 0) continue;
-          w.add((c << kC) | static_cast<int>(mask), code);
-          pairs += __popc(mask);
+          w.add(j, code);
+          ++pairs;
         }
       }
     };
@@ -405,24 +388,11 @@ void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p) {
   // The table pays where an atom has enough search lanes to fill it in a few rounds: measured 126 against 143
   // us at 9k atoms (32 lanes), 410 against 420 at 45k (8), but 1,808 against 1,528 at 203k (2 lanes: 13
   // rounds of dependent loads each, and 400 bytes of shared memory per atom).
-  const size_t table = p.spa >= 8 ? sizeof(int4) * kColumns * (kBlock / p.spa) : 0;
-  auto search = [&](auto table_tag, auto cluster_tag) {
-    calls.launch("ns_search_kernel",
-                 ns_search_kernel<decltype(table_tag)::value, decltype(cluster_tag)::value>, lane_blocks,
-                 kBlock, table, p);
-  };
-  auto with_cluster = [&](auto table_tag) {
-    if (p.cluster == 8)
-      search(table_tag, std::integral_constant<int, 8>{});
-    else if (p.cluster == 4)
-      search(table_tag, std::integral_constant<int, 4>{});
-    else
-      search(table_tag, std::integral_constant<int, 1>{});
-  };
   if (p.spa >= 8)
-    with_cluster(std::true_type{});
+    calls.launch("ns_search_kernel", ns_search_kernel<true>, lane_blocks, kBlock,
+                 sizeof(int4) * kColumns * (kBlock / p.spa), p);
   else
-    with_cluster(std::false_type{});
+    calls.launch("ns_search_kernel", ns_search_kernel<false>, lane_blocks, kBlock, 0, p);
 }
 
 }  // namespace halomd::cuda
