@@ -82,8 +82,9 @@ TEST(CudaDomains, StepZeroEnergiesEqualTheSingleGpuRun) {
     EXPECT_LT(rel(e["kinetic"][0], ref["kinetic"][0]), kKineticRelTol) << grid;
     // Ten steps later the trajectories differ only by float rounding.
     EXPECT_LT(rel(e["total"][10], ref["total"][10]), 1e-4) << grid;
-    if (grid == "2 2 1")
+    if (grid == "2 2 1") {
       EXPECT_EQ(json_number(read_text(dir + "/run.json"), "gpu_search_lanes_per_atom"), 4.0);
+    }
     if (grid == "4 1 1") {
       EXPECT_NE(read_text(dir + "/run.json").find("\"halo_pulses\": 2"), std::string::npos)
           << read_text(dir + "/run.json");
@@ -187,8 +188,9 @@ TEST(CudaDomains, ContinuationFromACheckpointFollowsTheUninterruptedRun) {
   for (size_t k = 0; k < a["step"].size(); ++k) {
     for (const char* term : {"potential", "kinetic", "conserved"})
       EXPECT_LT(rel(b[term][k], a[term][k]), 1e-6) << term << " at step " << a["step"][k];
-    if (a["step"][k] < 100)  // before the checkpoint: the same run
+    if (a["step"][k] < 100) {  // before the checkpoint: the same run
       EXPECT_EQ(b["potential"][k], a["potential"][k]) << "step " << a["step"][k];
+    }
   }
   EXPECT_EQ(read_text(out + "/full/traj.xtc").size(), read_text(out + "/part/traj.xtc").size());
   const io::GroFile ga = io::read_gro(out + "/full/confout.gro"),

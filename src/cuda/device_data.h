@@ -67,11 +67,16 @@ struct StepState {
 enum RedIndex : int { kRedKe = 0, kRedMom = 6, kRedNb = 9, kRedCvir = 17, kRedCount = 26 };
 
 // The pair search (pairsearch.cu), every nstlist steps.
-// The search grid: cells of at least rlist / kCellsPerRlist, so the neighbours of an atom lie within
-// kCellsPerRlist cells of its own in each dimension. Finer cells fit the sphere of radius rlist better (the
-// candidate volume is the sphere dilated by one cell) at the price of more, shorter ranges: 3 was measured
-// no faster in the search and 10% slower in the non-bonded kernel at 45k atoms (bench/NOTES.md, 2026-12-03).
-constexpr int kCellsPerRlist = 2;
+// The search grid: cells of at least rlist / reach[d] along dimension d, so the neighbours of an atom lie
+// within reach[d] cells of its own. The candidates an atom tests are the sphere of radius rlist dilated by
+// about a cell in x and y (whole columns) and, in z, by the z cells at the ends of each column's range: thin
+// z cells cost only more cell_start entries (a column's range is still two loads), wider x-y reach means
+// more, shorter ranges. Measured on the H200 (bench/NOTES.md, 2026-12-03 fifth session): z cells of rlist/8
+// against rlist/2 took the search 420 -> 384 us at 45k atoms, 128 -> 124 at 9k, 1,552 -> 1,451 at 203k (the
+// cell scan 4 -> 11 us); x-y columns of rlist/3 were slower (459 us at 45k: twice the ranges).
+// HALOMD_GPU_REACH_XY and HALOMD_GPU_REACH_Z override the defaults.
+constexpr int kDefaultReachXY = 2;
+constexpr int kDefaultReachZ = 8;
 
 struct SearchParams {
   int n;    // atoms
@@ -80,7 +85,8 @@ struct SearchParams {
   int spa;  // search lanes per atom (power of two, tpa / 8 to tpa), each writing tpa / spa list lanes
   int log2_spa;
   int cap_groups;  // list capacity per lane, in groups of kListGroup entries
-  int nc[3];       // grid cells per dimension (at least 4), each at least rlist / kCellsPerRlist wide
+  int reach[3];    // cells per rlist along each dimension (the search's window: reach cells on each side)
+  int nc[3];       // grid cells per dimension (at least 4), each at least rlist / reach wide
   int ncell;
   double len[3];  // box, nm
   double cells_per_nm[3];
@@ -100,7 +106,7 @@ struct SearchParams {
   const int* zone_mask;
   int* zone_mask_s;  // sorted order
   // Domain decomposition: per cell whether it holds a halo atom, and whether no cell within the search's
-  // reach (kCellsPerRlist cells) does, i.e. its atoms' lists hold home atoms only (null for one domain).
+  // reach (`reach` cells) does, i.e. its atoms' lists hold home atoms only (null for one domain).
   int* cell_halo;
   unsigned char* cell_interior;
   int4* img;  // periodic image of each atom at this search

@@ -111,13 +111,21 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
   upload(calls, ds.lj, lj, "LJ parameters");
   ds.st.allocate(1, "step state");
 
-  // Grid: cells of at least rlist / kCellsPerRlist, at least 4 per dimension (rlist < L/2 is checked on
-  // input, so of the images of a neighbour that several shifts reach, only one lies within rlist).
+  // Grid: cells of at least rlist / reach, at least 4 per dimension (rlist < L/2 is checked on input, so of
+  // the images of a neighbour that several shifts reach, only one lies within rlist).
   SearchParams& sp = ds.search;
   sp.ncell = 1;
+  const int reach_xy = env_int("HALOMD_GPU_REACH_XY", kDefaultReachXY);
+  const int reach_z = env_int("HALOMD_GPU_REACH_Z", kDefaultReachZ);
+  if (reach_xy < 1 || reach_xy > 4 || reach_z < 1 || reach_z > 12)
+    throw InputError(
+        "", 0,
+        "HALOMD_GPU_REACH_XY must be 1 to 4 and HALOMD_GPU_REACH_Z 1 to 12 (cells per rlist), got " +
+            std::to_string(reach_xy) + " and " + std::to_string(reach_z));
   for (int d = 0; d < 3; ++d) {
     const double len = search_len[d];
-    sp.nc[d] = std::max(4, static_cast<int>(std::floor(len * kCellsPerRlist / mdp.rlist)));
+    sp.reach[d] = d < 2 ? reach_xy : reach_z;
+    sp.nc[d] = std::max(4, static_cast<int>(std::floor(len * sp.reach[d] / mdp.rlist)));
     sp.ncell *= sp.nc[d];
     sp.len[d] = len;
     sp.cells_per_nm[d] = sp.nc[d] / len;
@@ -307,9 +315,9 @@ bool size_pair_list(const std::vector<Vec3>& x, gpu::GpuCalls& calls, DeviceSyst
     }
     ++count[(c[0] * ny + c[1]) * nz + c[2]];
   }
-  // The atoms in the (2r+1)^3 cells around each cell (periodic), as three separable window sums.
-  constexpr int r = kCellsPerRlist;
+  // The atoms in the cells within reach of each cell (periodic), as three separable window sums.
   std::vector<int> sum(count.size());
+  int r = 0;
   auto window = [&](int len, auto index) {  // along one dimension; index(c, k) addresses cell k of line c
     const int lines = sp.ncell / len;
     for (int c = 0; c < lines; ++c) {
@@ -321,8 +329,11 @@ bool size_pair_list(const std::vector<Vec3>& x, gpu::GpuCalls& calls, DeviceSyst
     }
     count.swap(sum);
   };
+  r = sp.reach[2];
   window(nz, [&](int c, int k) { return c * nz + k; });
+  r = sp.reach[1];
   window(ny, [&](int c, int k) { return ((c / nz) * ny + k) * nz + c % nz; });
+  r = sp.reach[0];
   window(nx, [&](int c, int k) { return k * ny * nz + c; });
   const int most = *std::max_element(count.begin(), count.end());
   const int entries = (most + ds.tpa - 1) / ds.tpa + 1 + kMaxMarkers;

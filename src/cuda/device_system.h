@@ -82,7 +82,7 @@ bool upload_atoms(const HostAtoms& atoms, gpu::GpuCalls& calls, DeviceSystem& ds
 int choose_lanes_per_atom(int n, int multiprocessors);
 
 // Makes the pair list large enough for positions x: an upper bound on any atom's neighbours (all atoms in
-// the (2 kCellsPerRlist + 1)^3 cells around its cell) plus room for image markers. Returns true when it
+// the cells within the search's reach around its cell) plus room for image markers. Returns true when it
 // (re)allocated.
 bool size_pair_list(const std::vector<Vec3>& x, gpu::GpuCalls& calls, DeviceSystem& ds);
 

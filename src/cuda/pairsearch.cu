@@ -102,25 +102,25 @@ __global__ void ns_rank_kernel(SearchParams p) {
   }
 }
 
-// Domain decomposition: a cell is interior when no cell within kCellsPerRlist of it (the cells the search
-// visits for its atoms, wrapping like the search) holds a halo atom.
-__global__ void ns_interior_kernel(SearchParams p) {
+// Domain decomposition: a cell is interior when no cell within the search's reach of it (p.reach cells in
+// each dimension, wrapping like the search) holds a halo atom. Three passes, one dimension each: `in` flags
+// per cell -> `out` flags per cell, whether any cell within reach along dimension d is flagged. The last
+// pass writes cell_interior and zeroes its scratch (cell_count, zero between searches).
+__global__ void ns_interior_pass_kernel(SearchParams p, int d, const int* in, int* out) {
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
   if (c >= p.ncell) return;
-  const int cz = c % p.nc[2], cy = (c / p.nc[2]) % p.nc[1], cx = c / (p.nc[2] * p.nc[1]);
-  constexpr int r = kCellsPerRlist;
-  bool interior = true;
-  for (int dx = -r; dx <= r && interior; ++dx)
-    for (int dy = -r; dy <= r && interior; ++dy)
-      for (int dz = -r; dz <= r; ++dz) {
-        const int ux = (cx + dx + p.nc[0]) % p.nc[0], uy = (cy + dy + p.nc[1]) % p.nc[1],
-                  uz = (cz + dz + p.nc[2]) % p.nc[2];
-        if (p.cell_halo[(ux * p.nc[1] + uy) * p.nc[2] + uz]) {
-          interior = false;
-          break;
-        }
-      }
-  p.cell_interior[c] = interior ? 1 : 0;
+  const int stride = d == 2 ? 1 : (d == 1 ? p.nc[2] : p.nc[1] * p.nc[2]);
+  const int k = (c / stride) % p.nc[d];
+  const int base = c - k * stride;
+  int any = 0;
+  for (int dk = -p.reach[d]; dk <= p.reach[d] && !any; ++dk)
+    any = in[base + ((k + dk) % p.nc[d] + p.nc[d]) % p.nc[d] * stride];
+  if (d > 0) {
+    out[c] = any;
+  } else {
+    p.cell_interior[c] = any ? 0 : 1;
+    p.cell_count[c] = 0;
+  }
 }
 
 // Distance from x to the slab [lo, lo + width] (0 inside).
@@ -210,9 +210,10 @@ __device__ inline int2 reach_z(float z, float gx, float gy, const SearchParams& 
                    min(hi, static_cast<int>(floorf((z + dz) / p.cell_size[2]))));
 }
 
-// The (x, y) columns of cells around an atom that its search may visit: kCellsPerRlist on each side.
-constexpr int kWindow = 2 * kCellsPerRlist + 1;
-constexpr int kColumns = kWindow * kWindow;
+// The (x, y) columns of cells around an atom that its search may visit: p.reach[0] and p.reach[1] on each
+// side, kWindow(p) columns in y for each x.
+__host__ __device__ inline int window_y(const SearchParams& p) { return 2 * p.reach[1] + 1; }
+__host__ __device__ inline int columns(const SearchParams& p) { return (2 * p.reach[0] + 1) * window_y(p); }
 
 // spa search lanes per atom (tpa / spa list lanes each). The cells that the sphere of radius rlist around
 // the atom can reach are visited grouped by periodic shift (so an atom's shift changes at most 7 times), and
@@ -236,24 +237,25 @@ __global__ void __launch_bounds__(kBlock, 8) ns_search_kernel(SearchParams p) {
   const int nc[3] = {p.nc[0], p.nc[1], p.nc[2]};
   const bool active = s < p.n;
   float4 xi = make_float4(0.f, 0.f, 0.f, 0.f);
-  int lo[3] = {0, 0, 0}, hi[3] = {-1, -1, -1};  // unwrapped cell range within reach (at most kWindow wide)
+  int lo[3] = {0, 0, 0}, hi[3] = {-1, -1, -1};  // unwrapped cell range within reach (2 reach + 1 wide)
+  const int wy = window_y(p), ncolumns = columns(p);
   if (active) {
     xi = p.xq[s];
     const int c = p.cell_s[s];
     const int cc[3] = {c / (nc[1] * nc[2]), (c / nc[2]) % nc[1], c % nc[2]};
     const float xv[3] = {xi.x, xi.y, xi.z};
     for (int d = 0; d < 3; ++d) {
-      lo[d] = max(cc[d] - kCellsPerRlist, static_cast<int>(floorf((xv[d] - p.prune) / p.cell_size[d])));
-      hi[d] = min(cc[d] + kCellsPerRlist, static_cast<int>(floorf((xv[d] + p.prune) / p.cell_size[d])));
+      lo[d] = max(cc[d] - p.reach[d], static_cast<int>(floorf((xv[d] - p.prune) / p.cell_size[d])));
+      hi[d] = min(cc[d] + p.reach[d], static_cast<int>(floorf((xv[d] + p.prune) / p.cell_size[d])));
     }
   }
-  int4* table = s_ranges + (threadIdx.x >> p.log2_spa) * kColumns;
+  int4* table = s_ranges + (threadIdx.x >> p.log2_spa) * ncolumns;
   if constexpr (kTable) {
     if (active) {
       const int z0_end = run_end(lo[2], hi[2], nc[2]);  // the z cells of the first shift; the rest the other
       const int sz0 = shift_of(lo[2], nc[2]), sz1 = shift_of(z0_end + 1, nc[2]);
-      for (int col = r; col < kColumns; col += p.spa) {
-        const int ux = lo[0] + col / kWindow, uy = lo[1] + col % kWindow;
+      for (int col = r; col < ncolumns; col += p.spa) {
+        const int ux = lo[0] + col / wy, uy = lo[1] + col % wy;
         int4 v = make_int4(0, 0, 0, 0);
         const float gx = gap(xi.x, ux * p.cell_size[0], p.cell_size[0]);
         const float gy = gap(xi.y, uy * p.cell_size[1], p.cell_size[1]);
@@ -333,7 +335,7 @@ __global__ void __launch_bounds__(kBlock, 8) ns_search_kernel(SearchParams p) {
           for (int ux = ax; ux <= ax_end; ++ux) {
             if constexpr (kTable) {
               for (int uy = ay; uy <= ay_end; ++uy) {
-                const int4 v = table[(ux - lo[0]) * kWindow + (uy - lo[1])];
+                const int4 v = table[(ux - lo[0]) * wy + (uy - lo[1])];
                 const int b = zc == 0 ? v.x : v.z, e = zc == 0 ? v.y : v.w;
                 if (b < e) scan(b, e, code, xsx, xsy, xsz);
               }
@@ -383,14 +385,21 @@ void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p) {
   calls.launch("ns_scan_kernel", ns_scan_kernel, 1, 1024, 0, p);
   calls.launch("ns_scatter_kernel", ns_scatter_kernel, atom_blocks, kBlock, 0, p);
   calls.launch("ns_rank_kernel", ns_rank_kernel, atom_blocks, kBlock, 0, p);
-  if (p.cell_interior)
-    calls.launch("ns_interior_kernel", ns_interior_kernel, (p.ncell + kBlock - 1) / kBlock, kBlock, 0, p);
+  if (p.cell_interior) {
+    const int cell_blocks = (p.ncell + kBlock - 1) / kBlock;
+    calls.launch("ns_interior_pass_kernel", ns_interior_pass_kernel, cell_blocks, kBlock, 0, p, 2,
+                 static_cast<const int*>(p.cell_halo), p.cell_count);
+    calls.launch("ns_interior_pass_kernel", ns_interior_pass_kernel, cell_blocks, kBlock, 0, p, 1,
+                 static_cast<const int*>(p.cell_count), p.cell_halo);
+    calls.launch("ns_interior_pass_kernel", ns_interior_pass_kernel, cell_blocks, kBlock, 0, p, 0,
+                 static_cast<const int*>(p.cell_halo), p.cell_count);
+  }
   // The table pays where an atom has enough search lanes to fill it in a few rounds: measured 126 against 143
   // us at 9k atoms (32 lanes), 410 against 420 at 45k (8), but 1,808 against 1,528 at 203k (2 lanes: 13
   // rounds of dependent loads each, and 400 bytes of shared memory per atom).
   if (p.spa >= 8)
     calls.launch("ns_search_kernel", ns_search_kernel<true>, lane_blocks, kBlock,
-                 sizeof(int4) * kColumns * (kBlock / p.spa), p);
+                 sizeof(int4) * columns(p) * (kBlock / p.spa), p);
   else
     calls.launch("ns_search_kernel", ns_search_kernel<false>, lane_blocks, kBlock, 0, p);
 }

@@ -1,9 +1,10 @@
 // The pair search on the GPU, every nstlist steps: atoms are binned into a grid of cells of at least
-// rlist / kCellsPerRlist, sorted by cell (and by atom index within a cell, so the order is deterministic),
-// and each atom's search lanes (spa of them) collect its neighbours within rlist from the cells around it
-// that the sphere of radius rlist reaches (columns pruned by their distance in x and y, each column's z range
-// by what remains), grouped by periodic shift. Each search lane fills tpa / spa list lanes a group of
-// kListGroup entries at a time, in turn, so the list lanes of an atom end within one group of each other.
+// rlist / reach (SearchParams::reach, per dimension), sorted by cell (and by atom index within a cell, so the
+// order is deterministic), and each atom's search lanes (spa of them) collect its neighbours within rlist
+// from the cells around it that the sphere of radius rlist reaches (columns pruned by their distance in x and
+// y, each column's z range by what remains), grouped by periodic shift. Each search lane fills tpa / spa list
+// lanes a group of kListGroup entries at a time, in turn, so the list lanes of an atom end within one group
+// of each other.
 #pragma once
 
 #include "cuda/device_data.h"
