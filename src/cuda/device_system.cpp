@@ -122,6 +122,8 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
         "", 0,
         "HALOMD_GPU_REACH_XY must be 1 to 4 and HALOMD_GPU_REACH_Z 1 to 12 (cells per rlist), got " +
             std::to_string(reach_xy) + " and " + std::to_string(reach_z));
+  sp.warp_search = env_int("HALOMD_GPU_WARP_ATOM", 1) != 0;
+  sp.uniform_window = env_int("HALOMD_GPU_UNIFORM_WINDOW", 1) != 0;
   for (int d = 0; d < 3; ++d) {
     const double len = search_len[d];
     sp.reach[d] = d < 2 ? reach_xy : reach_z;

@@ -123,6 +123,8 @@ __global__ void ns_interior_pass_kernel(SearchParams p, int d, const int* in, in
   }
 }
 
+__device__ inline float xv_of(const float4& x, int d) { return d == 0 ? x.x : (d == 1 ? x.y : x.z); }
+
 // Distance from x to the slab [lo, lo + width] (0 inside).
 __device__ inline float gap(float x, float lo, float width) {
   return fmaxf(0.f, fmaxf(lo - x, x - (lo + width)));
@@ -244,9 +246,17 @@ __global__ void __launch_bounds__(kBlock, 8) ns_search_kernel(SearchParams p) {
     const int c = p.cell_s[s];
     const int cc[3] = {c / (nc[1] * nc[2]), (c / nc[2]) % nc[1], c % nc[2]};
     const float xv[3] = {xi.x, xi.y, xi.z};
+    // With the table, the x-y window is the whole reach around the atom's cell (columns out of range are
+    // empty in the table), so the atoms of a column walk it in the same loop and a warp does not diverge on
+    // the window's shape; without it, the window is trimmed to the atom's reach.
     for (int d = 0; d < 3; ++d) {
-      lo[d] = max(cc[d] - p.reach[d], static_cast<int>(floorf((xv[d] - p.prune) / p.cell_size[d])));
-      hi[d] = min(cc[d] + p.reach[d], static_cast<int>(floorf((xv[d] + p.prune) / p.cell_size[d])));
+      const bool trim = !kTable || d == 2 || !p.uniform_window;
+      lo[d] = cc[d] - p.reach[d];
+      hi[d] = cc[d] + p.reach[d];
+      if (trim) {
+        lo[d] = max(lo[d], static_cast<int>(floorf((xv[d] - p.prune) / p.cell_size[d])));
+        hi[d] = min(hi[d], static_cast<int>(floorf((xv[d] + p.prune) / p.cell_size[d])));
+      }
     }
   }
   int4* table = s_ranges + (threadIdx.x >> p.log2_spa) * ncolumns;
@@ -375,6 +385,173 @@ __global__ void __launch_bounds__(kBlock, 8) ns_search_kernel(SearchParams p) {
   }
 }
 
+// The warp search: one warp per atom, all of its work warp-uniform. The 32 lanes tabulate the atom's column
+// ranges (as the table search), then test 64 consecutive candidates of a range at a time (two loads in
+// flight per lane); the accepted ones take consecutive places in the atom's stream of entries (ballots and
+// prefix counts: candidate order), and place P goes to list lane P % L (L = tpa list lanes) as its entry
+// P / L, so the list lanes of an atom are equal to within one entry and a list lane's neighbours at one
+// group lie close together in the sorted order. A change of periodic shift puts one marker in every list
+// lane (L places). Entries are staged per warp in shared memory and written kFlushPlaces places (whole
+// groups of every list lane) at a time.
+constexpr int kWarpsPerBlock = kBlock / 32;
+constexpr int kFlushPlaces = kListGroup * 32;       // a multiple of 8 L for every L <= 32
+constexpr int kWarpStage = kFlushPlaces + 64 + 32;  // plus one round of candidates and a marker per lane
+
+__global__ void __launch_bounds__(kBlock, 8) ns_warp_search_kernel(SearchParams p) {
+  __shared__ int s_stage[kWarpsPerBlock][kWarpStage];
+  extern __shared__ int4 s_table[];  // per warp, per column (b, e) of both z shifts
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int s = blockIdx.x * kWarpsPerBlock + warp;
+  if (s >= p.n) return;  // whole warps leave: no warp-wide call below sees a partial warp
+  const int L = p.tpa;
+  const int nc[3] = {p.nc[0], p.nc[1], p.nc[2]};
+  const float4 xi = p.xq[s];
+  const int c = p.cell_s[s];
+  const int cc[3] = {c / (nc[1] * nc[2]), (c / nc[2]) % nc[1], c % nc[2]};
+  int lo[3], hi[3];
+  for (int d = 0; d < 3; ++d) {
+    lo[d] = max(cc[d] - p.reach[d], static_cast<int>(floorf((xv_of(xi, d) - p.prune) / p.cell_size[d])));
+    hi[d] = min(cc[d] + p.reach[d], static_cast<int>(floorf((xv_of(xi, d) + p.prune) / p.cell_size[d])));
+  }
+  const int wy = hi[1] - lo[1] + 1, ncolumns = (hi[0] - lo[0] + 1) * wy;
+  int4* table = s_table + warp * columns(p);
+  {
+    const int z0_end = run_end(lo[2], hi[2], nc[2]);  // the z cells of the first shift; the rest the other
+    const int sz0 = shift_of(lo[2], nc[2]), sz1 = shift_of(z0_end + 1, nc[2]);
+    for (int col = lane; col < ncolumns; col += 32) {
+      const int ux = lo[0] + col / wy, uy = lo[1] + col % wy;
+      int4 v = make_int4(0, 0, 0, 0);
+      const float gx = gap(xi.x, ux * p.cell_size[0], p.cell_size[0]);
+      const float gy = gap(xi.y, uy * p.cell_size[1], p.cell_size[1]);
+      if (gx * gx + gy * gy <= p.prune2) {
+        const int column = column_base(ux, uy, shift_of(ux, nc[0]), shift_of(uy, nc[1]), nc);
+        const int2 z = reach_z(xi.z, gx, gy, p, lo[2], hi[2]);
+        const int a1 = min(z.y, z0_end), b0 = max(z.x, z0_end + 1);
+        if (z.x <= a1) {
+          v.x = p.cell_start[column + z.x - sz0 * nc[2]];
+          v.y = p.cell_start[column + a1 - sz0 * nc[2] + 1];
+        }
+        if (b0 <= z.y) {
+          v.z = p.cell_start[column + b0 - sz1 * nc[2]];
+          v.w = p.cell_start[column + z.y - sz1 * nc[2] + 1];
+        }
+      }
+      table[col] = v;
+    }
+  }
+  __syncwarp();
+
+  const int i = p.atom_of[s];
+  const int eb = p.excl_start[i], ee = p.excl_start[i + 1];
+  const bool few_excl = ee - eb <= 4;
+  int ex[4];
+#pragma unroll
+  for (int q = 0; q < 4; ++q) ex[q] = few_excl && q < ee - eb ? p.sorted_of[p.excl[eb + q]] : -1;
+  const int zm_i = p.zone_mask_s ? p.zone_mask_s[s] : 0;
+  int* stage = s_stage[warp];
+  const int group_places = kListGroup * L;
+  const int lane0 = s * L;  // the atom's first list lane
+  int base = 0;             // places before the stage
+  int total = 0;            // places taken
+  int pairs = 0;
+  int code_now = kNoShift;
+  const unsigned below = (1u << lane) - 1u;
+  // Writes the first `places` places of the stage (whole rounds of groups, one group per list lane each)
+  // and moves the rest to the stage's front.
+  auto write = [&](int places) {
+    __syncwarp();
+    const int g0 = base / group_places;
+    for (int w = lane; w < places / 4; w += 32) {  // word w: round w / 2L, list lane (w / 2) % L, half w % 2
+      const int round = w / (2 * L), k = (w >> 1) % L, h = w & 1;
+      const int e0 = round * group_places + 4 * h * L + k;
+      if (g0 + round < p.cap_groups) {
+        int4* dst = list_group(p.list, lane0 + k, p.cap_groups, g0 + round) + h;
+        *dst = make_int4(stage[e0], stage[e0 + L], stage[e0 + 2 * L], stage[e0 + 3 * L]);
+      }
+    }
+    const int rest = total - base - places;  // < 128
+    int moved[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) moved[q] = lane + 32 * q < rest ? stage[places + lane + 32 * q] : 0;
+    __syncwarp();
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+      if (lane + 32 * q < rest) stage[lane + 32 * q] = moved[q];
+    __syncwarp();
+    base += places;
+  };
+  auto accept = [&](int j, float xsx, float xsy, float xsz, int code) {
+    const float4 xj = p.xq[j];
+    const float ddx = xsx - xj.x, ddy = xsy - xj.y, ddz = xsz - xj.z;
+    bool take = ddx * ddx + ddy * ddy + ddz * ddz < p.rlist2;
+    take = take && !(j == s && code == kNoShift);
+    if (take && zm_i != 0) take = (zm_i & p.zone_mask_s[j]) == 0;
+    if (take) {
+      if (few_excl) {
+        take = j != ex[0] && j != ex[1] && j != ex[2] && j != ex[3];
+      } else {
+        const int oj = p.atom_of[j];
+        for (int q = eb; q < ee; ++q) take = take && p.excl[q] != oj;
+      }
+    }
+    return take;
+  };
+  for (int az = lo[2], zc = 0; az <= hi[2]; ++zc) {
+    const int sz = shift_of(az, nc[2]), az_end = run_end(az, hi[2], nc[2]);
+    for (int ax = lo[0]; ax <= hi[0];) {
+      const int sx = shift_of(ax, nc[0]), ax_end = run_end(ax, hi[0], nc[0]);
+      for (int ay = lo[1]; ay <= hi[1];) {
+        const int sy = shift_of(ay, nc[1]), ay_end = run_end(ay, hi[1], nc[1]);
+        const int code = (sx + 1) + 3 * (sy + 1) + 9 * (sz + 1);
+        const float xsx = xi.x - sx * p.lenf[0], xsy = xi.y - sy * p.lenf[1], xsz = xi.z - sz * p.lenf[2];
+        bool marked = code == code_now;
+        for (int ux = ax; ux <= ax_end; ++ux) {
+          for (int uy = ay; uy <= ay_end; ++uy) {
+            const int4 v = table[(ux - lo[0]) * wy + (uy - lo[1])];
+            const int b = zc == 0 ? v.x : v.z, e = zc == 0 ? v.y : v.w;
+            for (int j0 = b; j0 < e; j0 += 64) {
+              const int ja = j0 + lane, jb = j0 + 32 + lane;
+              const bool ta = ja < e && accept(ja, xsx, xsy, xsz, code);
+              const bool tb = jb < e && accept(jb, xsx, xsy, xsz, code);
+              const unsigned ma = __ballot_sync(0xffffffffu, ta), mb = __ballot_sync(0xffffffffu, tb);
+              if ((ma | mb) == 0) continue;
+              if (!marked) {  // the first entry under this shift: a marker in every list lane first
+                if (lane < L) stage[total - base + lane] = -(code + 1);
+                total += L;
+                code_now = code;
+                marked = true;
+              }
+              const int na = __popc(ma), n = na + __popc(mb);
+              if (ta) stage[total - base + __popc(ma & below)] = ja;
+              if (tb) stage[total - base + na + __popc(mb & below)] = jb;
+              total += n;
+              pairs += n;
+              if (total - base >= kFlushPlaces) write(kFlushPlaces);
+            }
+          }
+        }
+        ay = ay_end + 1;
+      }
+      ax = ax_end + 1;
+    }
+    az = az_end + 1;
+  }
+  // Pads the last round of groups with markers that change nothing, and writes what is staged.
+  const int pad = (group_places - (total - base) % group_places) % group_places;
+  __syncwarp();
+  for (int k = lane; k < pad; k += 32) stage[total - base + k] = -(code_now + 1);
+  total += pad;
+  write(total - base);
+  const int groups = total / group_places;
+  for (int k = lane; k < L; k += 32) p.groups[lane0 + k] = min(groups, p.cap_groups);
+  if (lane == 0) {
+    if (groups > p.cap_groups) flag_error(p.st, p.st->step, i, kErrListFull);
+    atomicMax(&p.st->max_list_groups, groups);
+    atomicAdd(reinterpret_cast<unsigned long long*>(&p.st->list_pairs),
+              static_cast<unsigned long long>(pairs));
+  }
+}
+
 }  // namespace
 
 void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p) {
@@ -397,11 +574,16 @@ void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p) {
   // The table pays where an atom has enough search lanes to fill it in a few rounds: measured 126 against 143
   // us at 9k atoms (32 lanes), 410 against 420 at 45k (8), but 1,808 against 1,528 at 203k (2 lanes: 13
   // rounds of dependent loads each, and 400 bytes of shared memory per atom).
-  if (p.spa >= 8)
+  if (p.warp_search) {
+    const int blocks = (p.n + kWarpsPerBlock - 1) / kWarpsPerBlock;
+    calls.launch("ns_warp_search_kernel", ns_warp_search_kernel, blocks, kBlock,
+                 sizeof(int4) * columns(p) * kWarpsPerBlock, p);
+  } else if (p.spa >= 8) {
     calls.launch("ns_search_kernel", ns_search_kernel<true>, lane_blocks, kBlock,
                  sizeof(int4) * columns(p) * (kBlock / p.spa), p);
-  else
+  } else {
     calls.launch("ns_search_kernel", ns_search_kernel<false>, lane_blocks, kBlock, 0, p);
+  }
 }
 
 }  // namespace halomd::cuda
