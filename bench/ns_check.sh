@@ -53,7 +53,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 ph = r.get("gpu_phase_us", {})
 keys = ["ns_search", "nonbonded", "update", "step_regular", "step_ns"]
-print(f"ns/day {r['ns_per_day']:.0f} tpa {r.get('gpu_lanes_per_atom')} spa {r.get('gpu_search_lanes_per_atom')} "
+print(f"ns/day {r['ns_per_day']:.0f} tpa {r.get('gpu_lanes_per_atom')} grid {r.get('gpu_grid')} "
       f"pairs {r['pairs_in_list']} entries/lane max {r.get('gpu_list_entries_per_lane_max')} "
       + " ".join(f"{k} {ph[k]:.1f}" for k in keys if k in ph))
 PY
@@ -82,7 +82,7 @@ for item in spce_9k:30000 spce_45k:20000 spce_203k:5000; do
 done
 
 stage sweep  # SWEEP: comma-separated "SYSTEM [VAR=VALUE ...]" runs of 5,000 steps with those HALOMD_* settings
-IFS=, read -ra sweep <<< "${SWEEP:-spce_45k HALOMD_GPU_SEARCH_LANES=4,spce_45k HALOMD_GPU_TPA=16}"
+IFS=, read -ra sweep <<< "${SWEEP:-spce_45k HALOMD_GPU_REACH_Z=4,spce_45k HALOMD_GPU_TPA=16}"
 for v in "${sweep[@]}"; do
   set -- $v
   fits 30 || break

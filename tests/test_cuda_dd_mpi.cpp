@@ -64,12 +64,11 @@ TEST(CudaDomains, StepZeroEnergiesEqualTheSingleGpuRun) {
   ASSERT_EQ(run_halomd("spce_9k", "nve.mdp", set, out + "/one", "--backend cuda", &log), 0) << log;
   auto ref = read_csv(out + "/one/energy.csv");
   // 2x1x1; 2x2x1; 4x1x1 has cells of 1.125 nm against a reach of rlist 1.1 + 2 margins: two pulses. 2x2x1
-  // with 8 list lanes per atom and 4 search lanes (each filling two list lanes, without the range table)
-  // where the others run 32 of each (with the table).
+  // with 8 list lanes per atom (the others 32) and search cells of rlist/2 in z (the others rlist/8).
   const std::vector<std::pair<int, std::string>> grids = {{2, "2 1 1"}, {4, "2 2 1"}, {4, "4 1 1"}};
   for (const auto& [ranks, grid] : grids) {
     const std::string dir = out + "/dd" + std::to_string(ranks) + "_" + grid.substr(0, 1) + grid.substr(2, 1);
-    const std::string lanes = grid == "2 2 1" ? "HALOMD_GPU_TPA=8 HALOMD_GPU_SEARCH_LANES=4 " : "";
+    const std::string lanes = grid == "2 2 1" ? "HALOMD_GPU_TPA=8 HALOMD_GPU_REACH_Z=2 " : "";
     ASSERT_EQ(run_halomd_under(lanes + mpirun(ranks), "spce_9k", "nve.mdp", set, dir,
                                "--backend cuda --transport mpi_staged --dd " + grid, &log),
               0)
@@ -83,7 +82,7 @@ TEST(CudaDomains, StepZeroEnergiesEqualTheSingleGpuRun) {
     // Ten steps later the trajectories differ only by float rounding.
     EXPECT_LT(rel(e["total"][10], ref["total"][10]), 1e-4) << grid;
     if (grid == "2 2 1") {
-      EXPECT_EQ(json_number(read_text(dir + "/run.json"), "gpu_search_lanes_per_atom"), 4.0);
+      EXPECT_EQ(json_number(read_text(dir + "/run.json"), "gpu_lanes_per_atom"), 8.0);
     }
     if (grid == "4 1 1") {
       EXPECT_NE(read_text(dir + "/run.json").find("\"halo_pulses\": 2"), std::string::npos)

@@ -128,45 +128,31 @@ struct ScopedEnv {
   ~ScopedEnv() { unsetenv(name); }
 };
 
-// No device needed: the search lanes per atom the executors pick, and the check of the override.
-TEST(CudaExecutor, SearchLanesDefaultToTheListLanesAndTheOverrideIsChecked) {
-  unsetenv("HALOMD_GPU_SEARCH_LANES");
-  for (int tpa : {1, 2, 8, 32}) EXPECT_EQ(cuda::choose_search_lanes(tpa), tpa);
-  {
-    ScopedEnv env("HALOMD_GPU_SEARCH_LANES", "2");
-    EXPECT_EQ(cuda::choose_search_lanes(8), 2);
-    EXPECT_EQ(cuda::choose_search_lanes(16), 2);
-  }
-  for (const char* bad : {"3", "16", "0.5", "-2", "two"}) {
-    ScopedEnv env("HALOMD_GPU_SEARCH_LANES", bad);
-    EXPECT_THROW(cuda::choose_search_lanes(8), InputError) << bad;
-  }
-  {
-    ScopedEnv env("HALOMD_GPU_SEARCH_LANES", "2");  // two search lanes cannot fill 32 list lanes
-    EXPECT_THROW(cuda::choose_search_lanes(32), InputError);
-  }
-}
-
-// Every split of an atom's list lanes among its search lanes finds the same pairs (the same float tests),
-// with the range table (8 search lanes) and without (fewer), and the forces agree to float summation order;
-// the first against the CPU reference.
-TEST(CudaExecutor, EverySearchLaneSplitFindsTheSamePairs) {
+// Every count of list lanes per atom (the search deals an atom's neighbours to them entry by entry, staging
+// and writing whole groups of every lane) and every search grid finds the same pairs (the same float tests),
+// and the forces agree to float summation order; the first against the CPU reference.
+TEST(CudaExecutor, EveryListLaneCountAndSearchGridFindsTheSamePairs) {
   if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
   System sys;
   load_system("spce_9k", "nve.mdp", sys);
-  ScopedEnv tpa("HALOMD_GPU_TPA", "8");
   StepEnergies first;
   std::vector<Vec3> f_first;
   size_t pairs_first = 0;
-  for (int spa : {8, 4, 2, 1}) {
-    ScopedEnv lanes("HALOMD_GPU_SEARCH_LANES", std::to_string(spa));
+  struct Case {
+    const char *tpa, *reach_xy, *reach_z;
+  };
+  for (const Case& c : {Case{"32", "2", "8"}, Case{"8", "2", "8"}, Case{"2", "2", "8"}, Case{"1", "2", "8"},
+                        Case{"8", "3", "2"}, Case{"4", "2", "2"}}) {
+    ScopedEnv tpa("HALOMD_GPU_TPA", c.tpa), xy("HALOMD_GPU_REACH_XY", c.reach_xy),
+        z("HALOMD_GPU_REACH_Z", c.reach_z);
+    SCOPED_TRACE(std::string("lanes per atom ") + c.tpa + ", reach " + c.reach_xy + " " + c.reach_z);
     CudaExecutor gpu(sys.config());
     gpu.load(sys.state);
     StepEnergies e;
     gpu.step(request(sys.in.mdp, 0, true), &e);
     std::vector<Vec3> f;
     gpu.forces(f);
-    if (spa == 8) {
+    if (f_first.empty()) {
       first = e;
       f_first = f;
       pairs_first = gpu.num_pairs();
@@ -176,15 +162,15 @@ TEST(CudaExecutor, EverySearchLaneSplitFindsTheSamePairs) {
                   1e-5 * static_cast<double>(list.num_pairs()));
       continue;
     }
-    EXPECT_EQ(gpu.num_pairs(), pairs_first) << "spa " << spa;
-    EXPECT_LT(rel_diff(e.lj, first.lj), 1e-9) << "spa " << spa;
-    EXPECT_LT(rel_diff(e.coulomb, first.coulomb), 1e-9) << "spa " << spa;
+    EXPECT_EQ(gpu.num_pairs(), pairs_first);
+    EXPECT_LT(rel_diff(e.lj, first.lj), 1e-9);
+    EXPECT_LT(rel_diff(e.coulomb, first.coulomb), 1e-9);
     double f2 = 0.0, d_max = 0.0;
     for (size_t i = 0; i < f.size(); ++i) {
       f2 += norm2(f_first[i]);
       d_max = std::max(d_max, std::sqrt(norm2(f[i] - f_first[i])));
     }
-    EXPECT_LT(d_max / std::sqrt(f2 / f.size()), 1e-4) << "spa " << spa;
+    EXPECT_LT(d_max / std::sqrt(f2 / f.size()), 1e-4);
   }
 }
 

@@ -473,8 +473,7 @@ void CudaDdExecutor::load(const MdState& s) {
   const int atoms_on_gpu = m.top.num_atoms() / nd * std::max(1, m.ranks_per_gpu);
   const int tpa = tpa_env > 0 ? tpa_env : cuda::choose_lanes_per_atom(atoms_on_gpu, m.multiprocessors);
   if (m.ds.st.size() == 0)
-    cuda::setup_device_constants(m.cfg, m.search_len, m.total_mass, tpa, cuda::choose_search_lanes(tpa),
-                                 m.calls, m.ds);
+    cuda::setup_device_constants(m.cfg, m.search_len, m.total_mass, tpa, m.calls, m.ds);
   m.ds.update.dd = 1;
 
   m.hst[0] = cuda::initial_step_state(s);
@@ -617,7 +616,7 @@ std::string CudaDdExecutor::report_json() const {
   const cuda::SearchParams& sp = m.ds.search;
   return fmt::format(
       "\"domains\": {},\n  \"dd_grid\": \"{}\",\n  \"ranks\": {},\n  \"gpu\": \"{}\",\n"
-      "  \"ranks_per_gpu\": {}, \"gpu_lanes_per_atom\": {}, \"gpu_search_lanes_per_atom\": {},\n"
+      "  \"ranks_per_gpu\": {}, \"gpu_lanes_per_atom\": {},\n"
       "  \"gpu_grid\": [{}, {}, {}],\n  "
       "\"home_atoms_rank0\": {},\n"
       "  \"halo_atoms_rank0_mean\": {:.1f},\n  \"halo_pulses\": {},\n  \"halo_buffer_allocations\": {},\n"
@@ -628,8 +627,8 @@ std::string CudaDdExecutor::report_json() const {
       "  \"dd_skin_nm\": {}, \"repartitions\": {}, \"gpu_only_searches\": {}, \"skin_check_us_mean\": "
       "{:.1f}, "
       "\"max_drift_kept_nm\": {:.4f}",
-      m.grid.num_domains(), m.grid.str(), m.host.num_ranks(), m.gpu_name, m.ranks_per_gpu, m.ds.tpa, sp.spa,
-      sp.nc[0], sp.nc[1], sp.nc[2], m.num_home,
+      m.grid.num_domains(), m.grid.str(), m.host.num_ranks(), m.gpu_name, m.ranks_per_gpu, m.ds.tpa, sp.nc[0],
+      sp.nc[1], sp.nc[2], m.num_home,
       m.searches > 0 ? static_cast<double>(m.halo_atoms_sum) / m.searches : 0.0, m.dom.plan.pulses.size(),
       m.transport->allocations(), m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches, parts,
       parts_max, m.step_samples > 0 ? 1e6 * m.step_gpu_s / m.step_samples : 0.0, m.step_samples,

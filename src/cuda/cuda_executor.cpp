@@ -204,10 +204,10 @@ std::string CudaExecutor::report_json() const {
   const cuda::SearchParams& sp = m.ds.search;
   return fmt::format(
       "\"domains\": 1,\n  \"gpu\": \"{}\",\n  \"gpu_lanes_per_atom\": {},\n"
-      "  \"gpu_search_lanes_per_atom\": {},\n  \"gpu_grid\": [{}, {}, {}],\n"
+      "  \"gpu_grid\": [{}, {}, {}],\n"
       "  \"gpu_list_entries_per_lane\": {},\n  \"gpu_list_entries_per_lane_max\": {},\n"
       "  \"gpu_every_step_timed\": {},\n  {}",
-      m.gpu_name, m.ds.tpa, sp.spa, sp.nc[0], sp.nc[1], sp.nc[2], m.ds.cap_groups * cuda::kListGroup,
+      m.gpu_name, m.ds.tpa, sp.nc[0], sp.nc[1], sp.nc[2], m.ds.cap_groups * cuda::kListGroup,
       m.max_groups * cuda::kListGroup, m.every_step_timed ? "true" : "false", m.timing.json());
 }
 

@@ -82,13 +82,9 @@ struct SearchParams {
   int n;    // atoms
   int tpa;  // list lanes per atom (power of two, at most 32)
   int log2_tpa;
-  int spa;  // search lanes per atom (power of two, tpa / 8 to tpa), each writing tpa / spa list lanes
-  int log2_spa;
-  int cap_groups;      // list capacity per lane, in groups of kListGroup entries
-  int warp_search;     // experiment: one warp per atom (ns_warp_search_kernel)
-  int uniform_window;  // experiment: the table search walks the whole x-y reach (no per-atom trim)
-  int reach[3];        // cells per rlist along each dimension (the search's window: reach cells on each side)
-  int nc[3];           // grid cells per dimension (at least 4), each at least rlist / reach wide
+  int cap_groups;  // list capacity per lane, in groups of kListGroup entries
+  int reach[3];    // cells per rlist along each dimension (the search's window: reach cells on each side)
+  int nc[3];       // grid cells per dimension (at least 4), each at least rlist / reach wide
   int ncell;
   double len[3];  // box, nm
   double cells_per_nm[3];

@@ -41,17 +41,6 @@ int choose_lanes_per_atom(int n, int multiprocessors) {
   return tpa;
 }
 
-int choose_search_lanes(int tpa) {
-  const int fixed = env_int("HALOMD_GPU_SEARCH_LANES", 0);
-  if (fixed == 0) return tpa;
-  if (fixed < 1 || fixed > tpa || (fixed & (fixed - 1)) != 0 || fixed * 8 < tpa)
-    throw InputError("", 0,
-                     "HALOMD_GPU_SEARCH_LANES must be a power of two from " +
-                         std::to_string(std::max(1, tpa / 8)) + " to " + std::to_string(tpa) +
-                         " (the lanes per atom), got " + std::to_string(fixed));
-  return fixed;
-}
-
 void setup_device_system(const ExecutorConfig& cfg, int multiprocessors, int tpa, gpu::GpuCalls& calls,
                          DeviceSystem& ds) {
   const Topology& top = *cfg.top;
@@ -81,12 +70,12 @@ void setup_device_system(const ExecutorConfig& cfg, int multiprocessors, int tpa
   for (int i = 0; i < n; ++i)
     if (!in_settle[i]) a.free_atoms.push_back(i);
   const int lanes = tpa > 0 ? tpa : choose_lanes_per_atom(n, multiprocessors);
-  setup_device_constants(cfg, cfg.box.len, total_mass, lanes, choose_search_lanes(lanes), calls, ds);
+  setup_device_constants(cfg, cfg.box.len, total_mass, lanes, calls, ds);
   upload_atoms(a, calls, ds);
 }
 
 void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, double total_mass, int tpa,
-                            int spa, gpu::GpuCalls& calls, DeviceSystem& ds) {
+                            gpu::GpuCalls& calls, DeviceSystem& ds) {
   const Topology& top = *cfg.top;
   const MdParams& mdp = *cfg.mdp;
   const int ntypes = top.num_types();
@@ -96,9 +85,6 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
                          " atom types, the system has " + std::to_string(ntypes));
   if (tpa > 32 || tpa < 1 || (tpa & (tpa - 1)) != 0)
     throw InputError("", 0, "lanes per atom must be 1, 2, 4, ..., 32");
-  if (spa > tpa || spa < 1 || (spa & (spa - 1)) != 0 || spa * 8 < tpa)
-    throw InputError(
-        "", 0, "search lanes per atom must be a power of two from lanes per atom / 8 to lanes per atom");
   ds.tpa = tpa;
   const PairParams pp = make_pair_params(mdp);
   double q2 = 0.0;
@@ -122,8 +108,6 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
         "", 0,
         "HALOMD_GPU_REACH_XY must be 1 to 4 and HALOMD_GPU_REACH_Z 1 to 12 (cells per rlist), got " +
             std::to_string(reach_xy) + " and " + std::to_string(reach_z));
-  sp.warp_search = env_int("HALOMD_GPU_WARP_ATOM", 1) != 0;
-  sp.uniform_window = env_int("HALOMD_GPU_UNIFORM_WINDOW", 1) != 0;
   for (int d = 0; d < 3; ++d) {
     const double len = search_len[d];
     sp.reach[d] = d < 2 ? reach_xy : reach_z;
@@ -139,8 +123,6 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
   calls.memset_async(ds.cell_count.get(), 0, ds.cell_count.bytes());
   sp.tpa = tpa;
   sp.log2_tpa = log2_int(tpa);
-  sp.spa = spa;
-  sp.log2_spa = log2_int(spa);
   sp.rlist2 = static_cast<float>(mdp.rlist * mdp.rlist);
   const double prune = mdp.rlist + 1e-3;  // whole cells: room for float rounding at cell faces
   sp.prune = static_cast<float>(prune);

@@ -65,16 +65,11 @@ struct HostAtoms {
   std::vector<int> free_atoms;  // updated atoms outside waters
 };
 
-// Search lanes per atom for tpa list lanes: HALOMD_GPU_SEARCH_LANES when set (a power of two from tpa / 8 to
-// tpa), else tpa. Fewer search lanes walk the cell ranges fewer times over but each walks longer: on the
-// H200 the search took 1.3x (tpa / 2) to 3x (tpa / 8) as long at 45k atoms (bench/NOTES.md).
-int choose_search_lanes(int tpa);
-
 // The constants of a system that does not change with its atoms: LJ table, pair, update and coupling
 // parameters, and the search grid for a box of edges search_len (nm; the domain-decomposed executor passes
 // an open, non-periodic extent for decomposed dimensions). total_mass: of the whole system (COM removal).
 void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, double total_mass, int tpa,
-                            int spa, gpu::GpuCalls& calls, DeviceSystem& ds);
+                            gpu::GpuCalls& calls, DeviceSystem& ds);
 // Uploads the atoms (growing the per-atom buffers when they are too small; contents of x and v are the
 // caller's) and points the parameter structs at them. Returns true when a buffer was reallocated.
 bool upload_atoms(const HostAtoms& atoms, gpu::GpuCalls& calls, DeviceSystem& ds);

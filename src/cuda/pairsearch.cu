@@ -130,66 +130,6 @@ __device__ inline float gap(float x, float lo, float width) {
   return fmaxf(0.f, fmaxf(lo - x, x - (lo + width)));
 }
 
-// The shift code kNoShift in each 5-bit field of a 64-bit word (12 fields).
-constexpr unsigned long long all_no_shift() {
-  unsigned long long v = 0;
-  for (int k = 0; k < 12; ++k) v |= static_cast<unsigned long long>(kNoShift) << (5 * k);
-  return v;
-}
-
-// A search lane's writer: entries are staged in shared memory (slot k of the thread at stage[k * kBlock],
-// so the lanes of a warp never share a bank) and go out a whole group (32 bytes) at a time, to the list lanes
-// the search lane owns in turn (group g of owned lane k holds its (g m + k)-th group of entries). Each owned
-// lane gets a marker before its first entry under a shift it has not seen last.
-struct GroupedWriter {
-  int* stage;
-  int* list;
-  int lane0;     // first owned list lane
-  int own_mask;  // owned list lanes - 1 (at most 7: `codes` has 12 fields)
-  int cap;
-  int q = 0;                                  // owned lane of the open group
-  int n = 0;                                  // entries in the open group
-  int rounds = 0;                             // groups written to every owned lane before q
-  unsigned long long codes = all_no_shift();  // per owned lane, the shift in effect after its last entry
-
-  __device__ int code_of_open() const { return static_cast<int>((codes >> (5 * q)) & 31u); }
-  __device__ void set_code(int code) {
-    codes = (codes & ~(31ull << (5 * q))) | (static_cast<unsigned long long>(code) << (5 * q));
-  }
-  __device__ void push(int v) {
-    stage[n * kBlock] = v;
-    if (++n < kListGroup) return;
-    if (rounds < cap) {
-      int4* g = list_group(list, lane0 + q, cap, rounds);
-      g[0] = make_int4(stage[0], stage[kBlock], stage[2 * kBlock], stage[3 * kBlock]);
-      g[1] = make_int4(stage[4 * kBlock], stage[5 * kBlock], stage[6 * kBlock], stage[7 * kBlock]);
-    }
-    n = 0;
-    if (q == own_mask) {
-      q = 0;
-      ++rounds;
-    } else {
-      ++q;
-    }
-  }
-  __device__ void add(int j, int code) {
-    if (code_of_open() != code) {
-      set_code(code);
-      push(-(code + 1));
-      if (code_of_open() != code) {  // the marker closed the group: the next lane needs its own
-        set_code(code);
-        push(-(code + 1));
-      }
-    }
-    push(j);
-  }
-  // Pads the open group with markers that change nothing.
-  __device__ void finish() {
-    while (n > 0) push(-(code_of_open() + 1));
-  }
-  __device__ int groups_of(int k) const { return rounds + (k < q ? 1 : 0); }
-};
-
 // Along one dimension: the periodic shift (-1, 0, 1) of unwrapped cell u, and the end of the run of cells
 // from u that share it, within [., hi].
 __device__ inline int shift_of(int u, int nc) { return u < 0 ? -1 : (u >= nc ? 1 : 0); }
@@ -212,187 +152,26 @@ __device__ inline int2 reach_z(float z, float gx, float gy, const SearchParams& 
                    min(hi, static_cast<int>(floorf((z + dz) / p.cell_size[2]))));
 }
 
-// The (x, y) columns of cells around an atom that its search may visit: p.reach[0] and p.reach[1] on each
-// side, kWindow(p) columns in y for each x.
-__host__ __device__ inline int window_y(const SearchParams& p) { return 2 * p.reach[1] + 1; }
-__host__ __device__ inline int columns(const SearchParams& p) { return (2 * p.reach[0] + 1) * window_y(p); }
-
-// spa search lanes per atom (tpa / spa list lanes each). The cells that the sphere of radius rlist around
-// the atom can reach are visited grouped by periodic shift (so an atom's shift changes at most 7 times), and
-// within a shift column by column; the cells of one (x, y) column are consecutive in the sorted order, so a
-// column's z range is one contiguous range of atoms. Each search lane takes every spa-th candidate (dealt
-// across ranges, so the lanes get equal shares), four candidates' loads at a time.
-// kTable (at least 8 search lanes per atom): the atom's search lanes first find the atom ranges of all its
-// columns together (each lane a share of the columns, their cell_start loads in flight at once) into a table
-// in shared memory, then walk it; otherwise each lane finds each range as it walks (two dependent loads per
-// range on the way).
-// Eight blocks of 128 per multiprocessor (64 registers, a few spilled): at 45k atoms 422 us per search
-// against 455 with 96 registers and five blocks (bench/NOTES.md, 2026-12-03, "the search by shift").
-template <bool kTable>
-__global__ void __launch_bounds__(kBlock, 8) ns_search_kernel(SearchParams p) {
-  __shared__ int s_stage[kListGroup * kBlock];
-  extern __shared__ int4 s_ranges[];  // kTable: per atom of the block, per column (b, e) of both z shifts
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  const int s = t >> p.log2_spa;
-  const int r = t & (p.spa - 1);
-  const int log2_own = p.log2_tpa - p.log2_spa;
-  const int nc[3] = {p.nc[0], p.nc[1], p.nc[2]};
-  const bool active = s < p.n;
-  float4 xi = make_float4(0.f, 0.f, 0.f, 0.f);
-  int lo[3] = {0, 0, 0}, hi[3] = {-1, -1, -1};  // unwrapped cell range within reach (2 reach + 1 wide)
-  const int wy = window_y(p), ncolumns = columns(p);
-  if (active) {
-    xi = p.xq[s];
-    const int c = p.cell_s[s];
-    const int cc[3] = {c / (nc[1] * nc[2]), (c / nc[2]) % nc[1], c % nc[2]};
-    const float xv[3] = {xi.x, xi.y, xi.z};
-    // With the table, the x-y window is the whole reach around the atom's cell (columns out of range are
-    // empty in the table), so the atoms of a column walk it in the same loop and a warp does not diverge on
-    // the window's shape; without it, the window is trimmed to the atom's reach.
-    for (int d = 0; d < 3; ++d) {
-      const bool trim = !kTable || d == 2 || !p.uniform_window;
-      lo[d] = cc[d] - p.reach[d];
-      hi[d] = cc[d] + p.reach[d];
-      if (trim) {
-        lo[d] = max(lo[d], static_cast<int>(floorf((xv[d] - p.prune) / p.cell_size[d])));
-        hi[d] = min(hi[d], static_cast<int>(floorf((xv[d] + p.prune) / p.cell_size[d])));
-      }
-    }
-  }
-  int4* table = s_ranges + (threadIdx.x >> p.log2_spa) * ncolumns;
-  if constexpr (kTable) {
-    if (active) {
-      const int z0_end = run_end(lo[2], hi[2], nc[2]);  // the z cells of the first shift; the rest the other
-      const int sz0 = shift_of(lo[2], nc[2]), sz1 = shift_of(z0_end + 1, nc[2]);
-      for (int col = r; col < ncolumns; col += p.spa) {
-        const int ux = lo[0] + col / wy, uy = lo[1] + col % wy;
-        int4 v = make_int4(0, 0, 0, 0);
-        const float gx = gap(xi.x, ux * p.cell_size[0], p.cell_size[0]);
-        const float gy = gap(xi.y, uy * p.cell_size[1], p.cell_size[1]);
-        if (ux <= hi[0] && uy <= hi[1] && gx * gx + gy * gy <= p.prune2) {
-          const int column = column_base(ux, uy, shift_of(ux, nc[0]), shift_of(uy, nc[1]), nc);
-          const int2 z = reach_z(xi.z, gx, gy, p, lo[2], hi[2]);
-          const int zlo = z.x, zhi = z.y;
-          const int a1 = min(zhi, z0_end), b0 = max(zlo, z0_end + 1);
-          if (zlo <= a1) {
-            v.x = p.cell_start[column + zlo - sz0 * nc[2]];
-            v.y = p.cell_start[column + a1 - sz0 * nc[2] + 1];
-          }
-          if (b0 <= zhi) {
-            v.z = p.cell_start[column + b0 - sz1 * nc[2]];
-            v.w = p.cell_start[column + zhi - sz1 * nc[2] + 1];
-          }
-        }
-        table[col] = v;
-      }
-    }
-    __syncwarp();  // an atom's search lanes are in one warp
-  }
-  int most_groups = 0, pairs = 0;
-  if (active) {
-    // Excluded atoms by sorted index, in registers (up to four; beyond that the slow path compares original
-    // indices).
-    const int i = p.atom_of[s];
-    const int eb = p.excl_start[i], ee = p.excl_start[i + 1];
-    const bool few_excl = ee - eb <= 4;
-    int ex[4];
-#pragma unroll
-    for (int q = 0; q < 4; ++q) ex[q] = few_excl && q < ee - eb ? p.sorted_of[p.excl[eb + q]] : -1;
-    const int spa = p.spa;
-    // Domain decomposition: halo atoms (mask not 0) pair only with atoms whose zone is 0 wherever theirs
-    // is not; home atoms pair with every local atom.
-    const int zm_i = p.zone_mask_s ? p.zone_mask_s[s] : 0;
-    GroupedWriter w{s_stage + threadIdx.x, p.list, t << log2_own, (1 << log2_own) - 1, p.cap_groups};
-    int cand = 0;
-    // The candidates j in [b, e) of one range, the neighbour's image x_j + S: x_i - S is compared with x_j.
-    auto scan = [&](int b, int e, int code, float xsx, float xsy, float xsz) {
-      const int first = b + ((r - cand) & (spa - 1));
-      cand += e - b;
-      for (int j0 = first; j0 < e; j0 += 4 * spa) {
-        float4 xj[4];
-#pragma unroll
-        for (int u = 0; u < 4; ++u) xj[u] = p.xq[min(j0 + u * spa, e - 1)];
-#pragma unroll
-        for (int u = 0; u < 4; ++u) {
-          const int j = j0 + u * spa;
-          if (j >= e) break;
-          const float ddx = xsx - xj[u].x, ddy = xsy - xj[u].y, ddz = xsz - xj[u].z;
-          const float r2 = ddx * ddx + ddy * ddy + ddz * ddz;
-          if (!(r2 < p.rlist2)) continue;
-          if (j == s && code == kNoShift) continue;
-          if (zm_i != 0 && (zm_i & p.zone_mask_s[j]) != 0) continue;
-          if (few_excl) {
-            if (j == ex[0] || j == ex[1] || j == ex[2] || j == ex[3]) continue;
-          } else {
-            const int oj = p.atom_of[j];
-            bool excluded = false;
-            for (int q = eb; q < ee; ++q) excluded |= p.excl[q] == oj;
-            if (excluded) continue;
-          }
-          w.add(j, code);
-          ++pairs;
-        }
-      }
-    };
-    for (int az = lo[2], zc = 0; az <= hi[2]; ++zc) {
-      const int sz = shift_of(az, nc[2]), az_end = run_end(az, hi[2], nc[2]);
-      for (int ax = lo[0]; ax <= hi[0];) {
-        const int sx = shift_of(ax, nc[0]), ax_end = run_end(ax, hi[0], nc[0]);
-        for (int ay = lo[1]; ay <= hi[1];) {
-          const int sy = shift_of(ay, nc[1]), ay_end = run_end(ay, hi[1], nc[1]);
-          const int code = (sx + 1) + 3 * (sy + 1) + 9 * (sz + 1);
-          const float xsx = xi.x - sx * p.lenf[0], xsy = xi.y - sy * p.lenf[1], xsz = xi.z - sz * p.lenf[2];
-          for (int ux = ax; ux <= ax_end; ++ux) {
-            if constexpr (kTable) {
-              for (int uy = ay; uy <= ay_end; ++uy) {
-                const int4 v = table[(ux - lo[0]) * wy + (uy - lo[1])];
-                const int b = zc == 0 ? v.x : v.z, e = zc == 0 ? v.y : v.w;
-                if (b < e) scan(b, e, code, xsx, xsy, xsz);
-              }
-            } else {
-              const float gx = gap(xi.x, ux * p.cell_size[0], p.cell_size[0]);
-              if (gx * gx > p.prune2) continue;
-              for (int uy = ay; uy <= ay_end; ++uy) {
-                const float gy = gap(xi.y, uy * p.cell_size[1], p.cell_size[1]);
-                if (gx * gx + gy * gy > p.prune2) continue;
-                const int column = column_base(ux, uy, sx, sy, nc) - sz * nc[2];
-                const int2 z = reach_z(xi.z, gx, gy, p, az, az_end);
-                if (z.x <= z.y)
-                  scan(p.cell_start[column + z.x], p.cell_start[column + z.y + 1], code, xsx, xsy, xsz);
-              }
-            }
-          }
-          ay = ay_end + 1;
-        }
-        ax = ax_end + 1;
-      }
-      az = az_end + 1;
-    }
-    w.finish();
-    for (int k = 0; k <= w.own_mask; ++k) {
-      const int g = w.groups_of(k);
-      p.groups[w.lane0 + k] = g < w.cap ? g : w.cap;
-      most_groups = max(most_groups, g);
-    }
-    if (most_groups > w.cap) flag_error(p.st, p.st->step, i, kErrListFull);
-  }
-  const int warp_max = __reduce_max_sync(0xffffffffu, most_groups);
-  const unsigned warp_pairs = __reduce_add_sync(0xffffffffu, static_cast<unsigned>(pairs));
-  if ((threadIdx.x & 31) == 0) {
-    atomicMax(&p.st->max_list_groups, warp_max);
-    atomicAdd(reinterpret_cast<unsigned long long*>(&p.st->list_pairs),
-              static_cast<unsigned long long>(warp_pairs));
-  }
+// The most (x, y) columns of cells around an atom that its search may visit: p.reach[0] and p.reach[1] on
+// each side.
+__host__ __device__ inline int columns(const SearchParams& p) {
+  return (2 * p.reach[0] + 1) * (2 * p.reach[1] + 1);
 }
 
-// The warp search: one warp per atom, all of its work warp-uniform. The 32 lanes tabulate the atom's column
-// ranges (as the table search), then test 64 consecutive candidates of a range at a time (two loads in
+// The search: one warp per atom, all of its work warp-uniform. The 32 lanes tabulate the atom's column
+// ranges (b, e) (the cells within reach that the sphere of radius rlist + margin touches: columns pruned by
+// their distance in x and y, each column's z range by what remains; the cells of one x-y column are
+// consecutive in the sorted order, so a column's z range is one range of atoms, or two where it wraps
+// through the box in z), then test 64 consecutive candidates of a range at a time (two loads in
 // flight per lane); the accepted ones take consecutive places in the atom's stream of entries (ballots and
 // prefix counts: candidate order), and place P goes to list lane P % L (L = tpa list lanes) as its entry
 // P / L, so the list lanes of an atom are equal to within one entry and a list lane's neighbours at one
 // group lie close together in the sorted order. A change of periodic shift puts one marker in every list
 // lane (L places). Entries are staged per warp in shared memory and written kFlushPlaces places (whole
-// groups of every list lane) at a time.
+// groups of every list lane) at a time. Against the search of the fourth session (spa lanes per atom, each
+// filling its own list lanes a group at a time), same H200 call: 125 -> 97 us at 9k atoms, 362 -> 332 at
+// 45k, 1,451 -> 1,367 at 203k, and the non-bonded kernel 13-21% faster on these lists (bench/NOTES.md,
+// 2026-12-03 fifth session).
 constexpr int kWarpsPerBlock = kBlock / 32;
 constexpr int kFlushPlaces = kListGroup * 32;       // a multiple of 8 L for every L <= 32
 constexpr int kWarpStage = kFlushPlaces + 64 + 32;  // plus one round of candidates and a marker per lane
@@ -556,8 +335,6 @@ __global__ void __launch_bounds__(kBlock, 8) ns_warp_search_kernel(SearchParams 
 
 void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p) {
   const int atom_blocks = (p.n + kBlock - 1) / kBlock;
-  const long long lanes = static_cast<long long>(p.n) * p.spa;
-  const int lane_blocks = static_cast<int>((lanes + kBlock - 1) / kBlock);
   calls.launch("ns_assign_kernel", ns_assign_kernel, atom_blocks, kBlock, 0, p);
   calls.launch("ns_scan_kernel", ns_scan_kernel, 1, 1024, 0, p);
   calls.launch("ns_scatter_kernel", ns_scatter_kernel, atom_blocks, kBlock, 0, p);
@@ -574,16 +351,8 @@ void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p) {
   // The table pays where an atom has enough search lanes to fill it in a few rounds: measured 126 against 143
   // us at 9k atoms (32 lanes), 410 against 420 at 45k (8), but 1,808 against 1,528 at 203k (2 lanes: 13
   // rounds of dependent loads each, and 400 bytes of shared memory per atom).
-  if (p.warp_search) {
-    const int blocks = (p.n + kWarpsPerBlock - 1) / kWarpsPerBlock;
-    calls.launch("ns_warp_search_kernel", ns_warp_search_kernel, blocks, kBlock,
-                 sizeof(int4) * columns(p) * kWarpsPerBlock, p);
-  } else if (p.spa >= 8) {
-    calls.launch("ns_search_kernel", ns_search_kernel<true>, lane_blocks, kBlock,
-                 sizeof(int4) * columns(p) * (kBlock / p.spa), p);
-  } else {
-    calls.launch("ns_search_kernel", ns_search_kernel<false>, lane_blocks, kBlock, 0, p);
-  }
+  calls.launch("ns_warp_search_kernel", ns_warp_search_kernel, (p.n + kWarpsPerBlock - 1) / kWarpsPerBlock,
+               kBlock, sizeof(int4) * columns(p) * kWarpsPerBlock, p);
 }
 
 }  // namespace halomd::cuda

@@ -1,10 +1,8 @@
 // The pair search on the GPU, every nstlist steps: atoms are binned into a grid of cells of at least
 // rlist / reach (SearchParams::reach, per dimension), sorted by cell (and by atom index within a cell, so the
-// order is deterministic), and each atom's search lanes (spa of them) collect its neighbours within rlist
-// from the cells around it that the sphere of radius rlist reaches (columns pruned by their distance in x and
-// y, each column's z range by what remains), grouped by periodic shift. Each search lane fills tpa / spa list
-// lanes a group of kListGroup entries at a time, in turn, so the list lanes of an atom end within one group
-// of each other.
+// order is deterministic), and one warp per atom collects its neighbours within rlist from the cells around
+// it that the sphere of radius rlist reaches, grouped by periodic shift, dealing them to the atom's tpa list
+// lanes one entry at a time (so the lanes end within one entry of each other, then padded to whole groups).
 #pragma once
 
 #include "cuda/device_data.h"
