@@ -107,7 +107,7 @@ bench_mdp 40 10 > "$w/ncu.mdp"
 fits 25 && timeout $(($(left) - 10)) ncu --clock-control none --print-kernel-base function --metrics gpu__time_duration.sum -k 'regex:ns_|nonbonded' \
   -c 21 "$bin" run -c "$w/spce_45k.gro" -p "$w/spce_45k.top" -f "$w/ncu.mdp" -o "$w/ncu_t" --backend cuda > "$L/ncu_times.txt" 2>&1
 grep -E "\)x\(|gpu__time_duration" "$L/ncu_times.txt" | sed -E 's/^ *([A-Za-z_<>]+).*\)x\(.*/\1/; s/ +/ /g' | paste -d' ' - - | head -21
-fits 20 && timeout $(($(left) - 5)) ncu --clock-control none -k regex:ns_search -c 1 --section SpeedOfLight \
+fits 20 && timeout $(($(left) - 5)) ncu --clock-control none -k regex:search_kernel -c 1 --section SpeedOfLight \
   --section Occupancy --section LaunchStats --section WarpStateStats "$bin" run -c "$w/spce_45k.gro" \
   -p "$w/spce_45k.top" -f "$w/ncu.mdp" -o "$w/ncu_s" --backend cuda > "$L/ncu_search.txt" 2>&1
 grep -E "Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Warp Cycles Per Issued|Avg. Active Threads|Theoretical Occ" \
