@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <random>
 #include <string>
 
 #include "core/executor.h"
@@ -127,6 +128,38 @@ struct ScopedEnv {
   ScopedEnv(const char* n, const std::string& value) : name(n) { setenv(n, value.c_str(), 1); }
   ~ScopedEnv() { unsetenv(name); }
 };
+
+// No device needed: the pair list's size bound, the most atoms within the search's reach of any cell, against
+// a direct sum over every cell's window (also where the window wraps onto itself).
+TEST(CudaExecutor, MostAtomsWithinReachMatchesADirectSum) {
+  struct Grid {
+    int nc[3], reach[3];
+  };
+  std::mt19937 rng(7);
+  for (const Grid& g :
+       {Grid{{5, 7, 20}, {2, 2, 8}}, Grid{{4, 4, 4}, {2, 2, 2}}, Grid{{9, 3, 54}, {3, 1, 8}}}) {
+    const int ncell = g.nc[0] * g.nc[1] * g.nc[2];
+    std::vector<int> count(ncell);
+    for (int& c : count) c = static_cast<int>(rng() % 30);
+    int most = 0;
+    for (int x = 0; x < g.nc[0]; ++x)
+      for (int y = 0; y < g.nc[1]; ++y)
+        for (int z = 0; z < g.nc[2]; ++z) {
+          int w = 0;
+          for (int dx = -g.reach[0]; dx <= g.reach[0]; ++dx)
+            for (int dy = -g.reach[1]; dy <= g.reach[1]; ++dy)
+              for (int dz = -g.reach[2]; dz <= g.reach[2]; ++dz) {
+                const int ux = ((x + dx) % g.nc[0] + g.nc[0]) % g.nc[0];
+                const int uy = ((y + dy) % g.nc[1] + g.nc[1]) % g.nc[1];
+                const int uz = ((z + dz) % g.nc[2] + g.nc[2]) % g.nc[2];
+                w += count[(ux * g.nc[1] + uy) * g.nc[2] + uz];
+              }
+          most = std::max(most, w);
+        }
+    EXPECT_EQ(cuda::most_within_reach(count, g.nc, g.reach), most)
+        << g.nc[0] << "x" << g.nc[1] << "x" << g.nc[2];
+  }
+}
 
 // Every count of list lanes per atom (the search deals an atom's neighbours to them entry by entry, staging
 // and writing whole groups of every lane) and every search grid finds the same pairs (the same float tests),

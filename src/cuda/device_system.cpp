@@ -287,9 +287,31 @@ bool upload_atoms(const HostAtoms& a, gpu::GpuCalls& calls, DeviceSystem& ds) {
   return grown;
 }
 
+int most_within_reach(std::vector<int> count, const int (&nc)[3], const int (&reach)[3]) {
+  // Three separable periodic window sums, each a running sum along its lines (a cell enters and one
+  // leaves per step): O(cells) whatever the reach (the search's thin z cells reach 8 cells).
+  std::vector<int> sum(count.size());
+  const int stride[3] = {nc[1] * nc[2], nc[2], 1};
+  for (int d = 2; d >= 0; --d) {
+    const int len = nc[d], r = reach[d], st = stride[d];
+    for (int c = 0; c < static_cast<int>(count.size()); ++c) {
+      if ((c / st) % len != 0) continue;  // c starts a line along d
+      auto at = [&](int k) { return count[c + (((k % len) + len) % len) * st]; };
+      int w = 0;
+      for (int dk = -r; dk <= r; ++dk) w += at(dk);
+      for (int k = 0; k < len; ++k) {
+        sum[c + k * st] = w;
+        w += at(k + r + 1) - at(k - r);
+      }
+    }
+    count.swap(sum);
+  }
+  return count.empty() ? 0 : *std::max_element(count.begin(), count.end());
+}
+
 bool size_pair_list(const std::vector<Vec3>& x, gpu::GpuCalls& calls, DeviceSystem& ds) {
   SearchParams& sp = ds.search;
-  const int nx = sp.nc[0], ny = sp.nc[1], nz = sp.nc[2];
+  const int ny = sp.nc[1], nz = sp.nc[2];
   std::vector<int> count(sp.ncell, 0);
   for (const Vec3& p : x) {
     int c[3];
@@ -299,27 +321,7 @@ bool size_pair_list(const std::vector<Vec3>& x, gpu::GpuCalls& calls, DeviceSyst
     }
     ++count[(c[0] * ny + c[1]) * nz + c[2]];
   }
-  // The atoms in the cells within reach of each cell (periodic), as three separable window sums.
-  std::vector<int> sum(count.size());
-  int r = 0;
-  auto window = [&](int len, auto index) {  // along one dimension; index(c, k) addresses cell k of line c
-    const int lines = sp.ncell / len;
-    for (int c = 0; c < lines; ++c) {
-      for (int k = 0; k < len; ++k) {
-        int w = 0;
-        for (int dk = -r; dk <= r; ++dk) w += count[index(c, ((k + dk) % len + len) % len)];
-        sum[index(c, k)] = w;
-      }
-    }
-    count.swap(sum);
-  };
-  r = sp.reach[2];
-  window(nz, [&](int c, int k) { return c * nz + k; });
-  r = sp.reach[1];
-  window(ny, [&](int c, int k) { return ((c / nz) * ny + k) * nz + c % nz; });
-  r = sp.reach[0];
-  window(nx, [&](int c, int k) { return k * ny * nz + c; });
-  const int most = *std::max_element(count.begin(), count.end());
+  const int most = most_within_reach(std::move(count), sp.nc, sp.reach);
   const int entries = (most + ds.tpa - 1) / ds.tpa + 1 + kMaxMarkers;
   const int cap = (entries + kListGroup - 1) / kListGroup;
   const long long lanes = static_cast<long long>(ds.capacity) * ds.tpa;

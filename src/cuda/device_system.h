@@ -80,5 +80,9 @@ int choose_lanes_per_atom(int n, int multiprocessors);
 // the cells within the search's reach around its cell) plus room for image markers. Returns true when it
 // (re)allocated.
 bool size_pair_list(const std::vector<Vec3>& x, gpu::GpuCalls& calls, DeviceSystem& ds);
+// The most atoms within reach[d] cells of any cell of a periodic grid of nc cells per dimension (cells
+// counted with multiplicity where the window wraps onto itself), from the atoms per cell (x-major, z
+// fastest).
+int most_within_reach(std::vector<int> count, const int (&nc)[3], const int (&reach)[3]);
 
 }  // namespace halomd::cuda
