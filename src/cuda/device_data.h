@@ -82,9 +82,10 @@ struct SearchParams {
   int n;    // atoms
   int tpa;  // list lanes per atom (power of two, at most 32)
   int log2_tpa;
-  int cap_groups;  // list capacity per lane, in groups of kListGroup entries
-  int reach[3];    // cells per rlist along each dimension (the search's window: reach cells on each side)
-  int nc[3];       // grid cells per dimension (at least 4), each at least rlist / reach wide
+  int cap_groups;     // list capacity per lane, in groups of kListGroup entries
+  int search_blocks;  // the search kernel's blocks per multiprocessor (8, 12 or 16; its register budget)
+  int reach[3];       // cells per rlist along each dimension (the search's window: reach cells on each side)
+  int nc[3];          // grid cells per dimension (at least 4), each at least rlist / reach wide
   int ncell;
   double len[3];  // box, nm
   double cells_per_nm[3];

@@ -108,6 +108,10 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
         "", 0,
         "HALOMD_GPU_REACH_XY must be 1 to 4 and HALOMD_GPU_REACH_Z 1 to 12 (cells per rlist), got " +
             std::to_string(reach_xy) + " and " + std::to_string(reach_z));
+  sp.search_blocks = env_int("HALOMD_GPU_SEARCH_BLOCKS", 8);
+  if (sp.search_blocks != 8 && sp.search_blocks != 12 && sp.search_blocks != 16)
+    throw InputError("", 0,
+                     "HALOMD_GPU_SEARCH_BLOCKS must be 8, 12 or 16, got " + std::to_string(sp.search_blocks));
   for (int d = 0; d < 3; ++d) {
     const double len = search_len[d];
     sp.reach[d] = d < 2 ? reach_xy : reach_z;

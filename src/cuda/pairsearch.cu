@@ -176,7 +176,10 @@ constexpr int kWarpsPerBlock = kBlock / 32;
 constexpr int kFlushPlaces = kListGroup * 32;       // a multiple of 8 L for every L <= 32
 constexpr int kWarpStage = kFlushPlaces + 64 + 32;  // plus one round of candidates and a marker per lane
 
-__global__ void __launch_bounds__(kBlock, 8) ns_warp_search_kernel(SearchParams p) {
+// kMinBlocks: blocks per multiprocessor the register budget allows (8: 64 registers; HALOMD_GPU_SEARCH_BLOCKS
+// picks 12 or 16 to measure more warps in flight against spilled registers).
+template <int kMinBlocks>
+__global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(SearchParams p) {
   __shared__ int s_stage[kWarpsPerBlock][kWarpStage];
   extern __shared__ int4 s_table[];  // per warp, per column (b, e) of both z shifts
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -351,8 +354,14 @@ void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p) {
   // The table pays where an atom has enough search lanes to fill it in a few rounds: measured 126 against 143
   // us at 9k atoms (32 lanes), 410 against 420 at 45k (8), but 1,808 against 1,528 at 203k (2 lanes: 13
   // rounds of dependent loads each, and 400 bytes of shared memory per atom).
-  calls.launch("ns_warp_search_kernel", ns_warp_search_kernel, (p.n + kWarpsPerBlock - 1) / kWarpsPerBlock,
-               kBlock, sizeof(int4) * columns(p) * kWarpsPerBlock, p);
+  const int blocks = (p.n + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  const size_t table = sizeof(int4) * columns(p) * kWarpsPerBlock;
+  if (p.search_blocks == 16)
+    calls.launch("ns_warp_search_kernel", ns_warp_search_kernel<16>, blocks, kBlock, table, p);
+  else if (p.search_blocks == 12)
+    calls.launch("ns_warp_search_kernel", ns_warp_search_kernel<12>, blocks, kBlock, table, p);
+  else
+    calls.launch("ns_warp_search_kernel", ns_warp_search_kernel<8>, blocks, kBlock, table, p);
 }
 
 }  // namespace halomd::cuda
