@@ -9,7 +9,9 @@
 #   spce_9k    tests/data/spce_9k as is: 8,916 atoms, 4.5 nm box
 #   spce_45k   bench/systems/spce_5k6 (3.83 nm, bench/make_systems.sh) x 2x2x2: 45,120 atoms, 7.66 nm box
 #   spce_203k  spce_5k6 x 4x3x3: 203,040 atoms, 15.32 x 11.49 x 11.49 nm
-# Usage: bench/gpu_single.sh HALOMD_BINARY   (OpenMM must be importable by python3; see bench/NOTES.md)
+# Usage: COMMIT=<sha> bench/gpu_single.sh HALOMD_BINARY   (OpenMM must be importable by python3: on the H200
+# machine `export PATH=/opt/torch/.venv/bin:$PATH; python3 -m pip install --no-deps --no-index .whl/*.whl`, the
+# wheels carried in .whl/; that venv has the numpy OpenMM needs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/bench_mdp.sh
