@@ -207,6 +207,23 @@ TEST(CudaExecutor, EveryListLaneCountAndSearchGridFindsTheSamePairs) {
   }
 }
 
+// A box under 4 rlist with one search cell per rlist: the grid must not be refined below rlist / reach (it
+// once was, to 4 cells, and the window of one cell then missed pairs).
+TEST(CudaExecutor, CoarseSearchGridOnASmallBoxFindsEveryPair) {
+  if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
+  System sys;
+  load_system("spce_1k5", "nve.mdp", sys);
+  ScopedEnv xy("HALOMD_GPU_REACH_XY", "1"), z("HALOMD_GPU_REACH_Z", "1");
+  CudaExecutor gpu(sys.config());
+  gpu.load(sys.state);
+  StepEnergies e;
+  gpu.step(request(sys.in.mdp, 0, true), &e);
+  PairList list;
+  build_pair_list(sys.state.x, sys.in.gro.box, sys.in.mdp.rlist, sys.in.top, 2, list);
+  EXPECT_NEAR(static_cast<double>(gpu.num_pairs()), static_cast<double>(list.num_pairs()),
+              1e-5 * static_cast<double>(list.num_pairs()));
+}
+
 TEST(CudaExecutor, ThermostatDrawsTheCpuRandomNumbers) {
   if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
   System sys;

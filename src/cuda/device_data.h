@@ -85,7 +85,7 @@ struct SearchParams {
   int cap_groups;     // list capacity per lane, in groups of kListGroup entries
   int search_blocks;  // the search kernel's blocks per multiprocessor (8, 12 or 16; its register budget)
   int reach[3];       // cells per rlist along each dimension (the search's window: reach cells on each side)
-  int nc[3];          // grid cells per dimension (at least 4), each at least rlist / reach wide
+  int nc[3];          // grid cells per dimension, each at least rlist / reach wide
   int ncell;
   double len[3];  // box, nm
   double cells_per_nm[3];

@@ -12,9 +12,9 @@
 namespace halomd::cuda {
 namespace {
 
-// Room per list lane beyond its share of the candidates: image-shift markers (at most one per shift, 8
-// shifts, as the search visits the cells grouped by shift), the padding of the last group, and the one group
-// by which the list lanes of a search lane can differ; kept at the old per-column bound of 75.
+// Room per list lane beyond its share of the candidates: image-shift markers (at most one per shift and lane,
+// 8 shifts, as the search visits the cells grouped by shift), the padding of the last group (7) and the one
+// entry by which an atom's lanes differ; kept at the old per-column bound of 75.
 constexpr int kMaxMarkers = 75;
 // Types beyond this would not fit the LJ table in shared memory (64^2 float2 = 32 KiB).
 constexpr int kMaxTypes = 64;
@@ -97,8 +97,8 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
   upload(calls, ds.lj, lj, "LJ parameters");
   ds.st.allocate(1, "step state");
 
-  // Grid: cells of at least rlist / reach, at least 4 per dimension (rlist < L/2 is checked on input, so of
-  // the images of a neighbour that several shifts reach, only one lies within rlist).
+  // Grid: cells of at least rlist / reach (rlist < L/2 is checked on input, so of the images of a neighbour
+  // that several shifts reach, only one lies within rlist).
   SearchParams& sp = ds.search;
   sp.ncell = 1;
   const int reach_xy = env_int("HALOMD_GPU_REACH_XY", kDefaultReachXY);
@@ -115,7 +115,9 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
   for (int d = 0; d < 3; ++d) {
     const double len = search_len[d];
     sp.reach[d] = d < 2 ? reach_xy : reach_z;
-    sp.nc[d] = std::max(4, static_cast<int>(std::floor(len * sp.reach[d] / mdp.rlist)));
+    // No minimum count: a cell narrower than rlist / reach would let the search's window of reach cells
+    // miss neighbours (with rlist < L/2 a periodic dimension has at least 2 reach cells anyway).
+    sp.nc[d] = std::max(1, static_cast<int>(std::floor(len * sp.reach[d] / mdp.rlist)));
     sp.ncell *= sp.nc[d];
     sp.len[d] = len;
     sp.cells_per_nm[d] = sp.nc[d] / len;

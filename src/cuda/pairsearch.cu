@@ -195,7 +195,9 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
     lo[d] = max(cc[d] - p.reach[d], static_cast<int>(floorf((xv_of(xi, d) - p.prune) / p.cell_size[d])));
     hi[d] = min(cc[d] + p.reach[d], static_cast<int>(floorf((xv_of(xi, d) + p.prune) / p.cell_size[d])));
   }
-  const int wy = hi[1] - lo[1] + 1, ncolumns = (hi[0] - lo[0] + 1) * wy;
+  // Widths clamped at 0: a runaway position (a blow-up, which the update kernel reports) gives an empty
+  // window, never a table larger than columns(p).
+  const int wy = max(0, hi[1] - lo[1] + 1), ncolumns = max(0, hi[0] - lo[0] + 1) * wy;
   int4* table = s_table + warp * columns(p);
   {
     const int z0_end = run_end(lo[2], hi[2], nc[2]);  // the z cells of the first shift; the rest the other
@@ -251,7 +253,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
         *dst = make_int4(stage[e0], stage[e0 + L], stage[e0 + 2 * L], stage[e0 + 3 * L]);
       }
     }
-    const int rest = total - base - places;  // < 128
+    const int rest = total - base - places;  // at most 95: 255 staged + 32 markers + 64 entries - 256
     int moved[4];
 #pragma unroll
     for (int q = 0; q < 4; ++q) moved[q] = lane + 32 * q < rest ? stage[places + lane + 32 * q] : 0;
