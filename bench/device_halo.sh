@@ -3,7 +3,8 @@
 # (the machine's NVSHMEM), start MPS, run the GPU tests (single-GPU executor, transports' self-test, domains
 # against one GPU, bitwise across transports, counters), then bench/halo_one_gpu.sh; stop MPS. Logs and
 # results under $OUT. Used as: device run `COMMIT=<sha> BUDGET=<s> bash bench/device_halo.sh`.
-# STAGES (default "tests bench") picks what runs (also "parts": bench/search_parts.sh); TESTS the test
+# STAGES (default "tests bench") picks what runs (also "parts": bench/search_parts.sh; "ab": bench/halo_ab.sh
+# with devbin/halomd_base, a binary of an earlier commit built here, against the binary under test); TESTS the test
 # binaries, GTEST_FILTER their filter, TEST_GUARD the seconds kept back for what follows (150).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -63,6 +64,14 @@ fi
 if [[ " ${STAGES:-tests bench} " == *" parts "* ]]; then
   stage parts
   timeout $(($(left) - 15)) bench/search_parts.sh "$bin" ${PARTS_STEPS:-1000} 2>&1 | tee "$L/parts.txt"
+fi
+if [[ " ${STAGES:-tests bench} " == *" ab "* ]]; then
+  stage ab
+  if [ -x devbin/halomd_base ]; then
+    timeout $(($(left) - 15)) bench/halo_ab.sh devbin/halomd_base "$bin" 2>&1 | tee "$L/ab.txt"
+  else
+    echo "-- ab skipped: no devbin/halomd_base"
+  fi
 fi
 if [[ " ${STAGES:-tests bench} " == *" bench "* ]]; then
   stage bench

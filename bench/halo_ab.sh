@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Same-call comparison of two halomd binaries on domains sharing one GPU (the MPS daemon running): for each
+# system and transport, 4 domains 2x2x1, runs A, B, A, B, ... (interleaved, so a drift of the shared machine
+# hits both alike) and prints ns/day, the regular GPU step, the repartitions and the host parts of a
+# repartition from run.json. A diagnostic, not a benchmark record: the figures go to bench/NOTES.md with the
+# command. Used by `STAGES=ab bench/device_halo.sh` with devbin/halomd_base as A.
+# Usage: bench/halo_ab.sh BIN_A BIN_B   (AB_SYSTEMS "spce_45k:3000 spce_9k:6000", AB_TRANSPORTS
+# "nvshmem mpi_staged", AB_REPEATS 2)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source bench/bench_mdp.sh
+bin_a=$(realpath "${1:?usage: bench/halo_ab.sh BIN_A BIN_B}")
+bin_b=$(realpath "${2:?usage: bench/halo_ab.sh BIN_A BIN_B}")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NCCL=1
+export NVSHMEM_IGNORE_CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=1
+mpirun="mpirun --oversubscribe --allow-run-as-root --bind-to none"
+
+"$bin_b" genconf -c bench/systems/spce_5k6/conf.gro -p bench/systems/spce_5k6/topol.top --nbox 2 2 2 \
+  -o "$work/spce_45k" > /dev/null
+cp tests/data/spce_9k/conf.gro "$work/spce_9k.gro"
+cp tests/data/spce_9k/topol.top "$work/spce_9k.top"
+
+summary() {  # run.json -> one line
+  python3 - "$1" << 'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+parts = r.get("search_parts_us_mean", {})
+keep = ["plan", "topology", "upload", "launch_bind", "download"]
+print(f"ns/day {r['ns_per_day']:.0f} regular GPU step {r.get('regular_step_gpu_us', 0):.1f} us "
+      f"repartitions {r.get('repartitions')} searches {r.get('searches')} "
+      f"repartition {r.get('search_wall_us_mean', 0):.0f} us: "
+      + " ".join(f"{k} {parts.get(k, 0):.0f}" for k in keep))
+PY
+}
+
+for item in ${AB_SYSTEMS:-spce_45k:3000 spce_9k:6000}; do
+  name=${item%%:*}
+  steps=${item##*:}
+  bench_mdp "$steps" > "$work/$name.mdp"
+  for t in ${AB_TRANSPORTS:-nvshmem mpi_staged}; do
+    for rep in $(seq 1 "${AB_REPEATS:-2}"); do
+      for tag in A B; do
+        bin=$bin_a
+        [ "$tag" = B ] && bin=$bin_b
+        out="$work/${name}_${t}_${tag}_$rep"
+        if (cd "$work" && timeout 200 $mpirun -n 4 "$bin" run -c "$name.gro" -p "$name.top" -f "$name.mdp" \
+          -o "$out" --backend cuda --transport "$t" --dd 2 2 1 > "$out.log" 2>&1); then
+          echo "$name $t $tag $rep: $(summary "$out/run.json")"
+        else
+          echo "$name $t $tag $rep: FAILED"
+          tail -3 "$out.log"
+        fi
+      done
+    done
+  done
+done
