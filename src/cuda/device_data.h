@@ -79,9 +79,8 @@ constexpr int kDefaultReachXY = 2;
 constexpr int kDefaultReachZ = 8;
 
 struct SearchParams {
-  int n;    // atoms
-  int tpa;  // list lanes per atom (power of two, at most 32)
-  int log2_tpa;
+  int n;              // atoms
+  int tpa;            // list lanes per atom (power of two, at most 32)
   int cap_groups;     // list capacity per lane, in groups of kListGroup entries
   int search_blocks;  // the search kernel's blocks per multiprocessor (8, 12 or 16; its register budget)
   int reach[3];       // cells per rlist along each dimension (the search's window: reach cells on each side)

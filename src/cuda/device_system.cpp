@@ -128,7 +128,6 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
   ds.cell_start.allocate(sp.ncell + 1, "cell grid");
   calls.memset_async(ds.cell_count.get(), 0, ds.cell_count.bytes());
   sp.tpa = tpa;
-  sp.log2_tpa = log2_int(tpa);
   sp.rlist2 = static_cast<float>(mdp.rlist * mdp.rlist);
   const double prune = mdp.rlist + 1e-3;  // whole cells: room for float rounding at cell faces
   sp.prune = static_cast<float>(prune);
@@ -139,7 +138,7 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
 
   NonbondedParams& np = ds.nonbonded;
   np.tpa = tpa;
-  np.log2_tpa = sp.log2_tpa;
+  np.log2_tpa = log2_int(tpa);
   np.ntypes = ntypes;
   np.rc2 = static_cast<float>(pp.rc2);
   np.k_rf = static_cast<float>(pp.k_rf);
