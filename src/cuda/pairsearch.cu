@@ -353,9 +353,6 @@ void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p) {
     calls.launch("ns_interior_pass_kernel", ns_interior_pass_kernel, cell_blocks, kBlock, 0, p, 0,
                  static_cast<const int*>(p.cell_halo), p.cell_count);
   }
-  // The table pays where an atom has enough search lanes to fill it in a few rounds: measured 126 against 143
-  // us at 9k atoms (32 lanes), 410 against 420 at 45k (8), but 1,808 against 1,528 at 203k (2 lanes: 13
-  // rounds of dependent loads each, and 400 bytes of shared memory per atom).
   const int blocks = (p.n + kWarpsPerBlock - 1) / kWarpsPerBlock;
   const size_t table = sizeof(int4) * columns(p) * kWarpsPerBlock;
   if (p.search_blocks == 16)
