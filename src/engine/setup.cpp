@@ -6,6 +6,8 @@
 
 #include "core/errors.h"
 #include "core/units.h"
+#include "engine/verlet_buffer.h"
+#include "fmt/format.h"
 #include "io/mdp.h"
 #include "io/top.h"
 
@@ -22,19 +24,6 @@ std::vector<std::string> split_flags(const std::string& s, const std::string& fl
 }
 
 }  // namespace
-
-double choose_rlist(const MdParams& mdp, const Topology& top) {
-  const double rc = std::max(mdp.rvdw, mdp.rcoulomb);
-  double m_min = 1e30;
-  for (double m : top.mass)
-    if (m > 0.0) m_min = std::min(m_min, m);
-  if (m_min == 1e30) return rc;
-  double temp = 300.0;
-  if (mdp.tcoupl != Tcoupl::No) temp = std::max(temp, mdp.ref_t);
-  if (mdp.gen_vel) temp = std::max(temp, mdp.gen_temp);
-  const double sigma = std::sqrt(units::kBoltzmann * temp / m_min) * std::max(0, mdp.nstlist - 1) * mdp.dt;
-  return rc + 3.0 * std::sqrt(2.0) * sigma;
-}
 
 void make_molecules_whole(const Topology& top, const Box& box, std::vector<Vec3>& x) {
   const int n = top.num_atoms();
@@ -81,9 +70,23 @@ SimulationInputs load_inputs(const RunOptions& options) {
                          "Lennard-Jones particles: [ settles ], no bonded terms)");
 
   MdParams& p = in.mdp;
+  const int nconstr = 3 * static_cast<int>(in.top.settles.size());
+  in.ndf = 3.0 * in.top.num_atoms() - nconstr - (p.comm_mode == CommMode::Linear ? 3.0 : 0.0);
+  if (in.ndf <= 0) throw InputError(options.top, 0, "the system has no degrees of freedom");
   if (p.verlet_buffer_tolerance > 0) {
-    p.rlist = choose_rlist(p, in.top);
-    in.rlist_source = "verlet-buffer-tolerance > 0: rlist from halomd's conservative buffer rule";
+    const double rc = std::max(p.rvdw, p.rcoulomb);
+    const double temp = verlet_buffer_temperature(p, in.top, in.gro, in.ndf);
+    if (temp > 0.0) {
+      p.rlist = verlet_buffer_rlist(p, in.top, in.gro.box, temp, p.nstlist, p.nstlist - 1,
+                                    p.verlet_buffer_tolerance);
+      in.rlist_source = fmt::format(
+          "rlist {:.3f} nm: GROMACS 2022's Verlet buffer estimate for a 1x1 list at {:g} K, tolerance {:g} "
+          "kJ/mol/ps per atom, nstlist {}",
+          p.rlist, temp, p.verlet_buffer_tolerance, p.nstlist);
+    } else {
+      p.rlist = 1.1 * rc;  // as grompp: no temperature to estimate from, a 10% buffer
+      in.rlist_source = "rlist 1.1 x the cut-off: an NVE run starting at 0 K (as GROMACS: check the drift)";
+    }
   } else {
     in.rlist_source = "rlist from the .mdp";
   }
@@ -94,9 +97,6 @@ SimulationInputs load_inputs(const RunOptions& options) {
                          " nm is not shorter than half the smallest box edge of " + options.conf + " (" +
                          std::to_string(half) + " nm); use a larger box or a shorter cut-off");
 
-  const int nconstr = 3 * static_cast<int>(in.top.settles.size());
-  in.ndf = 3.0 * in.top.num_atoms() - nconstr - (p.comm_mode == CommMode::Linear ? 3.0 : 0.0);
-  if (in.ndf <= 0) throw InputError(options.top, 0, "the system has no degrees of freedom");
   return in;
 }
 

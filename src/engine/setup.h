@@ -20,14 +20,8 @@ struct SimulationInputs {
 
 // Reads and cross-checks the three inputs. Every problem is an InputError naming the file (and line) before
 // any step runs: unsupported interactions, a cut-off longer than half the box, molecule counts that do not
-// match. With verlet-buffer-tolerance > 0, rlist is set by the rule of choose_rlist.
+// match. With verlet-buffer-tolerance > 0, rlist is GROMACS 2022's estimate for a 1x1 list (verlet_buffer.h).
 SimulationInputs load_inputs(const RunOptions& options);
-
-// halomd's conservative Verlet buffer when verlet-buffer-tolerance > 0 (documented in docs/USER_GUIDE.md):
-// rlist = rc + 3 sqrt(2) sqrt(k_B T / m_min) (nstlist - 1) dt, i.e. three standard deviations of the relative
-// free-flight displacement of two of the lightest atoms over one list lifetime, T the largest of ref-t,
-// gen-temp and 300 K.
-double choose_rlist(const MdParams& mdp, const Topology& top);
 
 // Puts each molecule whole (minimum image relative to its first atom): positions stay unwrapped from then on.
 void make_molecules_whole(const Topology& top, const Box& box, std::vector<Vec3>& x);

@@ -1,0 +1,191 @@
+#include "engine/verlet_buffer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+#include <vector>
+
+#include "core/units.h"
+#include "cpu/nonbonded.h"
+
+namespace halomd {
+namespace {
+
+// Atoms that move alike in the estimate: same mass, LJ type and charge, and the same SETTLE partner
+// (con_mass, con_len: the partner's mass and the O-H distance; GROMACS keeps the heaviest constraint
+// partner).
+struct BufferType {
+  double mass = 0.0, charge = 0.0, con_mass = 0.0, con_len = 0.0;
+  int lj_type = 0;
+  long long count = 0;
+  bool constrained = false;  // the partner weighs more than 0.4 of the atom: it rotates about their centre
+  double s2_rot = 0.0;       // variance of the displacement along one dimension from rotation, nm^2
+  double s2_com = 0.0;       // ... from translation (the free atom, or the pair's centre of mass), nm^2
+  auto key() const { return std::tie(mass, lj_type, charge, constrained, con_mass, con_len); }
+};
+
+std::vector<BufferType> buffer_types(const Topology& top) {
+  const int n = top.num_atoms();
+  std::vector<double> con_mass(n, 0.0), con_len(n, 0.0);
+  for (const Settle& s : top.settles) {
+    con_mass[s.o] = top.mass[s.h1];
+    con_len[s.o] = s.d_oh;
+    for (int h : {s.h1, s.h2}) {
+      con_mass[h] = top.mass[s.o];
+      con_len[h] = s.d_oh;
+    }
+  }
+  std::vector<BufferType> types;
+  for (int i = 0; i < n; ++i) {
+    if (top.mass[i] <= 0.0) continue;  // massless atoms do not move on their own
+    BufferType t;
+    t.mass = top.mass[i];
+    t.charge = top.charge[i];
+    t.lj_type = top.type[i];
+    t.con_mass = con_mass[i];
+    t.con_len = con_len[i];
+    t.constrained = t.con_mass > 0.4 * t.mass;
+    auto same =
+        std::find_if(types.begin(), types.end(), [&t](const BufferType& u) { return u.key() == t.key(); });
+    if (same == types.end()) same = types.insert(types.end(), t);
+    ++same->count;
+  }
+  return types;
+}
+
+// Displacement variances over the lifetime, kT_fac = k_B T (lifetime dt)^2 (nm^2 amu). A constrained atom
+// rotates about the centre of mass of its pair (a rational fit to the mean-squared displacement on the sphere
+// of radius d, which saturates) and moves with the pair's centre of mass.
+void set_variances(double kt_fac, std::vector<BufferType>& types) {
+  constexpr double a = 1.0 / 3.0, b = 2.0 / 45.0;
+  for (BufferType& t : types) {
+    if (!t.constrained) {
+      t.s2_rot = 0.0;
+      t.s2_com = kt_fac / t.mass;
+      continue;
+    }
+    const double mf = t.con_mass / (t.mass + t.con_mass);
+    const double s2_arc = kt_fac * mf / t.mass;
+    const double d = t.con_len * mf;
+    const double x = std::min(s2_arc / (d * d), 1.0 / std::sqrt(b));
+    t.s2_rot = d * d * x / (1.0 + a * x + b * x * x);
+    t.s2_com = kt_fac / (t.mass + t.con_mass);
+  }
+}
+
+// A constrained atom has two rotational degrees of freedom: its displacement density (an erfc profile) is
+// replaced by a Gaussian shifted by `shift` and scaled by `scale`, matched in value and slope at x.
+void two_dof_correction(double v, double x, double& shift, double& scale) {
+  const double ex = std::exp(-x * x / (2.0 * v));
+  const double er = std::erfc(x / std::sqrt(2.0 * v));
+  shift = -x + std::sqrt(2.0 * v / units::kPi) * ex / er;
+  scale = 0.5 * units::kPi * std::exp(ex * ex / (units::kPi * er * er)) * er;
+}
+
+struct Derivatives {
+  double md1 = 0.0, d2 = 0.0, md3 = 0.0;  // -V'(rc), V''(rc), -V'''(rc)
+};
+
+// The energy (times length) that pairs starting beyond the buffer b and ending inside the cut-off miss, for
+// a relative one-dimensional Gaussian displacement of variance s2: Taylor terms of the potential at the
+// cut-off integrated over the truncated Gaussian.
+double pair_drift(const Derivatives& der, double b, double s2, const BufferType& ti, const BufferType& tj) {
+  if (b * b > 2.0 * s2 * 64.0) return 0.0;
+  double rsh = b, sc = 1.0;
+  for (const BufferType* t : {&ti, &tj}) {
+    if (!t->constrained) continue;
+    double shift = 0.0, scale = 1.0;
+    two_dof_correction(t->s2_rot, b * t->s2_rot / s2, shift, scale);
+    rsh += shift;
+    sc *= scale;
+  }
+  const double s = std::sqrt(s2);
+  const double c_exp = std::exp(-rsh * rsh / (2.0 * s2)) / std::sqrt(2.0 * units::kPi);
+  const double c_erfc = 0.5 * std::erfc(rsh / std::sqrt(2.0 * s2));
+  const double r2 = rsh * rsh;
+  const double e1 = (r2 + s2) * c_erfc - rsh * s * c_exp;
+  const double e2 = s * (r2 + 2.0 * s2) * c_exp - rsh * (r2 + 3.0 * s2) * c_erfc;
+  const double e3 = (r2 * r2 + 6.0 * r2 * s2 + 3.0 * s2 * s2) * c_erfc - rsh * s * (r2 + 5.0 * s2) * c_exp;
+  return sc * (der.md1 / 2.0 * e1 + der.d2 / 6.0 * e2 + der.md3 / 24.0 * e3);
+}
+
+double kt_factor(double temperature, int lifetime, double dt) {
+  const double t = lifetime * dt;
+  return units::kBoltzmann * temperature * t * t;
+}
+
+}  // namespace
+
+double verlet_buffer_temperature(const MdParams& mdp, const Topology& top, const io::GroFile& gro,
+                                 double ndf) {
+  if (mdp.tcoupl != Tcoupl::No) return mdp.ref_t;
+  if (mdp.gen_vel) return mdp.gen_temp;
+  if (!gro.has_velocities() || ndf <= 0.0) return 0.0;
+  double mv2 = 0.0;
+  for (int i = 0; i < top.num_atoms(); ++i) mv2 += top.mass[i] * dot(gro.v[i], gro.v[i]);
+  return mv2 / (ndf * units::kBoltzmann);
+}
+
+double verlet_buffer_drift(const MdParams& mdp, const Topology& top, const Box& box, double temperature,
+                           int nstlist, int lifetime, double rlist) {
+  const double kt_fac = kt_factor(temperature, lifetime, mdp.dt);
+  if (kt_fac <= 0.0) return 0.0;
+  std::vector<BufferType> types = buffer_types(top);
+  set_variances(kt_fac, types);
+  const double volume = box.len[0] * box.len[1] * box.len[2];
+
+  // LJ (plain or potential-shift: GROMACS 2022 uses the first derivative only), per unit C6 and C12.
+  const double rv = mdp.rvdw;
+  const double disp_md1 = -6.0 * std::pow(rv, -7.0), rep_md1 = 12.0 * std::pow(rv, -13.0);
+  // Reaction field (plain cut-off is reaction field with epsilon-rf = 1), per unit q_i q_j.
+  const PairParams pp = make_pair_params(mdp);
+  const double rc = mdp.rcoulomb;
+  const bool rf_infinite = mdp.coulombtype == CoulombType::ReactionField && mdp.epsilon_rf == 0.0;
+  const double q_md1 = rf_infinite ? 0.0 : pp.epsfac * (1.0 / (rc * rc) - 2.0 * pp.k_rf * rc);
+  const double q_d2 = pp.epsfac * (2.0 / (rc * rc * rc) + 2.0 * pp.k_rf);
+
+  double drift = 0.0;
+  for (size_t i = 0; i < types.size(); ++i)
+    for (size_t j = i; j < types.size(); ++j) {
+      const BufferType& ti = types[i];
+      const BufferType& tj = types[j];
+      const double s2 = ti.s2_rot + ti.s2_com + tj.s2_rot + tj.s2_com;
+      Derivatives lj, q;
+      lj.md1 = top.c6_of(ti.lj_type, tj.lj_type) * disp_md1 + top.c12_of(ti.lj_type, tj.lj_type) * rep_md1;
+      q.md1 = ti.charge * tj.charge * q_md1;
+      q.d2 = ti.charge * tj.charge * q_d2;
+      // LJ and Coulomb are added with their signs; only the type pair's sum is taken absolute.
+      const double pot = pair_drift(lj, rlist - mdp.rvdw, s2, ti, tj) + pair_drift(q, rlist - rc, s2, ti, tj);
+      const double pairs = i == j ? 0.5 * static_cast<double>(ti.count) * static_cast<double>(ti.count - 1)
+                                  : static_cast<double>(ti.count) * static_cast<double>(tj.count);
+      const double shell = 4.0 * units::kPi * std::pow(rlist + std::sqrt(s2), 2) / volume;
+      drift += std::abs(pot) * pairs * shell;
+    }
+  return drift / (nstlist * mdp.dt * top.num_atoms());
+}
+
+double verlet_buffer_rlist(const MdParams& mdp, const Topology& top, const Box& box, double temperature,
+                           int nstlist, int lifetime, double tolerance) {
+  constexpr double kResolution = 0.001;  // nm
+  const double rc = std::max(mdp.rvdw, mdp.rcoulomb);
+  double m_min = 0.0;
+  for (double m : top.mass)
+    if (m > 0.0 && (m_min == 0.0 || m < m_min)) m_min = m;
+  const double kt_fac = kt_factor(temperature, lifetime, mdp.dt);
+  if (m_min == 0.0 || kt_fac <= 0.0) return rc;
+  // Bisection over whole steps of the resolution: ib0 is too small (or -1), ib1 large enough.
+  int ib0 = -1;
+  int ib1 = static_cast<int>(std::floor(5.0 * 2.0 * std::sqrt(kt_fac / m_min) / kResolution)) + 1;
+  while (ib1 - ib0 > 1) {
+    const int ib = (ib0 + ib1) / 2;
+    const double drift =
+        verlet_buffer_drift(mdp, top, box, temperature, nstlist, lifetime, rc + ib * kResolution);
+    if (std::abs(drift) > tolerance)
+      ib0 = ib;
+    else
+      ib1 = ib;
+  }
+  return rc + ib1 * kResolution;
+}
+
+}  // namespace halomd

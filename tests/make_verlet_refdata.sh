@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Makes tests/data/verlet_buffer: .mdp files that vary what GROMACS's Verlet buffer estimate depends on
+# (temperature and its source, nstlist, tolerance, reaction field or plain cut-off, epsilon-rf, epsilon-r,
+# cut-off, LJ modifier, SPC/E water or an LJ fluid), and reference.txt with, for each, the rlist that
+# grompp 2022 (gmx_d, double precision) calculates for a 1x1 atom pair-list and the temperature it used,
+# both read from grompp's output. test_verlet_buffer.cpp checks halomd's estimate against them.
+# Needs GROMACS 2022 (gmx_d). Usage: bash tests/make_verlet_refdata.sh   (GMX_D overrides the binary)
+set -euo pipefail
+TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+OUTDIR=$TESTS/data/verlet_buffer
+GMXD=${GMX_D:-gmx_d}
+command -v "$GMXD" > /dev/null || { echo "make_verlet_refdata.sh: $GMXD not found" >&2; exit 1; }
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/halomd_vbuf.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$OUTDIR"
+
+# case system base-mdp (under tests/data) key=value...
+cases=(
+  "rf_inf_300_nst10 spce_1k5 spce_1k5/vrescale"
+  "rf78 spce_1k5 spce_1k5/vrescale epsilon-rf=78"
+  "cutoff spce_1k5 spce_1k5/vrescale coulombtype=Cut-off"
+  "epsr2_nomod spce_1k5 spce_1k5/vrescale epsilon-r=2 vdw-modifier=None"
+  "t350_nst20_tol1e-3 spce_9k spce_1k5/vrescale ref-t=350 nstlist=20 verlet-buffer-tolerance=0.001"
+  "t273_nst5_rf2 spce_1k5 spce_1k5/vrescale ref-t=273 nstlist=5 epsilon-rf=2 verlet-buffer-tolerance=0.0005"
+  "nve_genvel310_rc09 spce_1k5 spce_1k5/vrescale tcoupl=no gen-vel=yes gen-temp=310 continuation=no rcoulomb=0.9 rvdw=0.9"
+  "nve_velocities spce_9k spce_1k5/vrescale tcoupl=no"
+  "nst40 spce_9k spce_1k5/vrescale nstlist=40"
+  "nst100_dt1fs spce_9k spce_1k5/vrescale nstlist=100 dt=0.001"
+  "lj_fluid_120 lj_fluid lj_fluid/step0 tcoupl=V-rescale tc-grps=System tau-t=0.1 ref-t=120 nstlist=40 verlet-buffer-tolerance=0.00002"
+)
+
+: > "$OUTDIR/reference.txt.tmp"
+echo "# case system rlist_1x1_nm temperature_K  (gmx_d grompp $("$GMXD" --version 2> /dev/null |
+  sed -n 's/^GROMACS version: *//p'); written by tests/make_verlet_refdata.sh)" >> "$OUTDIR/reference.txt.tmp"
+for c in "${cases[@]}"; do
+  read -r name system base sets <<< "$c"
+  src=$TESTS/data/$base.mdp
+  mdp=$OUTDIR/$name.mdp
+  python3 - "$src" "$mdp" "verlet-buffer-tolerance=0.005" $sets << 'PY'
+import sys
+src, dst, *sets = sys.argv[1:]
+lines = [l for l in open(src).read().splitlines() if not l.startswith(';')]
+kv = {}
+order = []
+for l in lines:
+    if '=' not in l: continue
+    k, v = [s.strip() for s in l.split('=', 1)]
+    kv[k] = v; order.append(k)
+kv.pop('rlist', None)
+for s in sets:
+    k, v = s.split('=', 1)
+    if k not in kv: order.append(k)
+    kv[k] = v
+if kv.get('tcoupl', 'no').lower() == 'no':
+    for k in ('tc-grps', 'tau-t', 'ref-t'): kv.pop(k, None)
+with open(dst, 'w') as f:
+    f.write('; Verlet buffer case of halomd\'s tests (written by tests/make_verlet_refdata.sh)\n')
+    for k in order:
+        if k in kv: f.write(f'{k:<24} = {kv[k]}\n')
+PY
+  out=$( (cd "$WORK" && "$GMXD" grompp -f "$mdp" -c "$TESTS/data/$system/conf.gro" -p "$TESTS/data/$system/topol.top" \
+    -o "$WORK/$name.tpr" -po "$WORK/$name.mdout.mdp" -maxwarn 5) 2>&1) || { echo "$out" | tail -20; exit 1; }
+  rlist=$(echo "$out" | sed -n 's/^Calculated rlist for 1x1 atom pair-list as \([0-9.]*\) nm.*/\1/p')
+  temp=$(echo "$out" | sed -n 's/^Determining Verlet buffer for a tolerance of .* at \([0-9.e+-]*\) K$/\1/p')
+  [ -n "$rlist" ] && [ -n "$temp" ] || { echo "$out" | grep -i -A2 "verlet\|rlist"; echo "no rlist for $name" >&2; exit 1; }
+  echo "$name $system $rlist $temp" >> "$OUTDIR/reference.txt.tmp"
+  echo "$name: rlist $rlist nm at $temp K"
+done
+mv "$OUTDIR/reference.txt.tmp" "$OUTDIR/reference.txt"
