@@ -90,9 +90,10 @@ struct SearchParams {
   double cells_per_nm[3];
   float lenf[3];
   float cell_size[3];
-  float rlist2;  // nm^2
-  float prune;   // rlist + a rounding margin, for whole cells
-  float prune2;  // prune^2
+  float inv_cell_size[3];  // 1 / cell_size: the search's windows (prune's 1e-3 nm slack covers the rounding)
+  float rlist2;            // nm^2
+  float prune;             // rlist + a rounding margin, for whole cells
+  float prune2;            // prune^2
   // original order
   const double* x[3];
   const float* qs;  // q sqrt(f/eps_r)

@@ -123,6 +123,7 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
     sp.cells_per_nm[d] = sp.nc[d] / len;
     sp.lenf[d] = static_cast<float>(len);
     sp.cell_size[d] = static_cast<float>(len / sp.nc[d]);
+    sp.inv_cell_size[d] = static_cast<float>(sp.nc[d] / len);
   }
   ds.cell_count.allocate(sp.ncell, "cell grid");
   ds.cell_start.allocate(sp.ncell + 1, "cell grid");

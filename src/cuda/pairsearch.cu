@@ -148,8 +148,8 @@ __device__ inline int column_base(int ux, int uy, int sx, int sy, const int (&nc
 // is cut).
 __device__ inline int2 reach_z(float z, float gx, float gy, const SearchParams& p, int lo, int hi) {
   const float dz = sqrtf(fmaxf(0.f, p.prune2 - gx * gx - gy * gy));
-  return make_int2(max(lo, static_cast<int>(floorf((z - dz) / p.cell_size[2]))),
-                   min(hi, static_cast<int>(floorf((z + dz) / p.cell_size[2]))));
+  return make_int2(max(lo, static_cast<int>(floorf((z - dz) * p.inv_cell_size[2]))),
+                   min(hi, static_cast<int>(floorf((z + dz) * p.inv_cell_size[2]))));
 }
 
 // The most (x, y) columns of cells around an atom that its search may visit: p.reach[0] and p.reach[1] on
@@ -186,14 +186,15 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
   const int s = blockIdx.x * kWarpsPerBlock + warp;
   if (s >= p.n) return;  // whole warps leave: no warp-wide call below sees a partial warp
   const int L = p.tpa;
+  const int log2_l = __ffs(L) - 1;  // L is a power of 2
   const int nc[3] = {p.nc[0], p.nc[1], p.nc[2]};
   const float4 xi = p.xq[s];
   const int c = p.cell_s[s];
   const int cc[3] = {c / (nc[1] * nc[2]), (c / nc[2]) % nc[1], c % nc[2]};
   int lo[3], hi[3];
   for (int d = 0; d < 3; ++d) {
-    lo[d] = max(cc[d] - p.reach[d], static_cast<int>(floorf((xv_of(xi, d) - p.prune) / p.cell_size[d])));
-    hi[d] = min(cc[d] + p.reach[d], static_cast<int>(floorf((xv_of(xi, d) + p.prune) / p.cell_size[d])));
+    lo[d] = max(cc[d] - p.reach[d], static_cast<int>(floorf((xv_of(xi, d) - p.prune) * p.inv_cell_size[d])));
+    hi[d] = min(cc[d] + p.reach[d], static_cast<int>(floorf((xv_of(xi, d) + p.prune) * p.inv_cell_size[d])));
   }
   // Widths clamped at 0: a runaway position (a blow-up, which the update kernel reports) gives an empty
   // window, never a table larger than columns(p).
@@ -246,7 +247,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
     __syncwarp();
     const int g0 = base / group_places;
     for (int w = lane; w < places / 4; w += 32) {  // word w: round w / 2L, list lane (w / 2) % L, half w % 2
-      const int round = w / (2 * L), k = (w >> 1) % L, h = w & 1;
+      const int round = w >> (log2_l + 1), k = (w >> 1) & (L - 1), h = w & 1;
       const int e0 = round * group_places + 4 * h * L + k;
       if (g0 + round < p.cap_groups) {
         int4* dst = list_group(p.list, lane0 + k, p.cap_groups, g0 + round) + h;
