@@ -33,8 +33,11 @@ namespace {
 using cuda::StepState;
 
 // The default of HALOMD_DD_SKIN (nm): how far any home atom may move from where it was at the last
-// repartition before the next neighbour search must repartition again (bench/NOTES.md, 2026-12-03).
-constexpr double kDefaultSkin = 0.2;
+// repartition before the next neighbour search must repartition again. Measured on one H200 (45k atoms, 4
+// domains, nvshmem): skin 0.2 / 0.3 / 0.45 gave 430 / 530 / 569 ns/day with 94 / 40 / 17 repartitions in
+// 301 searches; the wider halo costs less than the host's repartitions (bench/NOTES.md, 2026-12-03 sixth
+// session).
+constexpr double kDefaultSkin = 0.45;
 
 // Room in the search box of a decomposed dimension beyond the domain's local atoms at the search: their
 // drift until the next search and growth of the molecule margin.
