@@ -10,6 +10,9 @@ TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 OUTDIR=$TESTS/data/verlet_buffer
 GMXD=${GMX_D:-gmx_d}
 command -v "$GMXD" > /dev/null || { echo "make_verlet_refdata.sh: $GMXD not found" >&2; exit 1; }
+version=$("$GMXD" --version 2> /dev/null | sed -n 's/^GROMACS version: *//p')
+# GROMACS 2023 changed the estimate (effective density, LJ second and third derivatives).
+[[ $version == 2022* ]] || { echo "make_verlet_refdata.sh: needs GROMACS 2022, $GMXD is $version" >&2; exit 1; }
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/halomd_vbuf.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$OUTDIR"
@@ -26,16 +29,22 @@ cases=(
   "nve_velocities spce_9k spce_1k5/vrescale tcoupl=no"
   "nst40 spce_9k spce_1k5/vrescale nstlist=40"
   "nst100_dt1fs spce_9k spce_1k5/vrescale nstlist=100 dt=0.001"
+  "rf78_epsr2 spce_1k5 spce_1k5/vrescale epsilon-rf=78 epsilon-r=2"
+  "rf5_epsr4 spce_1k5 spce_1k5/vrescale epsilon-rf=5 epsilon-r=4"
+  "cutoff_epsr2 spce_1k5 spce_1k5/vrescale coulombtype=Cut-off epsilon-r=2"
+  "nst100_dt2fs spce_9k spce_1k5/vrescale nstlist=100"
+  "tol1e-7 spce_1k5 spce_1k5/vrescale verlet-buffer-tolerance=1e-7"
+  "reft0 spce_1k5 spce_1k5/vrescale ref-t=0"
+  "nst1 spce_1k5 spce_1k5/vrescale nstlist=1"
   "lj_fluid_120 lj_fluid lj_fluid/step0 tcoupl=V-rescale tc-grps=System tau-t=0.1 ref-t=120 nstlist=40 verlet-buffer-tolerance=0.00002"
 )
 
-: > "$OUTDIR/reference.txt.tmp"
-echo "# case system rlist_1x1_nm temperature_K  (gmx_d grompp $("$GMXD" --version 2> /dev/null |
-  sed -n 's/^GROMACS version: *//p'); written by tests/make_verlet_refdata.sh)" >> "$OUTDIR/reference.txt.tmp"
+ref=$WORK/reference.txt
+echo "# case system rlist_1x1_nm temperature_K  (gmx_d grompp $version; written by tests/make_verlet_refdata.sh)" > "$ref"
 for c in "${cases[@]}"; do
   read -r name system base sets <<< "$c"
   src=$TESTS/data/$base.mdp
-  mdp=$OUTDIR/$name.mdp
+  mdp=$WORK/$name.mdp
   python3 - "$src" "$mdp" "verlet-buffer-tolerance=0.005" $sets << 'PY'
 import sys
 src, dst, *sets = sys.argv[1:]
@@ -59,11 +68,21 @@ with open(dst, 'w') as f:
         if k in kv: f.write(f'{k:<24} = {kv[k]}\n')
 PY
   out=$( (cd "$WORK" && "$GMXD" grompp -f "$mdp" -c "$TESTS/data/$system/conf.gro" -p "$TESTS/data/$system/topol.top" \
-    -o "$WORK/$name.tpr" -po "$WORK/$name.mdout.mdp" -maxwarn 5) 2>&1) || { echo "$out" | tail -20; exit 1; }
+    -o "$WORK/$name.tpr" -po "$WORK/$name.mdout.mdp" -maxwarn 0) 2>&1) || { echo "$out" | tail -20; exit 1; }
   rlist=$(echo "$out" | sed -n 's/^Calculated rlist for 1x1 atom pair-list as \([0-9.]*\) nm.*/\1/p')
   temp=$(echo "$out" | sed -n 's/^Determining Verlet buffer for a tolerance of .* at \([0-9.e+-]*\) K$/\1/p')
-  [ -n "$rlist" ] && [ -n "$temp" ] || { echo "$out" | grep -i -A2 "verlet\|rlist"; echo "no rlist for $name" >&2; exit 1; }
-  echo "$name $system $rlist $temp" >> "$OUTDIR/reference.txt.tmp"
+  if [ -z "$rlist" ] || [ -z "$temp" ]; then
+    echo "$out" | grep -i -A2 "verlet\|rlist" || true
+    echo "make_verlet_refdata.sh: no rlist for $name" >&2
+    exit 1
+  fi
+  echo "$name $system $rlist $temp" >> "$ref"
   echo "$name: rlist $rlist nm at $temp K"
 done
-mv "$OUTDIR/reference.txt.tmp" "$OUTDIR/reference.txt"
+# Only now, with every case made, replace the folder's contents.
+rm -f "$OUTDIR"/*.mdp
+for c in "${cases[@]}"; do
+  read -r name _ <<< "$c"
+  cp "$WORK/$name.mdp" "$OUTDIR/$name.mdp"
+done
+cp "$ref" "$OUTDIR/reference.txt"

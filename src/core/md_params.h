@@ -7,6 +7,7 @@
 namespace halomd {
 
 enum class CoulombType { ReactionField, CutOff };
+enum class CoulombModifier { PotentialShift, None };
 enum class VdwModifier { PotentialShift, None };
 enum class DispCorr { No, EnerPres, Ener };
 enum class Tcoupl { No, VRescale };
@@ -30,6 +31,8 @@ struct MdParams {
   double rcoulomb = 1.0;  // nm
   double epsilon_r = 1.0;
   double epsilon_rf = 0.0;  // 0 means infinity
+  // Plain cut-off only (reaction field is always shifted in GROMACS's Verlet scheme).
+  CoulombModifier coulomb_modifier = CoulombModifier::PotentialShift;
   // Van der Waals
   VdwModifier vdw_modifier = VdwModifier::PotentialShift;
   double rvdw = 1.0;  // nm

@@ -21,14 +21,20 @@ PairParams make_pair_params(const MdParams& mdp) {
   PairParams p;
   const double rc = mdp.rcoulomb;
   p.rc2 = rc * rc;
-  // Plain cut-off Coulomb is reaction field with epsilon_rf = 1 (GROMACS Verlet scheme).
-  const double eps_rf = mdp.coulombtype == CoulombType::CutOff ? 1.0 : mdp.epsilon_rf;
+  const double eps_rf = mdp.epsilon_rf;
   const double eps_r = mdp.epsilon_r;
-  if (eps_rf == 0.0)
-    p.k_rf = 1.0 / (2.0 * rc * rc * rc);
-  else
-    p.k_rf = (eps_rf - eps_r) / ((2.0 * eps_rf + eps_r) * rc * rc * rc);
-  p.c_rf = 1.0 / rc + p.k_rf * rc * rc;
+  if (mdp.coulombtype == CoulombType::CutOff) {
+    // GROMACS's Verlet scheme runs plain cut-off as reaction field with k_rf = 0 (epsilon-rf = epsilon-r),
+    // shifted by 1/rc with coulomb-modifier = Potential-shift and not at all with None.
+    p.k_rf = 0.0;
+    p.c_rf = mdp.coulomb_modifier == CoulombModifier::None ? 0.0 : 1.0 / rc;
+  } else {
+    if (eps_rf == 0.0)
+      p.k_rf = 1.0 / (2.0 * rc * rc * rc);
+    else
+      p.k_rf = (eps_rf - eps_r) / ((2.0 * eps_rf + eps_r) * rc * rc * rc);
+    p.c_rf = 1.0 / rc + p.k_rf * rc * rc;
+  }
   p.epsfac = units::kCoulomb / eps_r;
   if (mdp.vdw_modifier == VdwModifier::PotentialShift) {
     const double rv6 = std::pow(mdp.rvdw, 6);

@@ -63,6 +63,7 @@ void RunReport::finish(const RunSummary& s, const PhaseTimers& timers, const std
   json += fmt::format("  \"wall_s\": {:.6f},\n  \"ns_per_day\": {:.6f},\n", s.wall_s, s.ns_per_day);
   json += fmt::format("  \"dt_ps\": {},\n  \"nstlist\": {},\n  \"rlist_nm\": {:.6f},\n", p.dt, p.nstlist,
                       p.rlist);
+  json += fmt::format("  \"rlist_source\": \"{}\",\n", json_escape(inputs_.rlist_source));
   json += fmt::format("  \"pairs_in_list\": {},\n  \"degrees_of_freedom\": {},\n", num_pairs, inputs_.ndf);
   json += fmt::format("  \"phases\": {{{}}},\n", phases);
   const int64_t n = c.regular_steps;

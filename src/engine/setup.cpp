@@ -76,7 +76,7 @@ SimulationInputs load_inputs(const RunOptions& options) {
   if (p.verlet_buffer_tolerance > 0) {
     const double rc = std::max(p.rvdw, p.rcoulomb);
     const double temp = verlet_buffer_temperature(p, in.top, in.gro, in.ndf);
-    if (temp > 0.0) {
+    if (temp > 0.0 || p.tcoupl != Tcoupl::No) {  // grompp's 10% fallback is for NVE at 0 K only
       p.rlist = verlet_buffer_rlist(p, in.top, in.gro.box, temp, p.nstlist, p.nstlist - 1,
                                     p.verlet_buffer_tolerance);
       in.rlist_source = fmt::format(

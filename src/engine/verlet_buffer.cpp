@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "core/units.h"
-#include "cpu/nonbonded.h"
 
 namespace halomd {
 namespace {
@@ -137,12 +136,18 @@ double verlet_buffer_drift(const MdParams& mdp, const Topology& top, const Box& 
   // LJ (plain or potential-shift: GROMACS 2022 uses the first derivative only), per unit C6 and C12.
   const double rv = mdp.rvdw;
   const double disp_md1 = -6.0 * std::pow(rv, -7.0), rep_md1 = 12.0 * std::pow(rv, -13.0);
-  // Reaction field (plain cut-off is reaction field with epsilon-rf = 1), per unit q_i q_j.
-  const PairParams pp = make_pair_params(mdp);
-  const double rc = mdp.rcoulomb;
-  const bool rf_infinite = mdp.coulombtype == CoulombType::ReactionField && mdp.epsilon_rf == 0.0;
-  const double q_md1 = rf_infinite ? 0.0 : pp.epsfac * (1.0 / (rc * rc) - 2.0 * pp.k_rf * rc);
-  const double q_d2 = pp.epsfac * (2.0 / (rc * rc * rc) + 2.0 * pp.k_rf);
+  // Coulomb, per unit q_i q_j, with the constants GROMACS 2022's estimate uses (not quite the force
+  // field's when epsilon-r != 1: it takes e = epsilon-rf / epsilon-r as the reaction-field dielectric);
+  // plain cut-off has k_rf = 0.
+  const double rc = mdp.rcoulomb, eps_r = mdp.epsilon_r;
+  const double elfac = units::kCoulomb / eps_r;
+  double k_rf = 0.0, q_md1 = elfac / (rc * rc);
+  if (mdp.coulombtype == CoulombType::ReactionField) {
+    const double e = mdp.epsilon_rf / eps_r;
+    k_rf = e == 0.0 ? 1.0 / (2.0 * rc * rc * rc) : (e - eps_r) / (rc * rc * rc * (2.0 * e + eps_r));
+    q_md1 = e > 0.0 ? elfac * (1.0 / (rc * rc) - 2.0 * k_rf * rc) : 0.0;
+  }
+  const double q_d2 = elfac * (2.0 / (rc * rc * rc) + 2.0 * k_rf);
 
   double drift = 0.0;
   for (size_t i = 0; i < types.size(); ++i)

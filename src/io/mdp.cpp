@@ -222,10 +222,12 @@ void MdpReader::register_options() {
     p_.coulombtype =
         choice(e, {"Reaction-Field", "Cut-off"}) == 0 ? CoulombType::ReactionField : CoulombType::CutOff;
   });
-  // With the Verlet scheme reaction field (and plain cut-off, which is reaction field with epsilon-rf = 1)
-  // always uses the potential shifted by c_rf, whichever modifier is named.
+  // With the Verlet scheme reaction field always uses the potential shifted by c_rf, whichever modifier is
+  // named; plain cut-off is shifted by 1/rc only with Potential-shift (GROMACS 2022, checked with gmx_d).
   add({"coulomb-modifier"}, [this](const Entry& e) {
-    choice(e, {"Potential-shift", "Potential-shift-Verlet", "None"});
+    p_.coulomb_modifier = choice(e, {"Potential-shift", "Potential-shift-Verlet", "None"}) == 2
+                              ? CoulombModifier::None
+                              : CoulombModifier::PotentialShift;
   });
   add({"rcoulomb"}, [this](const Entry& e) { p_.rcoulomb = real(e); });
   add({"epsilon-r"}, [this](const Entry& e) { p_.epsilon_r = real(e); });
