@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,12 +21,9 @@ struct Case {
 };
 
 std::vector<Case> read_cases() {
-  std::ifstream in(data_path("coulomb/reference.txt"));
   std::vector<Case> cases;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream words(line);
+  for (const std::string& row : read_rows(data_path("coulomb/reference.txt"))) {
+    std::istringstream words(row);
     Case c;
     words >> c.name >> c.coulombtype >> c.modifier >> c.epsilon_r >> c.epsilon_rf >> c.lj_sr >> c.coulomb_sr;
     cases.push_back(c);

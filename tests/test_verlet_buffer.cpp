@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -23,12 +22,9 @@ struct Case {
 };
 
 std::vector<Case> read_cases() {
-  std::ifstream in(test::data_path("verlet_buffer/reference.txt"));
   std::vector<Case> cases;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream words(line);
+  for (const std::string& row : test::read_rows(test::data_path("verlet_buffer/reference.txt"))) {
+    std::istringstream words(row);
     Case c;
     words >> c.name >> c.system >> c.rlist >> c.temperature;
     cases.push_back(c);

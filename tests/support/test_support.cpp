@@ -40,6 +40,16 @@ std::map<std::string, double> read_reference(const std::string& path) {
   return out;
 }
 
+std::vector<std::string> read_rows(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  std::vector<std::string> rows;
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty() && line[0] != '#') rows.push_back(line);
+  return rows;
+}
+
 int run_command(const std::string& cmd, std::string* output) {
   std::string full = cmd + " 2>&1";
   FILE* pipe = popen(full.c_str(), "r");

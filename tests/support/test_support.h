@@ -17,6 +17,9 @@ std::string data_path(const std::string& rel);
 std::string make_temp_dir(const std::string& tag);
 // Reads "name value" lines (# comments allowed) from a reference file written by tests/make_refdata.sh.
 std::map<std::string, double> read_reference(const std::string& path);
+// The lines of a table file (tests/data/*/reference.txt written by a make_*_refdata.sh script) that are
+// neither empty nor # comments; throws when the file cannot be opened.
+std::vector<std::string> read_rows(const std::string& path);
 // Runs a shell command, returns its exit status; stdout+stderr captured into *output when given.
 int run_command(const std::string& cmd, std::string* output = nullptr);
 // Reads a CSV with a header line into columns by name.
