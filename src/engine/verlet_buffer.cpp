@@ -125,12 +125,11 @@ double verlet_buffer_temperature(const MdParams& mdp, const Topology& top, const
   return mv2 / (ndf * units::kBoltzmann);
 }
 
-double verlet_buffer_drift(const MdParams& mdp, const Topology& top, const Box& box, double temperature,
-                           int nstlist, int lifetime, double rlist) {
-  const double kt_fac = kt_factor(temperature, lifetime, mdp.dt);
-  if (kt_fac <= 0.0) return 0.0;
-  std::vector<BufferType> types = buffer_types(top);
-  set_variances(kt_fac, types);
+namespace {
+
+// The drift of verlet_buffer_drift for the atom types of the topology, their variances set.
+double drift_of(const std::vector<BufferType>& types, const MdParams& mdp, const Topology& top,
+                const Box& box, int nstlist, double rlist) {
   const double volume = box.len[0] * box.len[1] * box.len[2];
 
   // LJ (plain or potential-shift: GROMACS 2022 uses the first derivative only), per unit C6 and C12.
@@ -169,6 +168,17 @@ double verlet_buffer_drift(const MdParams& mdp, const Topology& top, const Box& 
   return drift / (nstlist * mdp.dt * top.num_atoms());
 }
 
+}  // namespace
+
+double verlet_buffer_drift(const MdParams& mdp, const Topology& top, const Box& box, double temperature,
+                           int nstlist, int lifetime, double rlist) {
+  const double kt_fac = kt_factor(temperature, lifetime, mdp.dt);
+  if (kt_fac <= 0.0) return 0.0;
+  std::vector<BufferType> types = buffer_types(top);
+  set_variances(kt_fac, types);
+  return drift_of(types, mdp, top, box, nstlist, rlist);
+}
+
 double verlet_buffer_rlist(const MdParams& mdp, const Topology& top, const Box& box, double temperature,
                            int nstlist, int lifetime, double tolerance) {
   constexpr double kResolution = 0.001;  // nm
@@ -178,13 +188,14 @@ double verlet_buffer_rlist(const MdParams& mdp, const Topology& top, const Box& 
     if (m > 0.0 && (m_min == 0.0 || m < m_min)) m_min = m;
   const double kt_fac = kt_factor(temperature, lifetime, mdp.dt);
   if (m_min == 0.0 || kt_fac <= 0.0) return rc;
+  std::vector<BufferType> types = buffer_types(top);  // once: the bisection only changes rlist
+  set_variances(kt_fac, types);
   // Bisection over whole steps of the resolution: ib0 is too small (or -1), ib1 large enough.
   int ib0 = -1;
   int ib1 = static_cast<int>(std::floor(5.0 * 2.0 * std::sqrt(kt_fac / m_min) / kResolution)) + 1;
   while (ib1 - ib0 > 1) {
     const int ib = (ib0 + ib1) / 2;
-    const double drift =
-        verlet_buffer_drift(mdp, top, box, temperature, nstlist, lifetime, rc + ib * kResolution);
+    const double drift = drift_of(types, mdp, top, box, nstlist, rc + ib * kResolution);
     if (std::abs(drift) > tolerance)
       ib0 = ib;
     else
