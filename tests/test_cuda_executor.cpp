@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/executor.h"
 #include "support/test_support.h"
@@ -21,6 +23,7 @@
 #include "cuda/cuda_executor.h"
 #include "cuda/device_info.h"
 #include "cuda/device_system.h"
+#include "cuda/pairsearch.h"
 #include "engine/setup.h"
 #endif
 
@@ -158,6 +161,40 @@ TEST(CudaExecutor, MostAtomsWithinReachMatchesADirectSum) {
         }
     EXPECT_EQ(cuda::most_within_reach(count, g.nc, g.reach), most)
         << g.nc[0] << "x" << g.nc[1] << "x" << g.nc[2];
+  }
+}
+
+// The search's order of an atom's x-y columns (column_place, no GPU needed): every column of a window gets
+// its own place, in the order of visiting the window by periodic shift runs in x, then in y, then x, then y.
+TEST(CudaExecutor, ColumnPlacesFollowTheShiftRuns) {
+  std::mt19937 rng(11);
+  auto shift = [](int u, int nc) { return u < 0 ? -1 : (u >= nc ? 1 : 0); };
+  auto run_end = [&](int u, int hi, int nc) {
+    const int s = shift(u, nc);
+    return s < 0 ? std::min(hi, -1) : (s == 0 ? std::min(hi, nc - 1) : hi);
+  };
+  for (int t = 0; t < 5000; ++t) {
+    const int ncx = 1 + static_cast<int>(rng() % 12), ncy = 1 + static_cast<int>(rng() % 12);
+    const int lox = -2 + static_cast<int>(rng() % (ncx + 3)), loy = -2 + static_cast<int>(rng() % (ncy + 3));
+    const int hix = lox + static_cast<int>(rng() % std::min(9, ncx + 2));
+    const int hiy = loy + static_cast<int>(rng() % std::min(9, ncy + 2));
+    std::vector<std::pair<int, int>> visit;  // the shift-grouped loops
+    for (int ax = lox; ax <= hix; ax = run_end(ax, hix, ncx) + 1)
+      for (int ay = loy; ay <= hiy; ay = run_end(ay, hiy, ncy) + 1)
+        for (int ux = ax; ux <= run_end(ax, hix, ncx); ++ux)
+          for (int uy = ay; uy <= run_end(ay, hiy, ncy); ++uy) visit.emplace_back(ux, uy);
+    const int3 cx = cuda::run_counts(lox, hix, ncx), cy = cuda::run_counts(loy, hiy, ncy);
+    ASSERT_EQ(cx.x + cx.y + cx.z, hix - lox + 1);
+    std::vector<std::pair<int, int>> placed(visit.size(), {-999, -999});
+    for (int ux = lox; ux <= hix; ++ux)
+      for (int uy = loy; uy <= hiy; ++uy) {
+        const int at = cuda::column_place(ux - lox, uy - loy, shift(ux, ncx) + 1, shift(uy, ncy) + 1, cx, cy);
+        ASSERT_GE(at, 0);
+        ASSERT_LT(at, static_cast<int>(placed.size()));
+        placed[at] = {ux, uy};
+      }
+    ASSERT_EQ(placed, visit) << "x " << lox << ".." << hix << " of " << ncx << ", y " << loy << ".." << hiy
+                             << " of " << ncy;
   }
 }
 

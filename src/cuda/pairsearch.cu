@@ -181,7 +181,7 @@ constexpr int kWarpStage = kFlushPlaces + 64 + 32;  // plus one round of candida
 template <int kMinBlocks>
 __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(SearchParams p) {
   __shared__ int s_stage[kWarpsPerBlock][kWarpStage];
-  extern __shared__ int4 s_table[];  // per warp, per column (b, e) of both z shifts
+  extern __shared__ int4 s_table[];  // per warp, two ranges per column (b, e, shift code)
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int s = blockIdx.x * kWarpsPerBlock + warp;
   if (s >= p.n) return;  // whole warps leave: no warp-wide call below sees a partial warp
@@ -199,32 +199,54 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
   // Widths clamped at 0: a runaway position (a blow-up, which the update kernel reports) gives an empty
   // window, never a table larger than columns(p).
   const int wy = max(0, hi[1] - lo[1] + 1), ncolumns = max(0, hi[0] - lo[0] + 1) * wy;
-  int4* table = s_table + warp * columns(p);
+  // The window's cells along x and y fall into runs by periodic shift (-1, 0, +1): run r starts at
+  // lo + run_first(r) and has run_count(r) cells.
+  const int3 cnt_x = run_counts(lo[0], hi[0], nc[0]), cnt_y = run_counts(lo[1], hi[1], nc[1]);
+  // The atom's ranges of candidates, in the order the search visits them: by z run (at most two, see
+  // pairsearch.h), then x run, then y run (so that one periodic shift's ranges are consecutive and a list
+  // lane gets one marker per shift), then x, then y. Each column writes its two z parts at their places
+  // (b, e, shift code); the non-empty ones are then packed to the front, nranges of them.
+  int4* ranges = s_table + warp * 2 * columns(p);
   {
     const int z0_end = run_end(lo[2], hi[2], nc[2]);  // the z cells of the first shift; the rest the other
     const int sz0 = shift_of(lo[2], nc[2]), sz1 = shift_of(z0_end + 1, nc[2]);
     for (int col = lane; col < ncolumns; col += 32) {
       const int ux = lo[0] + col / wy, uy = lo[1] + col % wy;
-      int4 v = make_int4(0, 0, 0, 0);
+      const int sx = shift_of(ux, nc[0]), sy = shift_of(uy, nc[1]);
+      const int rx = sx + 1, ry = sy + 1;
+      const int place = column_place(ux - lo[0], uy - lo[1], rx, ry, cnt_x, cnt_y);
+      const int code_xy = rx + 3 * ry;
+      int4 v0 = make_int4(0, 0, code_xy + 9 * (sz0 + 1), 0), v1 = make_int4(0, 0, code_xy + 9 * (sz1 + 1), 0);
       const float gx = gap(xi.x, ux * p.cell_size[0], p.cell_size[0]);
       const float gy = gap(xi.y, uy * p.cell_size[1], p.cell_size[1]);
       if (gx * gx + gy * gy <= p.prune2) {
-        const int column = column_base(ux, uy, shift_of(ux, nc[0]), shift_of(uy, nc[1]), nc);
+        const int column = column_base(ux, uy, sx, sy, nc);
         const int2 z = reach_z(xi.z, gx, gy, p, lo[2], hi[2]);
         const int a1 = min(z.y, z0_end), b0 = max(z.x, z0_end + 1);
         if (z.x <= a1) {
-          v.x = p.cell_start[column + z.x - sz0 * nc[2]];
-          v.y = p.cell_start[column + a1 - sz0 * nc[2] + 1];
+          v0.x = p.cell_start[column + z.x - sz0 * nc[2]];
+          v0.y = p.cell_start[column + a1 - sz0 * nc[2] + 1];
         }
         if (b0 <= z.y) {
-          v.z = p.cell_start[column + b0 - sz1 * nc[2]];
-          v.w = p.cell_start[column + z.y - sz1 * nc[2] + 1];
+          v1.x = p.cell_start[column + b0 - sz1 * nc[2]];
+          v1.y = p.cell_start[column + z.y - sz1 * nc[2] + 1];
         }
       }
-      table[col] = v;
+      ranges[place] = v0;
+      ranges[ncolumns + place] = v1;
     }
   }
   __syncwarp();
+  int nranges = 0;
+  for (int r0 = 0; r0 < 2 * ncolumns; r0 += 32) {
+    const int4 v = r0 + lane < 2 * ncolumns ? ranges[r0 + lane] : make_int4(0, 0, 0, 0);
+    const bool keep = v.y > v.x;
+    const unsigned kept = __ballot_sync(0xffffffffu, keep);
+    __syncwarp();  // every lane has read its entry before any is overwritten (a kept entry only moves down)
+    if (keep) ranges[nranges + __popc(kept & ((1u << lane) - 1u))] = v;
+    nranges += __popc(kept);
+    __syncwarp();
+  }
 
   const int i = p.atom_of[s];
   const int eb = p.excl_start[i], ee = p.excl_start[i + 1];
@@ -281,45 +303,38 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
     }
     return take;
   };
-  for (int az = lo[2], zc = 0; az <= hi[2]; ++zc) {
-    const int sz = shift_of(az, nc[2]), az_end = run_end(az, hi[2], nc[2]);
-    for (int ax = lo[0]; ax <= hi[0];) {
-      const int sx = shift_of(ax, nc[0]), ax_end = run_end(ax, hi[0], nc[0]);
-      for (int ay = lo[1]; ay <= hi[1];) {
-        const int sy = shift_of(ay, nc[1]), ay_end = run_end(ay, hi[1], nc[1]);
-        const int code = (sx + 1) + 3 * (sy + 1) + 9 * (sz + 1);
-        const float xsx = xi.x - sx * p.lenf[0], xsy = xi.y - sy * p.lenf[1], xsz = xi.z - sz * p.lenf[2];
-        bool marked = code == code_now;
-        for (int ux = ax; ux <= ax_end; ++ux) {
-          for (int uy = ay; uy <= ay_end; ++uy) {
-            const int4 v = table[(ux - lo[0]) * wy + (uy - lo[1])];
-            const int b = zc == 0 ? v.x : v.z, e = zc == 0 ? v.y : v.w;
-            for (int j0 = b; j0 < e; j0 += 64) {
-              const int ja = j0 + lane, jb = j0 + 32 + lane;
-              const bool ta = ja < e && accept(ja, xsx, xsy, xsz, code);
-              const bool tb = jb < e && accept(jb, xsx, xsy, xsz, code);
-              const unsigned ma = __ballot_sync(0xffffffffu, ta), mb = __ballot_sync(0xffffffffu, tb);
-              if ((ma | mb) == 0) continue;
-              if (!marked) {  // the first entry under this shift: a marker in every list lane first
-                if (lane < L) stage[total - base + lane] = -(code + 1);
-                total += L;
-                code_now = code;
-                marked = true;
-              }
-              const int na = __popc(ma), n = na + __popc(mb);
-              if (ta) stage[total - base + __popc(ma & below)] = ja;
-              if (tb) stage[total - base + na + __popc(mb & below)] = jb;
-              total += n;
-              pairs += n;
-              if (total - base >= kFlushPlaces) write(kFlushPlaces);
-            }
-          }
-        }
-        ay = ay_end + 1;
-      }
-      ax = ax_end + 1;
+  int group_code = -1;  // the shift code of the ranges being visited
+  float xsx = xi.x, xsy = xi.y, xsz = xi.z;
+  bool marked = false;
+  for (int r = 0; r < nranges; ++r) {
+    const int4 rg = ranges[r];
+    const int b = rg.x, e = rg.y, code = rg.z;
+    if (code != group_code) {  // the first range of a periodic shift
+      group_code = code;
+      xsx = xi.x - static_cast<float>(code % 3 - 1) * p.lenf[0];
+      xsy = xi.y - static_cast<float>((code / 3) % 3 - 1) * p.lenf[1];
+      xsz = xi.z - static_cast<float>(code / 9 - 1) * p.lenf[2];
+      marked = code == code_now;
     }
-    az = az_end + 1;
+    for (int j0 = b; j0 < e; j0 += 64) {
+      const int ja = j0 + lane, jb = j0 + 32 + lane;
+      const bool ta = ja < e && accept(ja, xsx, xsy, xsz, code);
+      const bool tb = jb < e && accept(jb, xsx, xsy, xsz, code);
+      const unsigned ma = __ballot_sync(0xffffffffu, ta), mb = __ballot_sync(0xffffffffu, tb);
+      if ((ma | mb) == 0) continue;
+      if (!marked) {  // the first entry under this shift: a marker in every list lane first
+        if (lane < L) stage[total - base + lane] = -(code + 1);
+        total += L;
+        code_now = code;
+        marked = true;
+      }
+      const int na = __popc(ma), n = na + __popc(mb);
+      if (ta) stage[total - base + __popc(ma & below)] = ja;
+      if (tb) stage[total - base + na + __popc(mb & below)] = jb;
+      total += n;
+      pairs += n;
+      if (total - base >= kFlushPlaces) write(kFlushPlaces);
+    }
   }
   // Pads the last round of groups with markers that change nothing, and writes what is staged.
   const int pad = (group_places - (total - base) % group_places) % group_places;
@@ -355,7 +370,7 @@ void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p) {
                  static_cast<const int*>(p.cell_halo), p.cell_count);
   }
   const int blocks = (p.n + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  const size_t table = sizeof(int4) * columns(p) * kWarpsPerBlock;
+  const size_t table = sizeof(int4) * 2 * columns(p) * kWarpsPerBlock;
   if (p.search_blocks == 16)
     calls.launch("ns_warp_search_kernel", ns_warp_search_kernel<16>, blocks, kBlock, table, p);
   else if (p.search_blocks == 12)
