@@ -175,7 +175,8 @@ TEST(CudaExecutor, ColumnPlacesFollowTheShiftRuns) {
   };
   for (int t = 0; t < 5000; ++t) {
     const int ncx = 1 + static_cast<int>(rng() % 12), ncy = 1 + static_cast<int>(rng() % 12);
-    const int lox = -2 + static_cast<int>(rng() % (ncx + 3)), loy = -2 + static_cast<int>(rng() % (ncy + 3));
+    // Windows of up to 9 cells (reach 4) starting down to 4 cells below the grid.
+    const int lox = -4 + static_cast<int>(rng() % (ncx + 5)), loy = -4 + static_cast<int>(rng() % (ncy + 5));
     const int hix = lox + static_cast<int>(rng() % std::min(9, ncx + 2));
     const int hiy = loy + static_cast<int>(rng() % std::min(9, ncy + 2));
     std::vector<std::pair<int, int>> visit;  // the shift-grouped loops

@@ -197,15 +197,16 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
     hi[d] = min(cc[d] + p.reach[d], static_cast<int>(floorf((xv_of(xi, d) + p.prune) * p.inv_cell_size[d])));
   }
   // Widths clamped at 0: a runaway position (a blow-up, which the update kernel reports) gives an empty
-  // window, never a table larger than columns(p).
+  // window, never more than columns(p) columns (2 columns(p) ranges).
   const int wy = max(0, hi[1] - lo[1] + 1), ncolumns = max(0, hi[0] - lo[0] + 1) * wy;
   // The window's cells along x and y fall into runs by periodic shift (-1, 0, +1): run r starts at
   // lo + run_first(r) and has run_count(r) cells.
   const int3 cnt_x = run_counts(lo[0], hi[0], nc[0]), cnt_y = run_counts(lo[1], hi[1], nc[1]);
-  // The atom's ranges of candidates, in the order the search visits them: by z run (at most two, see
-  // pairsearch.h), then x run, then y run (so that one periodic shift's ranges are consecutive and a list
-  // lane gets one marker per shift), then x, then y. Each column writes its two z parts at their places
-  // (b, e, shift code); the non-empty ones are then packed to the front, nranges of them.
+  // The atom's ranges of candidates, in the order the search visits them: by z run (at most two: the window
+  // spans at most 2 reach + 1 z cells, and a periodic z has at least 2 reach cells as rlist < L/2), then x
+  // run, then y run (so that one periodic shift's ranges are consecutive and a list lane gets one marker per
+  // shift), then x, then y. Each column writes its two z parts at their places (b, e, shift code); the
+  // non-empty ones are then packed to the front, nranges of them.
   int4* ranges = s_table + warp * 2 * columns(p);
   {
     const int z0_end = run_end(lo[2], hi[2], nc[2]);  // the z cells of the first shift; the rest the other
