@@ -33,4 +33,10 @@ inline int env_int(const char* name, int fallback) {
   return static_cast<int>(x);
 }
 
+// The value of `name` as text, or "" when it is unset.
+inline std::string env_string(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
 }  // namespace halomd

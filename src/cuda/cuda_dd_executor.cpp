@@ -19,6 +19,7 @@
 #include "cpu/dd_domain.h"
 #include "cpu/pair_interaction.h"
 #include "cuda/device_system.h"
+#include "cuda/gpu_timing.h"
 #include "cuda/nonbonded.h"
 #include "cuda/pairsearch.h"
 #include "cuda/step_state.h"
@@ -76,6 +77,12 @@ class CudaDdExecutor::Impl {
     HALOMD_CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_fork, cudaEventDisableTiming));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_join, cudaEventDisableTiming));
+    every_step_timed = env_number("HALOMD_GPU_TIMING", 0) != 0;
+    if (every_step_timed) timing.create(256);
+    // Measured on one H200 with 4 domains (bench/NOTES.md, seventh session): with device-initiated
+    // transports the interior pass slows the halo kernels more than it hides (the halo is a chain of
+    // latency-bound steps, the boundary pass most of the work); the host-orchestrated ones gain a little.
+    overlap = env_number("HALOMD_DD_OVERLAP", transport->device_initiated() ? 0 : 1) != 0;
   }
   ~Impl() {
     if (ev_begin) (void)cudaEventDestroy(ev_begin);
@@ -94,33 +101,66 @@ class CudaDdExecutor::Impl {
 
   void enqueue_update(bool energy, bool host_reduce) {
     transport->exchange_f(calls);
+    mark(kHaloF);
     cuda::launch_update(calls, ds.update, energy);
     transport->reduce(calls, ds.st.get()->red, cuda::kRedCount, &ds.st.get()->red_active, host_reduce);
     cuda::launch_finish_dd_step(calls, ds.update, energy);
+    mark(kEnd);
   }
 
-  void enqueue_exchange_x() {
-    transport->exchange_x(calls);
-    cuda::launch_refresh_halo(calls, ds.update, num_home);
-  }
+  // The coordinate halo; the transports' unpacking also writes the received atoms' sorted non-bonded records
+  // (GpuLocalArrays::xq).
+  void enqueue_exchange_x() { transport->exchange_x(calls); }
 
-  // A step between searches: the forces of the atoms whose neighbours are all home (interior cells) are
-  // computed on a second stream while the coordinate halo moves; the other atoms' forces follow the halo,
-  // and the force halo goes back once both are done (it adds into home atoms the interior pass writes).
-  void enqueue_overlapped_step(bool energy, bool host_reduce) {
+  // A step between searches. With `overlap`, the forces of the atoms whose neighbours are all home (interior
+  // cells) are computed on a second stream while the coordinate halo moves; the other atoms' forces follow
+  // the halo, and the force halo goes back once both are done (it adds into home atoms the interior pass
+  // writes). Without, all forces follow the halo in one pass.
+  void enqueue_step(bool energy, bool host_reduce) {
+    if (!overlap) {
+      mark(kInterior);
+      enqueue_exchange_x();
+      mark(kHaloX);
+      cuda::launch_nonbonded(calls, ds.nonbonded, energy);
+      mark(kBoundary);
+      mark(kJoined);
+      enqueue_update(energy, host_reduce);
+      return;
+    }
     calls.fork(side, ev_fork);
     const cudaStream_t main = calls.use(side);
     cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kInteriorAtoms);
+    mark(kInterior);
     calls.use(main);
     enqueue_exchange_x();
+    mark(kHaloX);
     cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kBoundaryAtoms);
+    mark(kBoundary);
     calls.join(side, ev_join);
+    mark(kJoined);
     enqueue_update(energy, host_reduce);
+  }
+
+  // HALOMD_GPU_TIMING=1: every regular step runs kernel by kernel (no graph) with CUDA events between its
+  // phases; the events are read at the next host wait (sync_state) and reported as gpu_phase_us.
+  enum Mark { kStart, kInterior, kHaloX, kBoundary, kJoined, kHaloF, kEnd };
+  static const cuda::GpuTiming::PhaseTable& regular_phases() {
+    static const cuda::GpuTiming::PhaseTable table{{"nonbonded_interior", kStart, kInterior},
+                                                   {"x_halo", kStart, kHaloX},
+                                                   {"nonbonded_boundary", kHaloX, kBoundary},
+                                                   {"interior_wait", kBoundary, kJoined},
+                                                   {"f_halo", kJoined, kHaloF},
+                                                   {"update_reduce", kHaloF, kEnd},
+                                                   {"step_regular", kStart, kEnd}};
+    return table;
+  }
+  void mark(int k) {
+    if (timed_sample) calls.record(timed_sample->ev[k]);
   }
 
   // The regular step of a device-initiated transport, recorded again at each search (the plan and the
   // buffers change there).
-  void enqueue_regular_step() { enqueue_overlapped_step(false, false); }
+  void enqueue_regular_step() { enqueue_step(false, false); }
 
   // The host's copy of the device's decision (update.cu reduce_at): whether the step's sums are summed
   // over domains at its end.
@@ -143,6 +183,7 @@ class CudaDdExecutor::Impl {
   void sync_state() {
     calls.copy_async(hst.get(), ds.st.get(), sizeof(StepState), cudaMemcpyDeviceToHost);
     calls.sync();
+    timing.harvest();
     transport->check_errors();
     const StepState& h = hst[0];
     pairs = static_cast<size_t>(h.list_pairs / 2);
@@ -349,6 +390,10 @@ class CudaDdExecutor::Impl {
     arrays.f = ds.f.get();
     arrays.sorted_of = ds.sorted_of.get();
     arrays.num_local = num_local;
+    arrays.xq = ds.update.xq;
+    arrays.img = ds.update.img;
+    arrays.qs = ds.update.qs;
+    for (int d = 0; d < 3; ++d) arrays.len[d] = ds.update.len[d];
     transport->bind(dom.plan, arrays, calls);
     lap(8);
     calls.sync();  // the staging buffers are reused at the next search
@@ -412,6 +457,10 @@ class CudaDdExecutor::Impl {
   cudaStream_t side = nullptr;  // the interior atoms' non-bonded forces, while the halo moves
   cudaEvent_t ev_fork = nullptr, ev_join = nullptr;
   bool step_timed = false, time_next_step = false;
+  bool every_step_timed = false;  // HALOMD_GPU_TIMING=1
+  bool overlap = true;  // HALOMD_DD_OVERLAP: the interior pass on the side stream while the halo moves
+  cuda::GpuTiming timing;
+  cuda::GpuTiming::Sample* timed_sample = nullptr;  // the step being enqueued, when timed
   double step_gpu_s = 0.0;
   int64_t step_samples = 0;
   size_t pairs = 0;
@@ -501,7 +550,12 @@ void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) {
     m.calls.record(m.ev_begin);
     m.time_next_step = false;
   }
-  if (!ns && !energy && m.transport->device_initiated()) {
+  if (m.every_step_timed && !ns && !energy) {
+    m.timed_sample = m.timing.begin(Impl::regular_phases());
+    m.mark(Impl::kStart);
+    m.enqueue_regular_step();
+    m.timed_sample = nullptr;
+  } else if (!ns && !energy && m.transport->device_initiated()) {
     m.graph.launch(m.calls, [&m](gpu::GpuCalls&) { m.enqueue_regular_step(); });
   } else {
     if (ns) {
@@ -531,7 +585,7 @@ void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) {
     if (ns)
       m.enqueue_forces_and_update(energy, reduce);
     else
-      m.enqueue_overlapped_step(energy, reduce);
+      m.enqueue_step(energy, reduce);
   }
   if (timed) {
     m.calls.record(m.ev_end);
@@ -629,14 +683,15 @@ std::string CudaDdExecutor::report_json() const {
       "  \"graph_instantiations\": {}, \"graph_updates\": {},\n"
       "  \"dd_skin_nm\": {}, \"repartitions\": {}, \"gpu_only_searches\": {}, \"skin_check_us_mean\": "
       "{:.1f}, "
-      "\"max_drift_kept_nm\": {:.4f}",
+      "\"max_drift_kept_nm\": {:.4f},\n  \"dd_overlap\": {}, \"gpu_timing_every_step\": {},\n  {}",
       m.grid.num_domains(), m.grid.str(), m.host.num_ranks(), m.gpu_name, m.ranks_per_gpu, m.ds.tpa, sp.nc[0],
       sp.nc[1], sp.nc[2], m.num_home,
       m.searches > 0 ? static_cast<double>(m.halo_atoms_sum) / m.searches : 0.0, m.dom.plan.pulses.size(),
       m.transport->allocations(), m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches, parts,
       parts_max, m.step_samples > 0 ? 1e6 * m.step_gpu_s / m.step_samples : 0.0, m.step_samples,
       m.graph.instantiations(), m.graph.updates(), m.skin, m.searches, m.gpu_searches,
-      m.checks > 0 ? 1e6 * m.check_s / m.checks : 0.0, m.max_drift);
+      m.checks > 0 ? 1e6 * m.check_s / m.checks : 0.0, m.max_drift, m.overlap, m.every_step_timed,
+      m.timing.json());
 }
 
 }  // namespace halomd

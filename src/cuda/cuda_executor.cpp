@@ -86,6 +86,31 @@ class CudaExecutor::Impl {
   int max_groups = 0;
 };
 
+namespace {
+
+// The marks of a timed step and the phases between them (gpu_phase_us in run.json).
+enum Mark { kStart, kSearched, kNonbonded, kUpdated };
+const cuda::GpuTiming::PhaseTable& step_phases(bool ns, bool energy) {
+  using Table = cuda::GpuTiming::PhaseTable;
+  static const Table tables[2][2] = {{Table{{"nonbonded", kSearched, kNonbonded},
+                                            {"update", kNonbonded, kUpdated},
+                                            {"step_regular", kStart, kUpdated}},
+                                      Table{{"nonbonded_energy", kSearched, kNonbonded},
+                                            {"update_energy", kNonbonded, kUpdated},
+                                            {"step_energy", kStart, kUpdated}}},
+                                     {Table{{"ns_search", kStart, kSearched},
+                                            {"nonbonded", kSearched, kNonbonded},
+                                            {"update", kNonbonded, kUpdated},
+                                            {"step_ns", kStart, kUpdated}},
+                                      Table{{"ns_search", kStart, kSearched},
+                                            {"nonbonded_energy", kSearched, kNonbonded},
+                                            {"update_energy", kNonbonded, kUpdated},
+                                            {"step_ns", kStart, kUpdated}}}};
+  return tables[ns][energy];
+}
+
+}  // namespace
+
 CudaExecutor::CudaExecutor(const ExecutorConfig& config) : impl_(std::make_unique<Impl>(config)) {}
 CudaExecutor::~CudaExecutor() = default;
 
@@ -123,20 +148,20 @@ void CudaExecutor::step(const StepRequest& r, StepEnergies* e) {
     ++m.step;
     return;
   }
-  cuda::GpuTiming::Sample* t = m.timing.begin(ns, energy);
-  if (t) m.calls.record(t->ev[cuda::GpuTiming::kStart]);
+  cuda::GpuTiming::Sample* t = m.timing.begin(step_phases(ns, energy));
+  if (t) m.calls.record(t->ev[kStart]);
   if (ns) {
     cuda::launch_pair_search(m.calls, m.ds.search);
     m.searched = true;
   }
-  if (t) m.calls.record(t->ev[cuda::GpuTiming::kSearched]);
+  if (t) m.calls.record(t->ev[kSearched]);
   if (energy)
     m.calls.memset_async(reinterpret_cast<char*>(m.ds.st.get()) + offsetof(StepState, nb_acc), 0,
                          sizeof(StepState::nb_acc) + sizeof(StepState::cvir_acc));
   cuda::launch_nonbonded(m.calls, m.ds.nonbonded, energy);
-  if (t) m.calls.record(t->ev[cuda::GpuTiming::kNonbonded]);
+  if (t) m.calls.record(t->ev[kNonbonded]);
   cuda::launch_update(m.calls, m.ds.update, energy);
-  if (t) m.calls.record(t->ev[cuda::GpuTiming::kUpdated]);
+  if (t) m.calls.record(t->ev[kUpdated]);
   ++m.step;
   if (energy) {
     m.sync_state();

@@ -21,13 +21,12 @@ void GpuTiming::create(int samples) {
   }
 }
 
-GpuTiming::Sample* GpuTiming::begin(bool ns, bool energy) {
+GpuTiming::Sample* GpuTiming::begin(const PhaseTable& phases) {
   if (free_.empty()) return nullptr;
   const int i = free_.back();
   free_.pop_back();
   pending_.push_back(i);
-  samples_[i].ns = ns;
-  samples_[i].energy = energy;
+  samples_[i].phases = &phases;
   return &samples_[i];
 }
 
@@ -42,10 +41,7 @@ void GpuTiming::add(const std::string& phase, cudaEvent_t a, cudaEvent_t b) {
 void GpuTiming::harvest() {
   for (int i : pending_) {
     const Sample& s = samples_[i];
-    if (s.ns) add("ns_search", s.ev[kStart], s.ev[kSearched]);
-    add(s.energy ? "nonbonded_energy" : "nonbonded", s.ev[kSearched], s.ev[kNonbonded]);
-    add(s.energy ? "update_energy" : "update", s.ev[kNonbonded], s.ev[kUpdated]);
-    add(s.ns ? "step_ns" : (s.energy ? "step_energy" : "step_regular"), s.ev[kStart], s.ev[kUpdated]);
+    for (const Phase& ph : *s.phases) add(ph.name, s.ev[ph.from], s.ev[ph.to]);
     free_.push_back(i);
   }
   pending_.clear();

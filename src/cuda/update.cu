@@ -236,16 +236,6 @@ __global__ void take_ke_prev_kernel(StepState* st) {
   for (int c = 0; c < 9; ++c) st->ke_prev[c] = static_cast<double>(st->red[kRedKe + sym[c]]) / kEnergyScale;
 }
 
-// Domain decomposition: the float positions of the halo atoms [first, n) after their coordinates arrived.
-__global__ void refresh_halo_kernel(UpdateParams p, int first) {
-  const int a = first + blockIdx.x * blockDim.x + threadIdx.x;
-  if (a >= p.n) return;
-  const int4 k = p.img[a];
-  p.xq[p.sorted_of[a]] = make_float4(static_cast<float>(p.x[0][a] - k.x * p.len[0]),
-                                     static_cast<float>(p.x[1][a] - k.y * p.len[1]),
-                                     static_cast<float>(p.x[2][a] - k.z * p.len[2]), p.qs[a]);
-}
-
 __global__ void begin_step_kernel(UpdateParams p) { begin_step(p, p.st); }
 
 // The largest squared displacement of atoms [0, n) from x0, into st->disp2_bits (a non-negative double's
@@ -298,12 +288,6 @@ void launch_home_displacement(gpu::GpuCalls& calls, const UpdateParams& p, const
   if (n <= 0) return;
   calls.launch("home_displacement_kernel", home_displacement_kernel, (n + 127) / 128, 128, 0, p, x0[0], x0[1],
                x0[2], n);
-}
-
-void launch_refresh_halo(gpu::GpuCalls& calls, const UpdateParams& p, int first) {
-  const int count = p.n - first;
-  if (count <= 0) return;
-  calls.launch("refresh_halo_kernel", refresh_halo_kernel, (count + 127) / 128, 128, 0, p, first);
 }
 
 }  // namespace halomd::cuda

@@ -23,7 +23,5 @@ void launch_stage_ke_prev(gpu::GpuCalls& calls, StepState* st);
 void launch_take_ke_prev(gpu::GpuCalls& calls, StepState* st);
 // The largest squared distance of atoms [0, n) (original order) from positions x0, into st->disp2_bits.
 void launch_home_displacement(gpu::GpuCalls& calls, const UpdateParams& p, const double* const x0[3], int n);
-// The float (sorted) positions of local atoms [first, p.n) from their double positions.
-void launch_refresh_halo(gpu::GpuCalls& calls, const UpdateParams& p, int first);
 
 }  // namespace halomd::cuda

@@ -13,6 +13,13 @@ struct GpuLocalArrays {
   float4* f = nullptr;                         // per sorted slot: force x, y, z (kJ/mol/nm); w untouched
   const int* sorted_of = nullptr;              // local atom -> sorted slot
   int num_local = 0;
+  // Optional: when xq is set, unpacking a received atom also writes its sorted non-bonded record as the
+  // pair search places it (x minus its image shift, in float, with its scaled charge), so the exchange
+  // needs no kernel after it.
+  float4* xq = nullptr;       // per sorted slot
+  const int4* img = nullptr;  // per local atom
+  const float* qs = nullptr;  // per local atom
+  double len[3] = {0.0, 0.0, 0.0};
 };
 
 // One pulse as the kernels see it (device copy of a domdec::Pulse).

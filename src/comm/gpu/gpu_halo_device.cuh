@@ -17,7 +17,15 @@ __device__ inline void pack_x_atom(const GpuLocalArrays& a, const HaloPulseDev& 
 
 __device__ inline void unpack_x_atom(const GpuLocalArrays& a, const HaloPulseDev& p, int i,
                                      const double* wire) {
-  for (int d = 0; d < 3; ++d) a.x[d][p.recv_start + i] = wire[3 * i + d];
+  const int l = p.recv_start + i;
+  double v[3];
+  for (int d = 0; d < 3; ++d) a.x[d][l] = v[d] = wire[3 * i + d];
+  if (a.xq) {
+    const int4 k = a.img[l];
+    a.xq[a.sorted_of[l]] =
+        make_float4(static_cast<float>(v[0] - k.x * a.len[0]), static_cast<float>(v[1] - k.y * a.len[1]),
+                    static_cast<float>(v[2] - k.z * a.len[2]), a.qs[l]);
+  }
 }
 
 // The force on received atom i, to go back to its owner.

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <exception>
 #include <memory>
 #include <string>
@@ -15,6 +16,7 @@
 #include "comm/gpu/gpu_halo.h"
 #include "comm/mpi/mpi_transport.h"
 #include "comm/nvshmem/nvshmem_halo_kernels.h"
+#include "core/env.h"
 #include "core/errors.h"
 #include "gpu/cuda_check.h"
 #include "gpu/device_buffer.h"
@@ -68,6 +70,7 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
     launch_.state = state_.get();
     launch_.error = error_dev;
     launch_.timeout_ns = static_cast<long long>(timeout_ms_) * 1000000LL;
+    launch_.blocks = std::clamp(env_int("HALOMD_HALO_BLOCKS", 64), 1, 256);
   }
 
   ~NvshmemHaloTransport() override {
@@ -75,6 +78,7 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
     // memory is left to the process's end.
     if (std::uncaught_exceptions() == 0) {
       (void)cudaDeviceSynchronize();
+      write_stamps();
       nv::barrier_all();  // no peer's kernel still writes into what is freed
       for (void* p :
            {static_cast<void*>(stage_), static_cast<void*>(f_recv_), static_cast<void*>(x_recv_),
@@ -82,6 +86,23 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
         if (p) nv::sym_free(p);
     }
     if (error_host_) (void)cudaFreeHost(error_host_);
+  }
+
+  // HALOMD_HALO_STAMPS=<prefix>: the fused kernels' timer stamps of the last kStampSteps exchanges, one row
+  // per step (row = exchange epoch mod kStampSteps, so the same row is the same step on every PE), into
+  // <prefix>_pe<N>.txt at the end of the run (bench/halo_stamps.py reads them).
+  void write_stamps() {
+    if (stamps_prefix_.empty() || stamps_.size() == 0) return;
+    std::vector<unsigned long long> h(stamps_.size());
+    if (cudaMemcpy(h.data(), stamps_.get(), h.size() * sizeof(h[0]), cudaMemcpyDeviceToHost) != cudaSuccess)
+      return;
+    std::FILE* out = std::fopen(fmt::format("{}_pe{}.txt", stamps_prefix_, me_).c_str(), "w");
+    if (!out) return;
+    for (int r = 0; r < nv::kStampSteps; ++r) {
+      for (int k = 0; k < nv::kStamps; ++k) fmt::print(out, "{}{}", k ? " " : "", h[r * nv::kStamps + k]);
+      fmt::print(out, "\n");
+    }
+    std::fclose(out);
   }
 
   std::string name() const override { return put_only_ ? "nvshmem_put" : "nvshmem"; }
@@ -140,6 +161,12 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
 
     nv::ConfigDev c;
     c.a = arrays;
+    c.num_home = plan.num_home;
+    if (!stamps_prefix_.empty() && stamps_.size() == 0) {
+      stamps_.allocate(static_cast<size_t>(nv::kStampSteps) * nv::kStamps, name() + " stamps");
+      HALOMD_CUDA_CHECK(cudaMemset(stamps_.get(), 0, stamps_.size() * sizeof(unsigned long long)));
+    }
+    c.stamps = stamps_.get();
     c.num_pulses = np;
     c.me = me_;
     c.npes = npes_;
@@ -174,16 +201,15 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
     staging_.put(calls, config_.get(), &c, 1);
     staging_.end(calls);
     plan_ = &plan;
-    num_pulses_ = np;
   }
 
   void exchange_x(gpu::GpuCalls& calls) override {
     require_bound();
-    nv::launch_exchange_x(calls, launch_, num_pulses_);
+    nv::launch_exchange_x(calls, launch_);
   }
   void exchange_f(gpu::GpuCalls& calls) override {
     require_bound();
-    nv::launch_exchange_f(calls, launch_, num_pulses_);
+    nv::launch_exchange_f(calls, launch_);
   }
   void reduce(gpu::GpuCalls& calls, long long* values, int count, const int* active, bool) override {
     if (count < 0 || count > kMaxGpuReduce)
@@ -254,8 +280,9 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
   int me_ = 0;
   int npes_ = 1;
   const domdec::DomainPlan* plan_ = nullptr;
-  int num_pulses_ = 0;
   int64_t allocations_ = 0;
+  std::string stamps_prefix_ = env_string("HALOMD_HALO_STAMPS");
+  gpu::DeviceBuffer<unsigned long long> stamps_;
 
   nv::ErrorRecord* error_host_ = nullptr;
   gpu::DeviceBuffer<nv::StateDev> state_;

@@ -1,35 +1,44 @@
 // Kernels of the nvshmem and nvshmem_put halo transports (nvshmem_halo_kernels.h says what they share).
 //
-// Per pulse and direction there are two kernels in stream order:
-//   pack-and-send  packs the pulse straight into the peer's symmetric receive buffer (direct stores through
-//                  the mapped address) or into a local symmetric stage; the last block to finish (a counter
-//                  in device memory) then releases the receiver: a system-scope fence and the signal
-//                  (direct), or put-with-signal of the stage (nvshmem_put, or a peer not mapped);
-//   wait-and-use   each block's thread 0 waits for its own signal of that pulse to reach the exchange's
-//                  epoch, with a timeout, then the block unpacks (coordinates) or adds (forces).
-// The epoch is advanced by the first pack kernel of an exchange (its last block), every PE alike, and the
+// One kernel per direction and step does every pulse (one launch instead of two per pulse, and no refresh
+// kernel after it: bench/NOTES.md, seventh session). Per pulse, in every block:
+//   pack     the block's share of the pulse straight into the peer's symmetric receive buffer (direct stores
+//            through the mapped address) or into a local symmetric stage; the last block to finish (a
+//            counter in device memory, one per pulse) then releases the receiver: a system-scope fence and
+//            the signal (direct), or put-with-signal of the stage (nvshmem_put, or a peer not mapped);
+//   wait     thread 0 waits for the block's own view of that pulse's signal to reach the exchange's epoch,
+//            with a timeout;
+//   use      the block unpacks its share (coordinates; also the sorted float record the non-bonded kernel
+//            reads) or adds it (forces).
+// Coordinates forwarded by a later pulse are read from the earlier pulse's receive buffer (complete once its
+// signal came), so the coordinate kernel needs no barrier between pulses. The force kernel has one grid
+// barrier between pulses: a pulse's received atoms may have been sent in the pulse just handled, and must
+// have its forces added before they are packed again (the same additions, in the same order, as the
+// host-orchestrated transports).
+// The exchange's epoch is read by every block at its start and advanced by the last block to leave; the
 // signals are SET to it and waited for with >=: a signal is never reset, so a wait of step n + 1 can never
 // take step n's value for an arrival.
 //
 // Why it cannot deadlock (several PEs on one GPU under MPS, or one PE per GPU):
-// - No kernel waits for another block of itself: the pack kernels never wait (the last block only counts
-//   that the others are done), and each block of a waiting kernel waits for an external signal only. So no
-//   kernel needs its blocks to be co-resident.
-// - The only kernels that spin are the waiting ones here, at most kBlocks blocks of kThreads threads each
+// - The only kernels that spin are the exchange kernels here, B = Launch::blocks blocks of kThreads each
 //   (the reduction: one block), and a PE has at most one of them running at a time (one stream). With P PEs
-//   sharing a GPU that is at most P x kBlocks resident blocks that spin; an H200 holds 132 SMs x 8 such
-//   blocks, so every other kernel (a peer's pack kernel, or a big non-bonded kernel that ends by itself)
-//   still finds room and runs to completion.
+//   sharing a GPU that is at most P x B resident blocks that spin (4 x 64 of the 132 SMs x 8 such blocks an
+//   H200 holds), so every other kernel (a peer's exchange kernel, or a big non-bonded kernel that ends by
+//   itself) still finds room and runs to completion, and every block of an exchange kernel eventually
+//   becomes resident: the force kernel's grid barrier (a wait for the kernel's own blocks) is satisfied.
 // - The dependencies are acyclic: the wait of (step n, pulse k, direction) needs the peer's pack of the same
 //   (n, k, direction), which in the peer's stream comes after only waits of earlier (n, k, direction)
 //   triples (coordinates before forces, pulses in their order, steps in theirs). By induction every wait is
 //   eventually satisfied, as long as every PE enqueues the same sequence of exchanges (they are collective).
+// - A block whose wait times out sets the state's `failed` flag and leaves; every other wait and the grid
+//   barrier return at once when they see it, so one lost peer ends the kernel with one error.
 // MPS makes the kernels of different processes run at the same time; without it (LIMITED_MPG, refused by
 // nvshmem::initialise) a spinning kernel would hold the GPU until its time slice ends.
 //
 // Why a receive buffer is never overwritten while its owner still reads it: the sender S of pulse k packs
 // step n + 1's coordinates into R's buffer only after S's wait for R's forces of pulse k at step n, which R
-// sends after unpacking the coordinates of pulse k at step n (stream order on R). The forces go the other
+// sends after unpacking the coordinates of pulse k at step n (stream order on R; and a later pulse of step
+// n on R that forwards from that buffer reads it before R's force kernel starts). The forces go the other
 // way round the same chain (R's force buffer of pulse k is written by S at step n + 1 only after R's
 // coordinates of step n + 1 reached S, sent after R added step n's forces). The put stage is reused under
 // the same chain (the data arrived, so the stage was read).
@@ -44,14 +53,19 @@ namespace halomd::comm::nvshmem {
 namespace {
 
 constexpr int kThreads = 256;
-// The grid of every pack and waiting kernel: fixed (so a captured graph stays valid whatever the counts),
-// small (the co-residency argument above), grid-stride over the atoms.
-constexpr int kBlocks = 16;
+// The grid of every exchange kernel is Launch::blocks blocks of kThreads: fixed for the transport's life (so
+// a captured graph stays valid whatever the counts), small next to the GPU (the co-residency argument
+// above), grid-stride over the atoms.
 
 __device__ inline uint64_t global_ns() {
   uint64_t t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
+}
+
+// A diagnostic stamp (ConfigDev::stamps) of exchange `epoch`; called by one thread.
+__device__ inline void stamp(const ConfigDev& c, uint64_t epoch, int slot) {
+  if (c.stamps) c.stamps[(epoch % kStampSteps) * kStamps + slot] = global_ns();
 }
 
 __device__ inline bool failed(const StateDev* s) {
@@ -89,7 +103,7 @@ __device__ bool wait_ge(const Launch& l, uint64_t* signal, uint64_t epoch, int k
 // The end of a pack kernel: true in the one block that finishes last, after every block's packed data is
 // visible (system scope when it went straight to the peer). That block resets the counter for the next pack
 // kernel (stream order: nobody else touches it meanwhile).
-__device__ bool last_block_done(StateDev* s, bool direct) {
+__device__ bool last_block_done(unsigned int* counter, bool direct) {
   if (direct) {
     __threadfence_system();
   } else {
@@ -98,14 +112,42 @@ __device__ bool last_block_done(StateDev* s, bool direct) {
   __syncthreads();
   __shared__ bool last;
   if (threadIdx.x == 0) {
-    last = atomicAdd(&s->blocks_done, 1u) == gridDim.x - 1;
+    last = atomicAdd(counter, 1u) == gridDim.x - 1;
     if (last) {
-      s->blocks_done = 0;
+      *counter = 0;
       __threadfence();  // acquire: the other blocks' stage writes are read by the put below
     }
   }
   __syncthreads();
   return last;
+}
+
+// Every block of the kernel waits here until all have arrived (they are all resident: see "Why it cannot
+// deadlock"). False when a wait of this transport failed meanwhile (a block that gave up never arrives).
+__device__ bool grid_barrier(StateDev* s) {
+  __syncthreads();
+  __shared__ bool ok;
+  if (threadIdx.x == 0) {
+    volatile unsigned int* gen = &s->barrier_gen;
+    const unsigned int g = *gen;  // read before arriving: the release below comes after every arrival
+    __threadfence();
+    ok = true;
+    if (atomicAdd(&s->barrier_count, 1u) == gridDim.x - 1) {
+      s->barrier_count = 0;
+      __threadfence();
+      atomicAdd(&s->barrier_gen, 1u);
+    } else {
+      while (*gen == g) {
+        if (failed(s)) {
+          ok = false;
+          break;
+        }
+      }
+    }
+    __threadfence();
+  }
+  __syncthreads();
+  return ok;
 }
 
 // The epoch of this exchange: advanced by the exchange's first pack kernel, read by the rest.
@@ -122,72 +164,114 @@ __device__ uint64_t exchange_epoch(unsigned long long* counter, bool advance) {
   return epoch;
 }
 
-__global__ void pack_send_x_kernel(Launch l, int k, int advance) {
-  const PulseDev& q = l.config->pulse[k];
-  const GpuLocalArrays a = l.config->a;
-  const HaloPulseDev p = q.p;
-  double* wire = q.x_direct ? q.x_direct : q.x_stage;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < p.send_count; i += gridDim.x * blockDim.x)
-    pack_x_atom(a, p, i, wire);
-  if (!last_block_done(l.state, q.x_direct != nullptr)) return;
-  const uint64_t epoch = exchange_epoch(&l.state->epoch_x, advance != 0);
-  if (q.x_direct) {
-    if (threadIdx.x == 0) {
-      __threadfence_system();
-      nvshmemx_signal_op(q.x_signal, epoch, NVSHMEM_SIGNAL_SET, q.send_to);
+// The coordinate value packed for local atom l in pulse k: an atom received in an earlier pulse is read from
+// that pulse's receive buffer (complete, as this block waited for its signal), not from x, which other
+// blocks of the fused kernel may still be unpacking. The same double either way.
+__device__ inline double forwarded_x(const ConfigDev& c, int k, int l, int d) {
+  for (int j = 0; j < k; ++j) {
+    const HaloPulseDev& p = c.pulse[j].p;
+    if (l >= p.recv_start && l < p.recv_start + p.recv_count)
+      return c.pulse[j].x_recv[3 * (l - p.recv_start) + d];
+  }
+  return c.a.x[d][l];
+}
+
+// The whole coordinate exchange in one launch: per pulse, pack (straight into the peer's buffer or into the
+// stage), the last block releases the receiver, every block waits for its own arrival and unpacks its share.
+// No barrier between pulses: a later pulse reads forwarded atoms from the earlier pulses' receive buffers.
+// The epoch is read by every block at the start and advanced by the last block to leave.
+__global__ void exchange_x_kernel(Launch l) {
+  const ConfigDev& c = *l.config;
+  const GpuLocalArrays a = c.a;
+  __shared__ uint64_t epoch;
+  __shared__ bool arrived;
+  if (threadIdx.x == 0) {
+    epoch = *reinterpret_cast<volatile unsigned long long*>(&l.state->epoch_x) + 1;
+    if (blockIdx.x == 0) stamp(c, epoch, 0);
+  }
+  __syncthreads();
+  const int first = blockIdx.x * blockDim.x + threadIdx.x, stride = gridDim.x * blockDim.x;
+  for (int k = 0; k < c.num_pulses; ++k) {
+    const PulseDev& q = c.pulse[k];
+    const HaloPulseDev p = q.p;
+    double* wire = q.x_direct ? q.x_direct : q.x_stage;
+    for (int i = first; i < p.send_count; i += stride) {
+      const int s = p.send[i];
+      for (int d = 0; d < 3; ++d)
+        wire[3 * i + d] = (s < c.num_home ? a.x[d][s] : forwarded_x(c, k, s, d)) + p.shift[d];
     }
-  } else if (p.send_count == 0) {
-    if (threadIdx.x == 0) nvshmemx_signal_op(q.x_signal, epoch, NVSHMEM_SIGNAL_SET, q.send_to);
-  } else {
-    nvshmemx_putmem_signal_nbi_block(q.x_recv, q.x_stage, sizeof(double) * 3 * p.send_count, q.x_signal,
-                                     epoch, NVSHMEM_SIGNAL_SET, q.send_to);
+    if (last_block_done(&l.state->pulse_done[k], q.x_direct != nullptr)) {
+      if (q.x_direct || p.send_count == 0) {
+        if (threadIdx.x == 0) {
+          if (q.x_direct) __threadfence_system();
+          nvshmemx_signal_op(q.x_signal, epoch, NVSHMEM_SIGNAL_SET, q.send_to);
+        }
+      } else {
+        nvshmemx_putmem_signal_nbi_block(q.x_recv, q.x_stage, sizeof(double) * 3 * p.send_count, q.x_signal,
+                                         epoch, NVSHMEM_SIGNAL_SET, q.send_to);
+      }
+      if (threadIdx.x == 0 && k < kStampPulses) stamp(c, epoch, 1 + 2 * k);
+    }
+    if (threadIdx.x == 0) {
+      arrived = wait_ge(l, q.x_signal, epoch, kErrorCoordinates, k, q.recv_from);
+      if (blockIdx.x == 0 && k < kStampPulses) stamp(c, epoch, 2 + 2 * k);
+    }
+    __syncthreads();
+    if (!arrived) return;
+    for (int i = first; i < p.recv_count; i += stride) unpack_x_atom(a, p, i, q.x_recv);
+    __syncthreads();  // `arrived` is written again for the next pulse
+  }
+  if (last_block_done(&l.state->exit_done, false) && threadIdx.x == 0) {
+    l.state->epoch_x = epoch;
+    stamp(c, epoch, kStampsPerDirection - 1);
   }
 }
 
-__global__ void wait_unpack_x_kernel(Launch l, int k) {
-  const PulseDev& q = l.config->pulse[k];
+// The whole force exchange in one launch, pulses in reverse: pack the received atoms' forces, the last block
+// releases their owner, every block waits for the forces of its sent atoms and adds its share; a grid
+// barrier before the next pulse, whose received atoms may have been sent (and just had forces added) in this
+// one. The same additions in the same order as the host-orchestrated transports make.
+__global__ void exchange_f_kernel(Launch l) {
+  const ConfigDev& c = *l.config;
+  const GpuLocalArrays a = c.a;
+  __shared__ uint64_t epoch;
   __shared__ bool arrived;
-  if (threadIdx.x == 0) arrived = wait_ge(l, q.x_signal, l.state->epoch_x, kErrorCoordinates, k, q.recv_from);
-  __syncthreads();
-  if (!arrived) return;
-  const GpuLocalArrays a = l.config->a;
-  const HaloPulseDev p = q.p;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < p.recv_count; i += gridDim.x * blockDim.x)
-    unpack_x_atom(a, p, i, q.x_recv);
-}
-
-__global__ void pack_send_f_kernel(Launch l, int k, int advance) {
-  const PulseDev& q = l.config->pulse[k];
-  const GpuLocalArrays a = l.config->a;
-  const HaloPulseDev p = q.p;
-  float* wire = q.f_direct ? q.f_direct : q.f_stage;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < p.recv_count; i += gridDim.x * blockDim.x)
-    pack_f_atom(a, p, i, wire);
-  if (!last_block_done(l.state, q.f_direct != nullptr)) return;
-  const uint64_t epoch = exchange_epoch(&l.state->epoch_f, advance != 0);
-  if (q.f_direct) {
-    if (threadIdx.x == 0) {
-      __threadfence_system();
-      nvshmemx_signal_op(q.f_signal, epoch, NVSHMEM_SIGNAL_SET, q.recv_from);
-    }
-  } else if (p.recv_count == 0) {
-    if (threadIdx.x == 0) nvshmemx_signal_op(q.f_signal, epoch, NVSHMEM_SIGNAL_SET, q.recv_from);
-  } else {
-    nvshmemx_putmem_signal_nbi_block(q.f_recv, q.f_stage, sizeof(float) * 3 * p.recv_count, q.f_signal, epoch,
-                                     NVSHMEM_SIGNAL_SET, q.recv_from);
+  if (threadIdx.x == 0) {
+    epoch = *reinterpret_cast<volatile unsigned long long*>(&l.state->epoch_f) + 1;
+    if (blockIdx.x == 0) stamp(c, epoch, kStampsPerDirection);
   }
-}
-
-__global__ void wait_add_f_kernel(Launch l, int k) {
-  const PulseDev& q = l.config->pulse[k];
-  __shared__ bool arrived;
-  if (threadIdx.x == 0) arrived = wait_ge(l, q.f_signal, l.state->epoch_f, kErrorForces, k, q.send_to);
   __syncthreads();
-  if (!arrived) return;
-  const GpuLocalArrays a = l.config->a;
-  const HaloPulseDev p = q.p;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < p.send_count; i += gridDim.x * blockDim.x)
-    add_f_atom(a, p, i, q.f_recv);
+  const int first = blockIdx.x * blockDim.x + threadIdx.x, stride = gridDim.x * blockDim.x;
+  for (int k = c.num_pulses - 1; k >= 0; --k) {
+    const PulseDev& q = c.pulse[k];
+    const HaloPulseDev p = q.p;
+    float* wire = q.f_direct ? q.f_direct : q.f_stage;
+    for (int i = first; i < p.recv_count; i += stride) pack_f_atom(a, p, i, wire);
+    if (last_block_done(&l.state->pulse_done[k], q.f_direct != nullptr)) {
+      if (q.f_direct || p.recv_count == 0) {
+        if (threadIdx.x == 0) {
+          if (q.f_direct) __threadfence_system();
+          nvshmemx_signal_op(q.f_signal, epoch, NVSHMEM_SIGNAL_SET, q.recv_from);
+        }
+      } else {
+        nvshmemx_putmem_signal_nbi_block(q.f_recv, q.f_stage, sizeof(float) * 3 * p.recv_count, q.f_signal,
+                                         epoch, NVSHMEM_SIGNAL_SET, q.recv_from);
+      }
+      if (threadIdx.x == 0 && k < kStampPulses) stamp(c, epoch, kStampsPerDirection + 1 + 2 * k);
+    }
+    if (threadIdx.x == 0) {
+      arrived = wait_ge(l, q.f_signal, epoch, kErrorForces, k, q.send_to);
+      if (blockIdx.x == 0 && k < kStampPulses) stamp(c, epoch, kStampsPerDirection + 2 + 2 * k);
+    }
+    __syncthreads();
+    if (!arrived) return;
+    for (int i = first; i < p.send_count; i += stride) add_f_atom(a, p, i, q.f_recv);
+    if (k > 0 && !grid_barrier(l.state)) return;
+  }
+  if (last_block_done(&l.state->exit_done, false) && threadIdx.x == 0) {
+    l.state->epoch_f = epoch;
+    stamp(c, epoch, 2 * kStampsPerDirection - 1);
+  }
 }
 
 // The reduction, one block. Slots [parity][p] hold PE p's values on every PE; parity = epoch & 1. A PE
@@ -239,22 +323,12 @@ __global__ void reduce_kernel(Launch l, long long* values, int count, const int*
 
 }  // namespace
 
-void launch_exchange_x(gpu::GpuCalls& calls, const Launch& l, int num_pulses) {
-  for (int k = 0; k < num_pulses; ++k) {
-    calls.launch("nvshmem pack_send_x_kernel", pack_send_x_kernel, kBlocks, kThreads, 0, l, k,
-                 k == 0 ? 1 : 0);
-    calls.launch("nvshmem wait_unpack_x_kernel", wait_unpack_x_kernel, kBlocks, kThreads, 0, l, k);
-  }
+void launch_exchange_x(gpu::GpuCalls& calls, const Launch& l) {
+  calls.launch("nvshmem exchange_x_kernel", exchange_x_kernel, l.blocks, kThreads, 0, l);
 }
-
-void launch_exchange_f(gpu::GpuCalls& calls, const Launch& l, int num_pulses) {
-  for (int k = num_pulses - 1; k >= 0; --k) {
-    calls.launch("nvshmem pack_send_f_kernel", pack_send_f_kernel, kBlocks, kThreads, 0, l, k,
-                 k == num_pulses - 1 ? 1 : 0);
-    calls.launch("nvshmem wait_add_f_kernel", wait_add_f_kernel, kBlocks, kThreads, 0, l, k);
-  }
+void launch_exchange_f(gpu::GpuCalls& calls, const Launch& l) {
+  calls.launch("nvshmem exchange_f_kernel", exchange_f_kernel, l.blocks, kThreads, 0, l);
 }
-
 void launch_reduce(gpu::GpuCalls& calls, const Launch& l, long long* values, int count, const int* active) {
   calls.launch("nvshmem reduce_kernel", reduce_kernel, 1, kThreads, 0, l, values, count, active);
 }

@@ -1,12 +1,12 @@
-// Device side of the nvshmem and nvshmem_put GPU halo transports (nvshmem_halo.cpp is the host side): the
-// per-pulse pack-and-send and wait-and-unpack kernels, the reduction kernel, and thin wrappers of the NVSHMEM
+// Device side of the nvshmem and nvshmem_put GPU halo transports (nvshmem_halo.cpp is the host side): one
+// exchange kernel per direction (all pulses), the reduction kernel, and thin wrappers of the NVSHMEM
 // host calls the transport needs, so that the host class (C++20) never includes NVSHMEM's headers. C++17.
 //
 // Everything a kernel reads that may change at a search step (the plan's pulses, the buffers' addresses)
 // lives in a ConfigDev in device memory, and everything that changes from step to step (the signal epochs)
 // in a StateDev that the kernels advance themselves. The launch arguments are therefore the same at every
-// step and at every bind (pointers fixed for the transport's life, the pulse index, the timeout): a CUDA
-// graph captured once replays correctly for as long as the number of pulses stays the same.
+// step and at every bind (pointers fixed for the transport's life, the grid, the timeout): a CUDA graph
+// captured once replays correctly whatever the plan (the pulse count is read from the ConfigDev too).
 #pragma once
 
 #include <cstddef>
@@ -39,6 +39,7 @@ struct PulseDev {
 
 struct ConfigDev {
   GpuLocalArrays a;
+  int num_home = 0;  // local atoms [0, num_home) are home, the rest arrive in the pulses
   int num_pulses = 0;
   int me = 0;
   int npes = 1;
@@ -46,15 +47,29 @@ struct ConfigDev {
   long long* red_slots = nullptr;        // symmetric [2 parities][npes][kMaxGpuReduce]
   uint64_t* red_signal = nullptr;        // symmetric [npes]: PE p sets [p] on every other PE
   long long* const* red_peer = nullptr;  // device array [npes]: red_slots of PE p mapped, or null
+  // HALOMD_HALO_STAMPS=1 (a diagnostic): the fused kernels write GPU global-timer stamps (ns, the same clock
+  // for every process on the GPU) of their steps into [kStampSteps][kStamps], by exchange epoch.
+  unsigned long long* stamps = nullptr;
 };
+
+inline constexpr int kStampSteps = 256;
+// Per step: x entry, then per pulse k (in order) sent and arrived, x exit; f entry, per pulse k (in reverse
+// order) sent and arrived, f exit. Pulses beyond kStampPulses are not stamped.
+inline constexpr int kStampPulses = 3;
+inline constexpr int kStampsPerDirection = 2 + 2 * kStampPulses;
+inline constexpr int kStamps = 2 * kStampsPerDirection;
 
 // Advanced only by the kernels. Zeroed once when the transport is made.
 struct StateDev {
   unsigned long long epoch_x = 0;  // one per exchange_x: the value the coordinate signals are set to
   unsigned long long epoch_f = 0;  // one per exchange_f
   unsigned long long epoch_r = 0;  // one per active reduce
-  unsigned int blocks_done = 0;    // the last-block-done counter of the pack kernels (back to 0 after each)
-  int failed = 0;                  // a wait timed out: every later wait returns at once
+  // The exchange kernels' last-block-done counters (one per pulse, and one as they leave) and grid barrier
+  // (arrivals, generation); every counter is back to 0 when a kernel ends.
+  unsigned int pulse_done[kMaxHaloPulses] = {};
+  unsigned int exit_done = 0;
+  unsigned int barrier_count = 0, barrier_gen = 0;
+  int failed = 0;  // a wait timed out: every later wait returns at once
 };
 
 enum : int { kErrorCoordinates = 0, kErrorForces = 1, kErrorSums = 2 };
@@ -73,12 +88,14 @@ struct Launch {
   StateDev* state = nullptr;
   ErrorRecord* error = nullptr;  // device address of the mapped record
   long long timeout_ns = 0;
+  int blocks = 64;  // the grid of every exchange kernel (HALOMD_HALO_BLOCKS)
 };
 
-// Pulses 0..num_pulses-1: pack-and-send, then wait-and-unpack, per pulse (2 launches each).
-void launch_exchange_x(gpu::GpuCalls& calls, const Launch& l, int num_pulses);
-// Pulses num_pulses-1..0: pack-and-send the received atoms' forces, then wait-and-add (2 launches each).
-void launch_exchange_f(gpu::GpuCalls& calls, const Launch& l, int num_pulses);
+// The coordinate exchange, pulses 0..num_pulses-1, in one launch: per pulse pack-and-send, wait, unpack.
+void launch_exchange_x(gpu::GpuCalls& calls, const Launch& l);
+// The force exchange, pulses num_pulses-1..0, in one launch: per pulse pack-and-send the received atoms'
+// forces, wait, add.
+void launch_exchange_f(gpu::GpuCalls& calls, const Launch& l);
 // One launch of one block: values[0, count) summed over PEs when *active != 0.
 void launch_reduce(gpu::GpuCalls& calls, const Launch& l, long long* values, int count, const int* active);
 
