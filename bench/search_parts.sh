@@ -41,7 +41,7 @@ for timing in ${TIMINGS:-0}; do
     stamps=""
     [ "${STAMPS:-0}" = 1 ] && [ "$n" != 1 ] && stamps="$work/${tag}_st"
     (cd "$work" && HALOMD_HALO_STAMPS=$stamps HALOMD_GPU_TIMING=$timing HALOMD_GPU_TPA=${tpa/auto/0} HALOMD_DD_SKIN=$skin timeout 120 $launch "$bin" run -c $sys.gro -p $sys.top -f s.mdp -o "$tag" \
-      --backend cuda $extra > "$tag.log" 2>&1) || { echo "$tag failed"; tail -5 "$work/$tag.log"; continue; }
+      --backend cuda $extra > "$tag.log" 2>&1) || { echo "$tag failed"; grep -E "run stopped|error" "$work/$tag.log" | sort | uniq -c | head -5; continue; }
     python3 - "$work/$tag/run.json" "$tag" << 'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -70,7 +70,7 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
     launch_.state = state_.get();
     launch_.error = error_dev;
     launch_.timeout_ns = static_cast<long long>(timeout_ms_) * 1000000LL;
-    launch_.blocks = std::clamp(env_int("HALOMD_HALO_BLOCKS", 64), 1, 256);
+    launch_.blocks = std::clamp(env_int("HALOMD_HALO_BLOCKS", 16), 1, 256);
   }
 
   ~NvshmemHaloTransport() override {

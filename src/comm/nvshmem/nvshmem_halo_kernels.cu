@@ -22,7 +22,7 @@
 // Why it cannot deadlock (several PEs on one GPU under MPS, or one PE per GPU):
 // - The only kernels that spin are the exchange kernels here, B = Launch::blocks blocks of kThreads each
 //   (the reduction: one block), and a PE has at most one of them running at a time (one stream). With P PEs
-//   sharing a GPU that is at most P x B resident blocks that spin (4 x 64 of the 132 SMs x 8 such blocks an
+//   sharing a GPU that is at most P x B resident blocks that spin (4 x 16 of the 132 SMs x 8 such blocks an
 //   H200 holds), so every other kernel (a peer's exchange kernel, or a big non-bonded kernel that ends by
 //   itself) still finds room and runs to completion, and every block of an exchange kernel eventually
 //   becomes resident: the force kernel's grid barrier (a wait for the kernel's own blocks) is satisfied.
