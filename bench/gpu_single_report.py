@@ -77,10 +77,10 @@ def main():
         "records": records,
         "ratio_halomd_over_openmm": ratios,
         "notes": "halomd: benchmark settings of ../shared/BENCH.md (RF eps-rf 0, LJ potential-shift, v-rescale "
-                 "0.1 ps / 300 K, nstcalcenergy 100, nstenergy 1000, verlet-buffer-tolerance 0.005 with "
-                 "halomd's rlist rule); ns_per_day over the steady state (first NS window left out). OpenMM "
-                 "8.6.1 CUDA, mixed precision, reactionFieldDielectric 1e10 (no eps-rf = infinity), plain LJ "
-                 "cut-off (no potential-shift), VerletIntegrator + AndersenThermostat (no v-rescale), its own "
+                 "0.1 ps / 300 K, nstcalcenergy 100, nstenergy 1000, verlet-buffer-tolerance 0.005, rlist from "
+                 "GROMACS 2022's Verlet buffer estimate); ns_per_day over the steady state (first NS window "
+                 "left out). OpenMM 8.6.1 CUDA, mixed precision, reactionFieldDielectric 1e10 (no eps-rf = "
+                 "infinity), plain LJ cut-off (no potential-shift), VerletIntegrator + AndersenThermostat (no v-rescale), its own "
                  "pair-list rule; energies read every 1000 steps (bench/openmm_water.py).",
     }
     os.makedirs("bench/results", exist_ok=True)

@@ -70,7 +70,9 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
     launch_.state = state_.get();
     launch_.error = error_dev;
     launch_.timeout_ns = static_cast<long long>(timeout_ms_) * 1000000LL;
-    launch_.blocks = std::clamp(env_int("HALOMD_HALO_BLOCKS", 16), 1, 256);
+    // At most 16: with 64 and 128 blocks, 4 PEs on one H200 under MPS deadlocked (bench/NOTES.md, seventh
+    // session); fewer are allowed for experiments.
+    launch_.blocks = std::clamp(env_int("HALOMD_HALO_BLOCKS", 16), 1, 16);
   }
 
   ~NvshmemHaloTransport() override {

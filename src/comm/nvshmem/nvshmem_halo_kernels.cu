@@ -24,8 +24,11 @@
 //   (the reduction: one block), and a PE has at most one of them running at a time (one stream). With P PEs
 //   sharing a GPU that is at most P x B resident blocks that spin (4 x 16 of the 132 SMs x 8 such blocks an
 //   H200 holds), so every other kernel (a peer's exchange kernel, or a big non-bonded kernel that ends by
-//   itself) still finds room and runs to completion, and every block of an exchange kernel eventually
-//   becomes resident: the force kernel's grid barrier (a wait for the kernel's own blocks) is satisfied.
+//   itself) should find room and run to completion, and every block of an exchange kernel eventually become
+//   resident (the release of a pulse and the force kernel's grid barrier wait for all of them). Measured,
+//   not proven: with B = 64 or 128, 4 PEs on one H200 under MPS deadlocked (signals never came; blocks
+//   evidently never got an SM while their siblings spun), with B = 16 never in ~40 runs (bench/NOTES.md,
+//   seventh session). B is therefore capped at 16.
 // - The dependencies are acyclic: the wait of (step n, pulse k, direction) needs the peer's pack of the same
 //   (n, k, direction), which in the peer's stream comes after only waits of earlier (n, k, direction)
 //   triples (coordinates before forces, pulses in their order, steps in theirs). By induction every wait is
