@@ -553,7 +553,7 @@ void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) {
   if (m.every_step_timed && !ns && !energy) {
     m.timed_sample = m.timing.begin(Impl::regular_phases());
     m.mark(Impl::kStart);
-    m.enqueue_regular_step();
+    m.enqueue_step(false, reduce);  // the host-orchestrated transports sum over domains on the host
     m.timed_sample = nullptr;
   } else if (!ns && !energy && m.transport->device_initiated()) {
     m.graph.launch(m.calls, [&m](gpu::GpuCalls&) { m.enqueue_regular_step(); });

@@ -70,9 +70,15 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
     launch_.state = state_.get();
     launch_.error = error_dev;
     launch_.timeout_ns = static_cast<long long>(timeout_ms_) * 1000000LL;
-    // At most 16: with 64 and 128 blocks, 4 PEs on one H200 under MPS deadlocked (bench/NOTES.md, seventh
-    // session); fewer are allowed for experiments.
-    launch_.blocks = std::clamp(env_int("HALOMD_HALO_BLOCKS", 16), 1, 16);
+    // Every block of every PE's exchange kernel must be resident at once (nvshmem_halo_kernels.cu). At most
+    // 16, and at most one block per multiprocessor per PE (as if all PEs shared this GPU): with 64 and 128
+    // blocks, 4 PEs on one H200 under MPS deadlocked (bench/NOTES.md, seventh session), consistent with a
+    // limit of one block per SM and client. Fewer are allowed for experiments.
+    int device = 0, sms = 1;
+    HALOMD_CUDA_CHECK(cudaGetDevice(&device));
+    HALOMD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const int most = std::clamp(sms / std::max(1, npes_), 1, 16);
+    launch_.blocks = std::clamp(env_int("HALOMD_HALO_BLOCKS", most), 1, most);
   }
 
   ~NvshmemHaloTransport() override {

@@ -19,16 +19,18 @@
 // signals are SET to it and waited for with >=: a signal is never reset, so a wait of step n + 1 can never
 // take step n's value for an arrival.
 //
-// Why it cannot deadlock (several PEs on one GPU under MPS, or one PE per GPU):
+// Why it should not deadlock (several PEs on one GPU under MPS, or one PE per GPU):
 // - The only kernels that spin are the exchange kernels here, B = Launch::blocks blocks of kThreads each
-//   (the reduction: one block), and a PE has at most one of them running at a time (one stream). With P PEs
-//   sharing a GPU that is at most P x B resident blocks that spin (4 x 16 of the 132 SMs x 8 such blocks an
-//   H200 holds), so every other kernel (a peer's exchange kernel, or a big non-bonded kernel that ends by
-//   itself) should find room and run to completion, and every block of an exchange kernel eventually become
-//   resident (the release of a pulse and the force kernel's grid barrier wait for all of them). Measured,
-//   not proven: with B = 64 or 128, 4 PEs on one H200 under MPS deadlocked (signals never came; blocks
-//   evidently never got an SM while their siblings spun), with B = 16 never in ~40 runs (bench/NOTES.md,
-//   seventh session). B is therefore capped at 16.
+//   (the reduction: one block), and a PE has at most one of them running at a time (one stream). A pulse is
+//   released only when all B blocks have packed it, and a block packs pulse k + 1 only after its own wait
+//   for pulse k, so every block of every PE's exchange kernel must be resident at the same time; other
+//   kernels (a big non-bonded kernel) end by themselves and free their SMs. This is an assumption about the
+//   hardware, not a guarantee: by registers an H200 holds 3 coordinate-kernel blocks per SM (66 registers),
+//   yet 4 PEs x 64 blocks under MPS deadlocked (signals never came) while 4 x 16 never did in ~40 runs
+//   (bench/NOTES.md, seventh session), consistent with at most one block per SM per client. B is therefore
+//   at most 16 and at most SMs / PEs (nvshmem_halo.cpp). NVSHMEM itself promises progress for several PEs
+//   per GPU only when their MPS thread percentages add up to at most 100; the scripts override that check
+//   (NVSHMEM_IGNORE_CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=1), which measured faster for GROMACS (DEVICE.md).
 // - The dependencies are acyclic: the wait of (step n, pulse k, direction) needs the peer's pack of the same
 //   (n, k, direction), which in the peer's stream comes after only waits of earlier (n, k, direction)
 //   triples (coordinates before forces, pulses in their order, steps in theirs). By induction every wait is

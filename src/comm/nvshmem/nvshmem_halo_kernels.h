@@ -88,7 +88,7 @@ struct Launch {
   StateDev* state = nullptr;
   ErrorRecord* error = nullptr;  // device address of the mapped record
   long long timeout_ns = 0;
-  int blocks = 16;  // the grid of every exchange kernel (HALOMD_HALO_BLOCKS, at most 16)
+  int blocks = 16;  // the grid of every exchange kernel (HALOMD_HALO_BLOCKS; nvshmem_halo.cpp caps it)
 };
 
 // The coordinate exchange, pulses 0..num_pulses-1, in one launch: per pulse pack-and-send, wait, unpack.
