@@ -1,13 +1,16 @@
 // The halo plan built through a transport (plan_build.h).
 #include "comm/plan_build.h"
 
+#include <chrono>
+
 #include "core/errors.h"
 
 namespace halomd::comm {
 
 void build_plans(HaloTransport& transport, const domdec::DdGrid& grid, const Box& box,
                  const domdec::HaloRange& range, std::span<const HomeAtoms> home,
-                 std::vector<domdec::DomainPlan>& plans, std::vector<std::vector<Vec3>>& x_local) {
+                 std::vector<domdec::DomainPlan>& plans, std::vector<std::vector<Vec3>>& x_local,
+                 double* exchange_s) {
   const std::vector<int>& domains = transport.domains();
   const size_t ns = domains.size();
   if (home.size() != ns) throw RuntimeError(-1, -1, "build_plans: one set of home atoms per domain");
@@ -34,7 +37,9 @@ void build_plans(HaloTransport& transport, const domdec::DdGrid& grid, const Box
         to[s] = pulse.send_to;
         from[s] = pulse.recv_from;
       }
+      const auto t0 = std::chrono::steady_clock::now();
       transport.exchange_atoms(to, from, sent, received);
+      if (exchange_s) *exchange_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       for (size_t s = 0; s < ns; ++s) domdec::append_received(plans[s], x_local[s], box, received[s]);
     }
   }

@@ -20,9 +20,11 @@ struct HomeAtoms {
 };
 
 // home: one entry per slot (transport.domains()); fills plans[s] and x_local[s] (home positions, then every
-// pulse's atoms). range.margin must be the same on every process.
+// pulse's atoms). range.margin must be the same on every process. exchange_s, when given, gains the wall
+// time spent in the transport's exchanges (the rest is this process's own work).
 void build_plans(HaloTransport& transport, const domdec::DdGrid& grid, const Box& box,
                  const domdec::HaloRange& range, std::span<const HomeAtoms> home,
-                 std::vector<domdec::DomainPlan>& plans, std::vector<std::vector<Vec3>>& x_local);
+                 std::vector<domdec::DomainPlan>& plans, std::vector<std::vector<Vec3>>& x_local,
+                 double* exchange_s = nullptr);
 
 }  // namespace halomd::comm

@@ -208,15 +208,35 @@ class CudaDdExecutor::Impl {
   }
 
   // Host wall time of the search's parts (report_json): lap(k) adds the time since the last lap to part k.
-  static constexpr const char* kParts[] = {"download",    "departures", "migrate_mpi", "set_home",
-                                           "margin_max",  "plan",       "topology",    "upload",
-                                           "launch_bind", "search_wait"};
+  // plan_mpi is the part of build_plans spent in the transport's exchanges (taken out of plan).
+  static constexpr const char* kParts[] = {
+      "download", "departures", "migrate_mpi", "set_home",  "margin_max", "plan",        "topology",
+      "upload",   "launch_bind", "search_wait", "frame",    "plan_mpi",   "local_atoms", "positions",
+      "list_size"};
+  enum Part {
+    kDownload,
+    kDepartures,
+    kMigrateMpi,
+    kSetHome,
+    kMarginMax,
+    kPlan,
+    kTopology,
+    kUpload,
+    kLaunchBind,
+    kSearchWait,
+    kFrame,
+    kPlanMpi,
+    kLocalAtoms,
+    kPositions,
+    kListSize
+  };
   static constexpr int kNumParts = sizeof(kParts) / sizeof(kParts[0]);
   void lap(int k) {
     const auto now = std::chrono::steady_clock::now();
     if (k >= 0) search_part_s[k] += std::chrono::duration<double>(now - last_mark).count();
     last_mark = now;
   }
+  void lap(Part k) { lap(static_cast<int>(k)); }
 
   // GPU time of one regular step per search window (CUDA events around the first regular step after a
   // search; read at the next search, when the host waits anyway).
@@ -276,9 +296,9 @@ class CudaDdExecutor::Impl {
     std::vector<std::vector<comm::AtomState>> leaving(1), arriving(1);
     leaving[0] = take_departures(dom, grid, cfg.box, first_atom);
     dom.departed = static_cast<int64_t>(leaving[0].size());
-    lap(1);
+    lap(kDepartures);
     host.migrate(leaving, arriving);
-    lap(2);
+    lap(kMigrateMpi);
     std::vector<comm::AtomState> atoms;  // the kept home atoms (ascending), then the arrivals
     atoms.reserve(dom.home.size() + arriving[0].size());
     for (size_t i = 0; i < dom.home.size(); ++i)
@@ -292,11 +312,11 @@ class CudaDdExecutor::Impl {
     lap(-1);
     if (on_device) download_home(true);  // waits for the steps queued before: not the search's time
     harvest_step_events();
-    lap(0);
+    lap(kDownload);
     const auto t0 = last_mark;
     migrate();
     double margin = home_margin(dom, first_atom);
-    lap(3);
+    lap(kSetHome);
     host.max({&margin, 1});
     try {
       range = usable_range(margin, [&](const domdec::HaloRange& r) {
@@ -305,16 +325,21 @@ class CudaDdExecutor::Impl {
     } catch (const InputError& e) {
       throw RuntimeError(step, -1, e.what());
     }
-    lap(4);
+    lap(kMarginMax);
     std::vector<Vec3> frame = place_home_atoms(dom, box, first_atom);
     std::vector<comm::HomeAtoms> home{{dom.home, dom.image, frame}};
     std::vector<domdec::DomainPlan> plans;
     std::vector<std::vector<Vec3>> x_local;
-    comm::build_plans(host, grid, box, range, home, plans, x_local);
+    lap(kFrame);
+    double exchange_s = 0.0;
+    comm::build_plans(host, grid, box, range, home, plans, x_local, &exchange_s);
     dom.plan = std::move(plans[0]);
     dom.x_local = std::move(x_local[0]);
-    lap(5);
+    lap(kPlan);
+    search_part_s[kPlan] -= exchange_s;
+    search_part_s[kPlanMpi] += exchange_s;
     build_local_interactions(dom, top);
+    lap(kTopology);
     num_home = dom.plan.num_home;
     num_local = dom.plan.num_local();
 
@@ -359,8 +384,10 @@ class CudaDdExecutor::Impl {
                         dom.index, hi - lo, "xyz"[d], search_len[d]));
     }
 
-    lap(6);
+    lap(kLocalAtoms);
     const bool grown = cuda::upload_atoms(a, calls, ds);
+    atom_regrows += grown ? 1 : 0;
+    lap(kUpload);
     if (hx.size() < 3 * ds.capacity) {
       hx.allocate(3 * ds.capacity, "positions (host staging)");
       hv.allocate(3 * ds.capacity, "velocities (host staging)");
@@ -380,10 +407,9 @@ class CudaDdExecutor::Impl {
         calls.copy_async(x_plan[d].get(), hx.get() + d * nl, nh * sizeof(double), cudaMemcpyHostToDevice);
       }
     }
-    if (cuda::size_pair_list(dom.x_local, calls, ds) || grown) {
-      // Nothing to keep: the list is rebuilt below.
-    }
-    lap(7);
+    lap(kPositions);
+    list_regrows += cuda::size_pair_list(dom.x_local, calls, ds) ? 1 : 0;
+    lap(kListSize);
     cuda::launch_pair_search(calls, ds.search);
     comm::GpuLocalArrays arrays;
     for (int d = 0; d < 3; ++d) arrays.x[d] = ds.x[d].get();
@@ -395,9 +421,9 @@ class CudaDdExecutor::Impl {
     arrays.qs = ds.update.qs;
     for (int d = 0; d < 3; ++d) arrays.len[d] = ds.update.len[d];
     transport->bind(dom.plan, arrays, calls);
-    lap(8);
+    lap(kLaunchBind);
     calls.sync();  // the staging buffers are reused at the next search
-    lap(9);
+    lap(kSearchWait);
     graph.invalidate();  // the plan changed: the regular step is recorded again
 
     halo_bytes_per_step = 0;
@@ -427,6 +453,7 @@ class CudaDdExecutor::Impl {
   int ranks_per_gpu = 1;          // ranks whose domains share this rank's GPU
   gpu::DeviceBuffer<double> x_plan[3];
   int64_t checks = 0, gpu_searches = 0;
+  int64_t atom_regrows = 0, list_regrows = 0;  // searches that grew the per-atom arrays / the pair list
   double check_s = 0.0, max_drift = 0.0;  // max_drift: the largest of the checks that kept the plan
   Vec3 search_len;
   DdDomain dom;
@@ -683,14 +710,16 @@ std::string CudaDdExecutor::report_json() const {
       "  \"graph_instantiations\": {}, \"graph_updates\": {},\n"
       "  \"dd_skin_nm\": {}, \"repartitions\": {}, \"gpu_only_searches\": {}, \"skin_check_us_mean\": "
       "{:.1f}, "
-      "\"max_drift_kept_nm\": {:.4f},\n  \"dd_overlap\": {}, \"gpu_timing_every_step\": {},\n  {}",
+      "\"max_drift_kept_nm\": {:.4f},\n  \"atom_array_regrows\": {}, \"pair_list_regrows\": {},\n"
+      "  \"dd_overlap\": {}, \"gpu_timing_every_step\": {},\n  {}",
       m.grid.num_domains(), m.grid.str(), m.host.num_ranks(), m.gpu_name, m.ranks_per_gpu, m.ds.tpa, sp.nc[0],
       sp.nc[1], sp.nc[2], m.num_home,
       m.searches > 0 ? static_cast<double>(m.halo_atoms_sum) / m.searches : 0.0, m.dom.plan.pulses.size(),
       m.transport->allocations(), m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches, parts,
       parts_max, m.step_samples > 0 ? 1e6 * m.step_gpu_s / m.step_samples : 0.0, m.step_samples,
       m.graph.instantiations(), m.graph.updates(), m.skin, m.searches, m.gpu_searches,
-      m.checks > 0 ? 1e6 * m.check_s / m.checks : 0.0, m.max_drift, m.overlap, m.every_step_timed,
+      m.checks > 0 ? 1e6 * m.check_s / m.checks : 0.0, m.max_drift, m.atom_regrows, m.list_regrows, m.overlap,
+      m.every_step_timed,
       m.timing.json());
 }
 
