@@ -47,7 +47,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 ns = r.get("ns_per_day", 0)
 print(f"{sys.argv[2]:32s} {ns:8.1f} ns/day  regular {r.get('regular_step_us', 0):7.1f} us  gpu step "
-      f"{r.get('regular_step_gpu_us', 0)} us  ns_step {r.get('ns_step_us', 0):8.1f} us  search {r.get('search_wall_us_mean')}"
+      f"{r.get('regular_step_gpu_us', 0)} us (mid-window {r.get('regular_step_gpu_mid_window_us')} us)  ns_step {r.get('ns_step_us', 0):8.1f} us  search {r.get('search_wall_us_mean')}"
       f"  repart {r.get('repartitions')} gpu-only {r.get('gpu_only_searches')} check {r.get('skin_check_us_mean')} us"
       f" drift {r.get('max_drift_kept_nm')} halo {r.get('halo_atoms_rank0_mean')} tpa {r.get('gpu_lanes_per_atom')}")
 if "search_parts_us_mean" in r:

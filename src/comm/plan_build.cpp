@@ -39,7 +39,8 @@ void build_plans(HaloTransport& transport, const domdec::DdGrid& grid, const Box
       }
       const auto t0 = std::chrono::steady_clock::now();
       transport.exchange_atoms(to, from, sent, received);
-      if (exchange_s) *exchange_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (exchange_s)
+        *exchange_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       for (size_t s = 0; s < ns; ++s) domdec::append_received(plans[s], x_local[s], box, received[s]);
     }
   }

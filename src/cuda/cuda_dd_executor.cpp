@@ -74,6 +74,8 @@ class CudaDdExecutor::Impl {
     hst.allocate(1, "step state (host staging)");
     HALOMD_CUDA_CHECK(cudaEventCreate(&ev_begin));
     HALOMD_CUDA_CHECK(cudaEventCreate(&ev_end));
+    HALOMD_CUDA_CHECK(cudaEventCreate(&ev_mid_begin));
+    HALOMD_CUDA_CHECK(cudaEventCreate(&ev_mid_end));
     HALOMD_CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_fork, cudaEventDisableTiming));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_join, cudaEventDisableTiming));
@@ -90,6 +92,8 @@ class CudaDdExecutor::Impl {
     if (ev_join) (void)cudaEventDestroy(ev_join);
     if (side) (void)cudaStreamDestroy(side);
     if (ev_end) (void)cudaEventDestroy(ev_end);
+    if (ev_mid_begin) (void)cudaEventDestroy(ev_mid_begin);
+    if (ev_mid_end) (void)cudaEventDestroy(ev_mid_end);
   }
 
   // The step's kernels after the search (which placed the halo, or exchanged it before a GPU-only search):
@@ -209,10 +213,10 @@ class CudaDdExecutor::Impl {
 
   // Host wall time of the search's parts (report_json): lap(k) adds the time since the last lap to part k.
   // plan_mpi is the part of build_plans spent in the transport's exchanges (taken out of plan).
-  static constexpr const char* kParts[] = {
-      "download", "departures", "migrate_mpi", "set_home",  "margin_max", "plan",        "topology",
-      "upload",   "launch_bind", "search_wait", "frame",    "plan_mpi",   "local_atoms", "positions",
-      "list_size"};
+  static constexpr const char* kParts[] = {"download",    "departures",  "migrate_mpi", "set_home",
+                                           "margin_max",  "plan",        "topology",    "upload",
+                                           "launch_bind", "search_wait", "frame",       "plan_mpi",
+                                           "local_atoms", "positions",   "list_size"};
   enum Part {
     kDownload,
     kDepartures,
@@ -228,9 +232,11 @@ class CudaDdExecutor::Impl {
     kPlanMpi,
     kLocalAtoms,
     kPositions,
-    kListSize
+    kListSize,
+    kPartCount
   };
   static constexpr int kNumParts = sizeof(kParts) / sizeof(kParts[0]);
+  static_assert(kNumParts == kPartCount, "one name per part");
   void lap(int k) {
     const auto now = std::chrono::steady_clock::now();
     if (k >= 0) search_part_s[k] += std::chrono::duration<double>(now - last_mark).count();
@@ -240,15 +246,22 @@ class CudaDdExecutor::Impl {
 
   // GPU time of one regular step per search window (CUDA events around the first regular step after a
   // search; read at the next search, when the host waits anyway).
+  // Also the GPU time of the kMidStep-th regular step after every search (host repartition or GPU-only),
+  // a steady-state sample that starts from no particular alignment of the ranks.
   void harvest_step_events() {
-    if (!step_timed) return;
     float ms = 0.f;
-    if (cudaEventElapsedTime(&ms, ev_begin, ev_end) == cudaSuccess) {
+    if (step_timed && cudaEventElapsedTime(&ms, ev_begin, ev_end) == cudaSuccess) {
       step_gpu_s += 1e-3 * ms;
       ++step_samples;
     }
     step_timed = false;
+    if (mid_timed && cudaEventElapsedTime(&ms, ev_mid_begin, ev_mid_end) == cudaSuccess) {
+      mid_gpu_s += 1e-3 * ms;
+      ++mid_samples;
+    }
+    mid_timed = false;
   }
+  static constexpr int kMidStep = 5;
 
   // The halo plan's range: pairs within rlist + 2 skin at the repartition, so that it still holds every pair
   // within rlist while no atom has moved more than the skin.
@@ -283,6 +296,7 @@ class CudaDdExecutor::Impl {
     const double* const x0[3] = {x_plan[0].get(), x_plan[1].get(), x_plan[2].get()};
     cuda::launch_home_displacement(calls, ds.update, x0, num_home);
     sync_state();
+    harvest_step_events();
     double worst = std::sqrt(std::bit_cast<double>(hst[0].disp2_bits));
     host.max({&worst, 1});
     check_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -435,6 +449,7 @@ class CudaDdExecutor::Impl {
     ++searches;
     halo_atoms_sum += num_local - num_home;
     time_next_step = true;
+    mid_in = kMidStep - 1;
   }
 
   ExecutorConfig cfg;
@@ -454,7 +469,7 @@ class CudaDdExecutor::Impl {
   gpu::DeviceBuffer<double> x_plan[3];
   int64_t checks = 0, gpu_searches = 0;
   int64_t atom_regrows = 0, list_regrows = 0;  // searches that grew the per-atom arrays / the pair list
-  double check_s = 0.0, max_drift = 0.0;  // max_drift: the largest of the checks that kept the plan
+  double check_s = 0.0, max_drift = 0.0;       // max_drift: the largest of the checks that kept the plan
   Vec3 search_len;
   DdDomain dom;
   int num_home = 0, num_local = 0;
@@ -484,6 +499,11 @@ class CudaDdExecutor::Impl {
   cudaStream_t side = nullptr;  // the interior atoms' non-bonded forces, while the halo moves
   cudaEvent_t ev_fork = nullptr, ev_join = nullptr;
   bool step_timed = false, time_next_step = false;
+  bool mid_timed = false;
+  int mid_in = -1;  // regular steps before the one timed in the middle of the window (-1: none this window)
+  cudaEvent_t ev_mid_begin = nullptr, ev_mid_end = nullptr;
+  double mid_gpu_s = 0.0;
+  int64_t mid_samples = 0;
   bool every_step_timed = false;  // HALOMD_GPU_TIMING=1
   bool overlap = true;  // HALOMD_DD_OVERLAP: the interior pass on the side stream while the halo moves
   cuda::GpuTiming timing;
@@ -577,6 +597,12 @@ void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) {
     m.calls.record(m.ev_begin);
     m.time_next_step = false;
   }
+  bool mid = false;
+  if (!ns && !energy && m.mid_in >= 0) {
+    mid = m.mid_in == 0;
+    --m.mid_in;
+  }
+  if (mid) m.calls.record(m.ev_mid_begin);
   if (m.every_step_timed && !ns && !energy) {
     m.timed_sample = m.timing.begin(Impl::regular_phases());
     m.mark(Impl::kStart);
@@ -602,6 +628,7 @@ void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) {
       if (!repartition) {
         cuda::launch_pair_search(m.calls, m.ds.search);
         ++m.gpu_searches;
+        m.mid_in = Impl::kMidStep - 1;
       }
     }
     if (energy) {
@@ -617,6 +644,10 @@ void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) {
   if (timed) {
     m.calls.record(m.ev_end);
     m.step_timed = true;
+  }
+  if (mid) {
+    m.calls.record(m.ev_mid_end);
+    m.mid_timed = true;
   }
   m.ke_prev_global = reduce;
   m.halo_bytes += m.halo_bytes_per_step;
@@ -707,6 +738,7 @@ std::string CudaDdExecutor::report_json() const {
       "  \"search_wall_us_mean\": {:.1f}, \"searches\": {},\n"
       "  \"search_parts_us_mean\": {{{}}},\n  \"search_parts_us_mean_max_over_ranks\": {{{}}},\n"
       "  \"regular_step_gpu_us\": {:.1f}, \"regular_step_gpu_samples\": {},\n"
+      "  \"regular_step_gpu_mid_window_us\": {:.1f}, \"regular_step_gpu_mid_window_samples\": {},\n"
       "  \"graph_instantiations\": {}, \"graph_updates\": {},\n"
       "  \"dd_skin_nm\": {}, \"repartitions\": {}, \"gpu_only_searches\": {}, \"skin_check_us_mean\": "
       "{:.1f}, "
@@ -717,10 +749,9 @@ std::string CudaDdExecutor::report_json() const {
       m.searches > 0 ? static_cast<double>(m.halo_atoms_sum) / m.searches : 0.0, m.dom.plan.pulses.size(),
       m.transport->allocations(), m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches, parts,
       parts_max, m.step_samples > 0 ? 1e6 * m.step_gpu_s / m.step_samples : 0.0, m.step_samples,
-      m.graph.instantiations(), m.graph.updates(), m.skin, m.searches, m.gpu_searches,
-      m.checks > 0 ? 1e6 * m.check_s / m.checks : 0.0, m.max_drift, m.atom_regrows, m.list_regrows, m.overlap,
-      m.every_step_timed,
-      m.timing.json());
+      m.mid_samples > 0 ? 1e6 * m.mid_gpu_s / m.mid_samples : 0.0, m.mid_samples, m.graph.instantiations(),
+      m.graph.updates(), m.skin, m.searches, m.gpu_searches, m.checks > 0 ? 1e6 * m.check_s / m.checks : 0.0,
+      m.max_drift, m.atom_regrows, m.list_regrows, m.overlap, m.every_step_timed, m.timing.json());
 }
 
 }  // namespace halomd
