@@ -29,6 +29,7 @@ r = json.load(open(sys.argv[1]))
 parts = r.get("search_parts_us_mean", {})
 keep = ["plan", "topology", "upload", "launch_bind", "download"]
 print(f"ns/day {r['ns_per_day']:.0f} regular GPU step {r.get('regular_step_gpu_us', 0):.1f} us "
+      f"(mid-window {r.get('regular_step_gpu_mid_window_us', 0):.1f}) "
       f"repartitions {r.get('repartitions')} searches {r.get('searches')} "
       f"repartition {r.get('search_wall_us_mean', 0):.0f} us: "
       + " ".join(f"{k} {parts.get(k, 0):.0f}" for k in keep))

@@ -85,6 +85,7 @@ class CudaDdExecutor::Impl {
     // transports the interior pass slows the halo kernels more than it hides (the halo is a chain of
     // latency-bound steps, the boundary pass most of the work); the host-orchestrated ones gain a little.
     overlap = env_number("HALOMD_DD_OVERLAP", transport->device_initiated() ? 0 : 1) != 0;
+    ds.interior_cells = overlap;  // without the interior pass, no search classifies its cells
   }
   ~Impl() {
     if (ev_begin) (void)cudaEventDestroy(ev_begin);
@@ -98,17 +99,21 @@ class CudaDdExecutor::Impl {
 
   // The step's kernels after the search (which placed the halo, or exchanged it before a GPU-only search):
   // non-bonded forces, the force halo back, the update, the reduction over domains, the end of the step.
-  void enqueue_forces_and_update(bool energy, bool host_reduce) {
+  // reduce: the step's sums are summed over domains at its end (reduce_at). Otherwise the update kernel
+  // ends the step itself, and neither the reduction nor finish_dd_step is enqueued.
+  void enqueue_forces_and_update(bool energy, bool reduce) {
     cuda::launch_nonbonded(calls, ds.nonbonded, energy);
-    enqueue_update(energy, host_reduce);
+    enqueue_update(energy, reduce);
   }
 
-  void enqueue_update(bool energy, bool host_reduce) {
+  void enqueue_update(bool energy, bool reduce) {
     transport->exchange_f(calls);
     mark(kHaloF);
     cuda::launch_update(calls, ds.update, energy);
-    transport->reduce(calls, ds.st.get()->red, cuda::kRedCount, &ds.st.get()->red_active, host_reduce);
-    cuda::launch_finish_dd_step(calls, ds.update, energy);
+    if (reduce) {
+      transport->reduce(calls, ds.st.get()->red, cuda::kRedCount, &ds.st.get()->red_active, true);
+      cuda::launch_finish_dd_step(calls, ds.update, energy);
+    }
     mark(kEnd);
   }
 
@@ -120,7 +125,7 @@ class CudaDdExecutor::Impl {
   // cells) are computed on a second stream while the coordinate halo moves; the other atoms' forces follow
   // the halo, and the force halo goes back once both are done (it adds into home atoms the interior pass
   // writes). Without, all forces follow the halo in one pass.
-  void enqueue_step(bool energy, bool host_reduce) {
+  void enqueue_step(bool energy, bool reduce) {
     if (!overlap) {
       mark(kInterior);
       enqueue_exchange_x();
@@ -128,7 +133,7 @@ class CudaDdExecutor::Impl {
       cuda::launch_nonbonded(calls, ds.nonbonded, energy);
       mark(kBoundary);
       mark(kJoined);
-      enqueue_update(energy, host_reduce);
+      enqueue_update(energy, reduce);
       return;
     }
     calls.fork(side, ev_fork);
@@ -142,7 +147,7 @@ class CudaDdExecutor::Impl {
     mark(kBoundary);
     calls.join(side, ev_join);
     mark(kJoined);
-    enqueue_update(energy, host_reduce);
+    enqueue_update(energy, reduce);
   }
 
   // HALOMD_GPU_TIMING=1: every regular step runs kernel by kernel (no graph) with CUDA events between its
@@ -164,7 +169,8 @@ class CudaDdExecutor::Impl {
 
   // The regular step of a device-initiated transport, recorded again at each search (the plan and the
   // buffers change there).
-  void enqueue_regular_step() { enqueue_step(false, false); }
+  // Regular steps that sum over domains and those that do not are two graphs (graph_reduce, graph_plain).
+  void enqueue_regular_step(bool reduce) { enqueue_step(false, reduce); }
 
   // The host's copy of the device's decision (update.cu reduce_at): whether the step's sums are summed
   // over domains at its end.
@@ -422,7 +428,15 @@ class CudaDdExecutor::Impl {
       }
     }
     lap(kPositions);
-    list_regrows += cuda::size_pair_list(dom.x_local, calls, ds) ? 1 : 0;
+    // The list's capacity per lane is a bound from binning the local atoms on the host (~1 ms at 45k).
+    // Between repartitions the GPU-only searches rely on the capacity of the last repartition and on the
+    // search's full-list error, as the single-GPU executor does for its whole run; so here too the host
+    // bound is skipped while the longest list of the last search used at most 2/3 of the capacity and
+    // the per-atom arrays did not outgrow the list's lanes.
+    const int last_groups = hst[0].max_list_groups;
+    const bool list_roomy = ds.cap_groups > 0 && last_groups > 0 && 3 * last_groups <= 2 * ds.cap_groups &&
+                            static_cast<long long>(ds.capacity) * ds.tpa <= ds.list_lanes;
+    if (!list_roomy) list_regrows += cuda::size_pair_list(dom.x_local, calls, ds) ? 1 : 0;
     lap(kListSize);
     cuda::launch_pair_search(calls, ds.search);
     comm::GpuLocalArrays arrays;
@@ -438,7 +452,8 @@ class CudaDdExecutor::Impl {
     lap(kLaunchBind);
     calls.sync();  // the staging buffers are reused at the next search
     lap(kSearchWait);
-    graph.invalidate();  // the plan changed: the regular step is recorded again
+    graph_reduce.invalidate();  // the plan changed: the regular steps are recorded again
+    graph_plain.invalidate();
 
     halo_bytes_per_step = 0;
     for (const domdec::Pulse& p : dom.plan.pulses)
@@ -478,7 +493,7 @@ class CudaDdExecutor::Impl {
   cuda::DeviceSystem ds;
   gpu::PinnedBuffer<double> hx, hv;
   gpu::PinnedBuffer<StepState> hst;
-  gpu::StepGraph graph;
+  gpu::StepGraph graph_reduce, graph_plain;
   std::string gpu_name;
   int multiprocessors = 0;
 
@@ -609,7 +624,9 @@ void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) {
     m.enqueue_step(false, reduce);  // the host-orchestrated transports sum over domains on the host
     m.timed_sample = nullptr;
   } else if (!ns && !energy && m.transport->device_initiated()) {
-    m.graph.launch(m.calls, [&m](gpu::GpuCalls&) { m.enqueue_regular_step(); });
+    (reduce ? m.graph_reduce : m.graph_plain).launch(m.calls, [&m, reduce](gpu::GpuCalls&) {
+      m.enqueue_regular_step(reduce);
+    });
   } else {
     if (ns) {
       // A search repartitions (host) unless every atom is still within the skin of the last repartition;
@@ -749,9 +766,11 @@ std::string CudaDdExecutor::report_json() const {
       m.searches > 0 ? static_cast<double>(m.halo_atoms_sum) / m.searches : 0.0, m.dom.plan.pulses.size(),
       m.transport->allocations(), m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches, parts,
       parts_max, m.step_samples > 0 ? 1e6 * m.step_gpu_s / m.step_samples : 0.0, m.step_samples,
-      m.mid_samples > 0 ? 1e6 * m.mid_gpu_s / m.mid_samples : 0.0, m.mid_samples, m.graph.instantiations(),
-      m.graph.updates(), m.skin, m.searches, m.gpu_searches, m.checks > 0 ? 1e6 * m.check_s / m.checks : 0.0,
-      m.max_drift, m.atom_regrows, m.list_regrows, m.overlap, m.every_step_timed, m.timing.json());
+      m.mid_samples > 0 ? 1e6 * m.mid_gpu_s / m.mid_samples : 0.0, m.mid_samples,
+      m.graph_reduce.instantiations() + m.graph_plain.instantiations(),
+      m.graph_reduce.updates() + m.graph_plain.updates(), m.skin, m.searches, m.gpu_searches,
+      m.checks > 0 ? 1e6 * m.check_s / m.checks : 0.0, m.max_drift, m.atom_regrows, m.list_regrows, m.overlap,
+      m.every_step_timed, m.timing.json());
 }
 
 }  // namespace halomd

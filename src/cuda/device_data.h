@@ -108,6 +108,11 @@ struct SearchParams {
   // reach (`reach` cells) does, i.e. its atoms' lists hold home atoms only (null for one domain).
   int* cell_halo;
   unsigned char* cell_interior;
+  // Domain decomposition: per dimension d the largest x[d] of the local atoms whose zone offset in d is 0
+  // (home atoms and halo atoms from other dimensions), as order-preserving bits (ordered_bits). A halo atom
+  // whose distance beyond these in its zone's dimensions is at least rlist has no pair under the
+  // eighth-shell rule (its partners all have offset 0 where it has not), so the search skips its row.
+  unsigned long long* partner_ext;
   int4* img;  // periodic image of each atom at this search
   int* cell_of;
   int* slot;

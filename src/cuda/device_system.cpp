@@ -247,12 +247,15 @@ bool upload_atoms(const HostAtoms& a, gpu::GpuCalls& calls, DeviceSystem& ds) {
   sp.excl = ds.excl.get();
   sp.zone_mask = a.zone_mask.empty() ? nullptr : ds.zone_mask.get();
   sp.zone_mask_s = a.zone_mask.empty() ? nullptr : ds.zone_mask_s.get();
+  const bool interior = !a.zone_mask.empty() && ds.interior_cells;
   if (!a.zone_mask.empty() && ds.cell_halo.size() < static_cast<size_t>(sp.ncell)) {
     ds.cell_halo.allocate(sp.ncell, "cell grid");
     ds.cell_interior.allocate(sp.ncell, "cell grid");
   }
+  if (!a.zone_mask.empty() && ds.partner_ext.size() == 0) ds.partner_ext.allocate(3, "partner extents");
+  sp.partner_ext = a.zone_mask.empty() ? nullptr : ds.partner_ext.get();
   sp.cell_halo = a.zone_mask.empty() ? nullptr : ds.cell_halo.get();
-  sp.cell_interior = a.zone_mask.empty() ? nullptr : ds.cell_interior.get();
+  sp.cell_interior = interior ? ds.cell_interior.get() : nullptr;
   sp.img = ds.img.get();
   sp.cell_of = ds.cell_of.get();
   sp.slot = ds.slot.get();

@@ -37,9 +37,13 @@ struct DeviceSystem {
   gpu::DeviceBuffer<int> zone_mask, zone_mask_s;  // domain decomposition only
   gpu::DeviceBuffer<int> cell_halo;  // domain decomposition only, per cell (zeroed by each search)
   gpu::DeviceBuffer<unsigned char> cell_interior;
-  size_t capacity = 0;         // per-atom buffers' size (>= n)
-  long long list_lanes = 0;    // lanes the pair list has room for
-  gpu::UploadStaging staging;  // upload_atoms' host side
+  // Domain decomposition: whether each search classifies its cells as interior or not (three passes over
+  // the cells), which only the interior pass beside the halo (HALOMD_DD_OVERLAP) reads.
+  bool interior_cells = true;
+  gpu::DeviceBuffer<unsigned long long> partner_ext;  // domain decomposition only: SearchParams::partner_ext
+  size_t capacity = 0;                                // per-atom buffers' size (>= n)
+  long long list_lanes = 0;                           // lanes the pair list has room for
+  gpu::UploadStaging staging;                         // upload_atoms' host side
 
   SearchParams search{};
   NonbondedParams nonbonded{};

@@ -8,6 +8,16 @@ constexpr int kBlock = 128;
 
 __device__ inline int clamp_int(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
+// A double's bits mapped so that unsigned integer order is the doubles' order (0 lies below every double).
+__device__ inline unsigned long long ordered_bits(double v) {
+  const unsigned long long b = static_cast<unsigned long long>(__double_as_longlong(v));
+  return (b >> 63) ? ~b : (b | (1ull << 63));
+}
+__device__ inline double from_ordered_bits(unsigned long long o) {
+  if (o == 0) return -INFINITY;
+  return __longlong_as_double(static_cast<long long>((o >> 63) ? (o & ~(1ull << 63)) : ~o));
+}
+
 // Periodic image and cell of each atom (original order); counts atoms per cell. Non-finite or runaway
 // positions (a blow-up, reported by the update kernel) are clamped so that nothing is indexed out of range.
 __global__ void ns_assign_kernel(SearchParams p) {
@@ -26,6 +36,25 @@ __global__ void ns_assign_kernel(SearchParams p) {
   const int cell = (c[0] * p.nc[1] + c[1]) * p.nc[2] + c[2];
   p.cell_of[i] = cell;
   p.slot[i] = atomicAdd(&p.cell_count[cell], 1);
+}
+
+// Domain decomposition: SearchParams::partner_ext (zeroed before), a warp maximum then one atomic per warp
+// and dimension.
+__global__ void ns_partner_ext_kernel(SearchParams p) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int zm = i < p.n ? p.zone_mask[i] : 7;
+  for (int d = 0; d < 3; ++d) {
+    unsigned long long o = 0;
+    if (!((zm >> d) & 1)) {
+      const double v = p.x[d][i];
+      if (isfinite(v)) o = ordered_bits(v);
+    }
+    for (int s = 16; s > 0; s >>= 1) {
+      const unsigned long long t = __shfl_xor_sync(0xffffffffu, o, s);
+      o = t > o ? t : o;
+    }
+    if ((threadIdx.x & 31) == 0 && o != 0) atomicMax(&p.partner_ext[d], o);
+  }
 }
 
 // Exclusive scan of the cell counts into cell_start (one block of 1024 threads); zeroes the counts for the
@@ -186,6 +215,20 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
   const int s = blockIdx.x * kWarpsPerBlock + warp;
   if (s >= p.n) return;  // whole warps leave: no warp-wide call below sees a partial warp
   const int L = p.tpa;
+  if (p.partner_ext) {
+    // A halo atom beyond rlist (with prune's rounding slack) of every atom it may pair with: an empty row.
+    const int zm = p.zone_mask_s[s], a = p.atom_of[s];
+    double g2 = 0.0;
+    for (int d = 0; d < 3; ++d) {
+      if (!((zm >> d) & 1)) continue;
+      const double g = p.x[d][a] - from_ordered_bits(p.partner_ext[d]);
+      if (g > 0.0) g2 += g * g;
+    }
+    if (zm != 0 && g2 >= static_cast<double>(p.prune2)) {  // false for NaN: such an atom keeps its row
+      for (int k = lane; k < L; k += 32) p.groups[s * L + k] = 0;
+      return;
+    }
+  }
   const int log2_l = __ffs(L) - 1;  // L is a power of 2
   const int nc[3] = {p.nc[0], p.nc[1], p.nc[2]};
   const float4 xi = p.xq[s];
@@ -256,6 +299,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
 #pragma unroll
   for (int q = 0; q < 4; ++q) ex[q] = few_excl && q < ee - eb ? p.sorted_of[p.excl[eb + q]] : -1;
   const int zm_i = p.zone_mask_s ? p.zone_mask_s[s] : 0;
+
   int* stage = s_stage[warp];
   const int group_places = kListGroup * L;
   const int lane0 = s * L;  // the atom's first list lane
@@ -358,6 +402,10 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
 void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p) {
   const int atom_blocks = (p.n + kBlock - 1) / kBlock;
   calls.launch("ns_assign_kernel", ns_assign_kernel, atom_blocks, kBlock, 0, p);
+  if (p.partner_ext && p.zone_mask) {
+    calls.memset_async(p.partner_ext, 0, 3 * sizeof(unsigned long long));
+    calls.launch("ns_partner_ext_kernel", ns_partner_ext_kernel, atom_blocks, kBlock, 0, p);
+  }
   calls.launch("ns_scan_kernel", ns_scan_kernel, 1, 1024, 0, p);
   calls.launch("ns_scatter_kernel", ns_scatter_kernel, atom_blocks, kBlock, 0, p);
   calls.launch("ns_rank_kernel", ns_rank_kernel, atom_blocks, kBlock, 0, p);

@@ -192,6 +192,13 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p) {
     for (int c = 0; c < 3; ++c) mom_sum[c] = take(&st->mom_acc[c]);
     if (!p.dd) {
       end_step<kEnergy>(p, st, step, kf, mom_sum);
+    } else if (!reduce_at<kEnergy>(p, step)) {
+      // Nothing to sum over domains: the step ends here as finish_dd_step_kernel would end it (for such
+      // a step the executor launches neither the reduction nor that kernel).
+      const long long zero[3] = {0, 0, 0};
+      for (int c = 0; c < 6; ++c) st->red[kRedKe + c] = st->ke_local[c] = kf[c];
+      st->red_active = 0;
+      end_step<false>(p, st, step, kf, zero);
     } else {
       // The sums stay this domain's until the transport has added the other domains' (finish_dd_step).
       for (int c = 0; c < 6; ++c) st->red[kRedKe + c] = st->ke_local[c] = kf[c];
