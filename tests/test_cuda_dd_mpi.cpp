@@ -91,6 +91,31 @@ TEST(CudaDomains, StepZeroEnergiesEqualTheSingleGpuRun) {
   }
 }
 
+// The domains' pair lists hold every pair within rlist once (the eighth-shell rule), so their counts add up
+// to the single GPU's, up to pairs at rlist that float rounding in the domains' frames moves across it.
+// With the default skin the halo holds atoms far beyond any partner, whose rows the search skips: a row
+// skipped wrongly loses its pairs' entries on one side and shows here. 2x2x1 has halo-halo pairs (x and y
+// zones); 4x1x1 two pulses.
+TEST(CudaDomains, TheDomainsListTheSingleGpuPairs) {
+  SKIP_WITHOUT_GPU_AND_MPI();
+  const std::string out = make_temp_dir("cuda_dd_pairs");
+  const std::map<std::string, std::string> set = {
+      {"nsteps", "0"}, {"nstenergy", "1"}, {"nstcalcenergy", "1"}};
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_9k", "nve.mdp", set, out + "/one", "--backend cuda", &log), 0) << log;
+  const double one = json_number(read_text(out + "/one/run.json"), "pairs_in_list");
+  ASSERT_GT(one, 1e6);
+  for (const auto& [ranks, grid] : std::vector<std::pair<int, std::string>>{{4, "2 2 1"}, {4, "4 1 1"}}) {
+    const std::string dir = out + "/dd_" + grid.substr(0, 1) + grid.substr(2, 1);
+    ASSERT_EQ(run_halomd_under(mpirun(ranks), "spce_9k", "nve.mdp", set, dir,
+                               "--backend cuda --transport mpi_staged --dd " + grid, &log),
+              0)
+        << log;
+    const double all = json_number(read_text(dir + "/run.json"), "pairs_in_list_all_domains");
+    EXPECT_NEAR(all, one, 1e-5 * one) << grid;
+  }
+}
+
 // Every transport moves the same bytes with the same arithmetic (comm/gpu/gpu_halo_device.cuh) and sums
 // integers, so a v-rescale run gives bitwise the same files on the same grid, whichever carries the halo.
 TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {

@@ -526,6 +526,7 @@ class CudaDdExecutor::Impl {
   double step_gpu_s = 0.0;
   int64_t step_samples = 0;
   size_t pairs = 0;
+  int64_t pairs_all = 0;  // over all domains, as of the last save
 };
 
 CudaDdExecutor::CudaDdExecutor(const ExecutorConfig& config,
@@ -693,6 +694,15 @@ void CudaDdExecutor::save(MdState& s) {
   } else {
     m.sync_state();
   }
+  {
+    // The pairs of every domain's last search: each pair is this domain's or another's (the eighth-shell
+    // rule), so the sum is the whole system's count, as one GPU finds it (a test checks).
+    const int64_t mine_pairs[1] = {static_cast<int64_t>(m.pairs)};
+    std::vector<int64_t> every;
+    m.host.all_gather(mine_pairs, every);
+    m.pairs_all = 0;
+    for (int64_t v : every) m.pairs_all += v;
+  }
   const StepState& h = m.hst[0];
   for (size_t i = 0; i < m.dom.home.size(); ++i) {
     Vec3 v = m.dom.v[i];
@@ -760,7 +770,8 @@ std::string CudaDdExecutor::report_json() const {
       "  \"dd_skin_nm\": {}, \"repartitions\": {}, \"gpu_only_searches\": {}, \"skin_check_us_mean\": "
       "{:.1f}, "
       "\"max_drift_kept_nm\": {:.4f},\n  \"atom_array_regrows\": {}, \"pair_list_regrows\": {},\n"
-      "  \"dd_overlap\": {}, \"gpu_timing_every_step\": {},\n  {}",
+      "  \"dd_overlap\": {}, \"gpu_timing_every_step\": {},\n"
+      "  \"pairs_in_list_all_domains\": {},\n  {}",
       m.grid.num_domains(), m.grid.str(), m.host.num_ranks(), m.gpu_name, m.ranks_per_gpu, m.ds.tpa, sp.nc[0],
       sp.nc[1], sp.nc[2], m.num_home,
       m.searches > 0 ? static_cast<double>(m.halo_atoms_sum) / m.searches : 0.0, m.dom.plan.pulses.size(),
@@ -770,7 +781,7 @@ std::string CudaDdExecutor::report_json() const {
       m.graph_reduce.instantiations() + m.graph_plain.instantiations(),
       m.graph_reduce.updates() + m.graph_plain.updates(), m.skin, m.searches, m.gpu_searches,
       m.checks > 0 ? 1e6 * m.check_s / m.checks : 0.0, m.max_drift, m.atom_regrows, m.list_regrows, m.overlap,
-      m.every_step_timed, m.timing.json());
+      m.every_step_timed, m.pairs_all, m.timing.json());
 }
 
 }  // namespace halomd
