@@ -27,7 +27,7 @@ summary() {  # run.json -> one line
 import json, sys
 r = json.load(open(sys.argv[1]))
 parts = r.get("search_parts_us_mean", {})
-keep = ["plan", "topology", "upload", "launch_bind", "download"]
+keep = ["plan", "plan_mpi", "list_size", "local_atoms", "topology", "upload", "launch_bind", "download"]
 print(f"ns/day {r['ns_per_day']:.0f} regular GPU step {r.get('regular_step_gpu_us', 0):.1f} us "
       f"(mid-window {r.get('regular_step_gpu_mid_window_us', 0):.1f}) "
       f"repartitions {r.get('repartitions')} searches {r.get('searches')} "

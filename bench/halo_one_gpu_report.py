@@ -52,11 +52,13 @@ def main():
             "gpu_lanes_per_atom": run.get("gpu_lanes_per_atom"),
             # GPU time of a regular step (CUDA events on rank 0), and the average step (NS steps included)
             # over it: the "average step within 1.2x a regular step". The regular step is the
-            # steady-state sample, the 5th regular step after every search; the first step after each host
-            # repartition (regular_step_after_repartition_gpu_us) runs up to 25% slower (bench/NOTES.md,
-            # eighth session).
+            # steady-state sample, the 5th regular step after every search. The first step after each
+            # host repartition (regular_step_after_repartition_gpu_us) included the graph's re-recording
+            # until the eighth session (bench/NOTES.md).
             "regular_step_gpu_us": regular_gpu_us(run),
             "regular_step_after_repartition_gpu_us": run.get("regular_step_gpu_us"),
+            "regular_step_sample": ("mid_window" if run.get("regular_step_gpu_mid_window_us")
+                                    else "after_repartition"),
             "avg_over_regular_step": (round(run["dt_ps"] * 1e-3 * 86400.0 / run["ns_per_day"] * 1e6
                                             / regular_gpu_us(run), 3)
                                       if regular_gpu_us(run) else None),

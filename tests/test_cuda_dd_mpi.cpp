@@ -93,9 +93,9 @@ TEST(CudaDomains, StepZeroEnergiesEqualTheSingleGpuRun) {
 
 // The domains' pair lists hold every pair within rlist once (the eighth-shell rule), so their counts add up
 // to the single GPU's, up to pairs at rlist that float rounding in the domains' frames moves across it.
-// With the default skin the halo holds atoms far beyond any partner, whose rows the search skips: a row
-// skipped wrongly loses its pairs' entries on one side and shows here. 2x2x1 has halo-halo pairs (x and y
-// zones); 4x1x1 two pulses.
+// With the default skin the halo holds atoms far beyond any partner, whose rows the search skips: the same
+// run without skipping (HALOMD_GPU_SKIP_HALO_ROWS=0) must list exactly the same pairs, and rows must have
+// been skipped. 2x2x1 has halo-halo pairs (x and y zones); 4x1x1 two pulses.
 TEST(CudaDomains, TheDomainsListTheSingleGpuPairs) {
   SKIP_WITHOUT_GPU_AND_MPI();
   const std::string out = make_temp_dir("cuda_dd_pairs");
@@ -111,8 +111,17 @@ TEST(CudaDomains, TheDomainsListTheSingleGpuPairs) {
                                "--backend cuda --transport mpi_staged --dd " + grid, &log),
               0)
         << log;
-    const double all = json_number(read_text(dir + "/run.json"), "pairs_in_list_all_domains");
+    const std::string json = read_text(dir + "/run.json");
+    const double all = json_number(json, "pairs_in_list_all_domains");
     EXPECT_NEAR(all, one, 1e-5 * one) << grid;
+    EXPECT_GT(json_number(json, "halo_rows_skipped_all_domains"), 0.0) << grid;
+    ASSERT_EQ(run_halomd_under("HALOMD_GPU_SKIP_HALO_ROWS=0 " + mpirun(ranks), "spce_9k", "nve.mdp", set,
+                               dir + "_all_rows", "--backend cuda --transport mpi_staged --dd " + grid, &log),
+              0)
+        << log;
+    const std::string json_all = read_text(dir + "_all_rows/run.json");
+    EXPECT_EQ(json_number(json_all, "pairs_in_list_all_domains"), all) << grid;
+    EXPECT_EQ(json_number(json_all, "halo_rows_skipped_all_domains"), 0.0) << grid;
   }
 }
 

@@ -526,7 +526,8 @@ class CudaDdExecutor::Impl {
   double step_gpu_s = 0.0;
   int64_t step_samples = 0;
   size_t pairs = 0;
-  int64_t pairs_all = 0;  // over all domains, as of the last save
+  int64_t pairs_all = 0;    // over all domains, as of the last save
+  int64_t skipped_all = 0;  // halo rows the last search skipped, over all domains, as of the last save
 };
 
 CudaDdExecutor::CudaDdExecutor(const ExecutorConfig& config,
@@ -608,6 +609,12 @@ void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) {
   const bool ns = r.ns || !m.searched;
   const bool energy = r.energy && e != nullptr;
   const bool reduce = m.reduce_at(r.step, energy);
+  // A regular step of a device-initiated transport is one graph launch; the graph is recorded (after a
+  // search changed the plan) before the timing events, which then time the step's GPU work only.
+  const bool graph_step = !ns && !energy && !m.every_step_timed && m.transport->device_initiated();
+  gpu::StepGraph& graph = reduce ? m.graph_reduce : m.graph_plain;
+  auto record_regular = [&m, reduce](gpu::GpuCalls&) { m.enqueue_regular_step(reduce); };
+  if (graph_step) graph.prepare(m.calls, record_regular);
   const bool timed = !ns && !energy && m.time_next_step;
   if (timed) {
     m.calls.record(m.ev_begin);
@@ -624,10 +631,8 @@ void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) {
     m.mark(Impl::kStart);
     m.enqueue_step(false, reduce);  // the host-orchestrated transports sum over domains on the host
     m.timed_sample = nullptr;
-  } else if (!ns && !energy && m.transport->device_initiated()) {
-    (reduce ? m.graph_reduce : m.graph_plain).launch(m.calls, [&m, reduce](gpu::GpuCalls&) {
-      m.enqueue_regular_step(reduce);
-    });
+  } else if (graph_step) {
+    graph.launch(m.calls, record_regular);
   } else {
     if (ns) {
       // A search repartitions (host) unless every atom is still within the skin of the last repartition;
@@ -697,11 +702,14 @@ void CudaDdExecutor::save(MdState& s) {
   {
     // The pairs of every domain's last search: each pair is this domain's or another's (the eighth-shell
     // rule), so the sum is the whole system's count, as one GPU finds it (a test checks).
-    const int64_t mine_pairs[1] = {static_cast<int64_t>(m.pairs)};
+    const int64_t mine[2] = {static_cast<int64_t>(m.pairs), m.hst[0].skipped_rows};
     std::vector<int64_t> every;
-    m.host.all_gather(mine_pairs, every);
-    m.pairs_all = 0;
-    for (int64_t v : every) m.pairs_all += v;
+    m.host.all_gather(mine, every);
+    m.pairs_all = m.skipped_all = 0;
+    for (size_t k = 0; k + 1 < every.size(); k += 2) {
+      m.pairs_all += every[k];
+      m.skipped_all += every[k + 1];
+    }
   }
   const StepState& h = m.hst[0];
   for (size_t i = 0; i < m.dom.home.size(); ++i) {
@@ -771,7 +779,7 @@ std::string CudaDdExecutor::report_json() const {
       "{:.1f}, "
       "\"max_drift_kept_nm\": {:.4f},\n  \"atom_array_regrows\": {}, \"pair_list_regrows\": {},\n"
       "  \"dd_overlap\": {}, \"gpu_timing_every_step\": {},\n"
-      "  \"pairs_in_list_all_domains\": {},\n  {}",
+      "  \"pairs_in_list_all_domains\": {}, \"halo_rows_skipped_all_domains\": {},\n  {}",
       m.grid.num_domains(), m.grid.str(), m.host.num_ranks(), m.gpu_name, m.ranks_per_gpu, m.ds.tpa, sp.nc[0],
       sp.nc[1], sp.nc[2], m.num_home,
       m.searches > 0 ? static_cast<double>(m.halo_atoms_sum) / m.searches : 0.0, m.dom.plan.pulses.size(),
@@ -781,7 +789,7 @@ std::string CudaDdExecutor::report_json() const {
       m.graph_reduce.instantiations() + m.graph_plain.instantiations(),
       m.graph_reduce.updates() + m.graph_plain.updates(), m.skin, m.searches, m.gpu_searches,
       m.checks > 0 ? 1e6 * m.check_s / m.checks : 0.0, m.max_drift, m.atom_regrows, m.list_regrows, m.overlap,
-      m.every_step_timed, m.pairs_all, m.timing.json());
+      m.every_step_timed, m.pairs_all, m.skipped_all, m.timing.json());
 }
 
 }  // namespace halomd

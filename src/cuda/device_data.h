@@ -45,6 +45,7 @@ struct StepState {
   unsigned int blocks_done;  // the update kernel's finished-block counter
   int max_list_groups;       // longest per-lane list of the last search (groups of kListGroup entries)
   long long list_pairs;      // pair entries of the last search (each pair is listed from both atoms)
+  int skipped_rows;          // domain decomposition: halo rows the last search skipped (partner_ext)
   // Accumulators, reset by their consumer.
   long long ke_acc[6];  // sum 1/2 m v_a v_b over atoms: xx yy zz xy xz yz
   long long mom_acc[3];
@@ -112,8 +113,8 @@ struct SearchParams {
   // (home atoms and halo atoms from other dimensions), as order-preserving bits (ordered_bits). A halo atom
   // whose distance beyond these in its zone's dimensions is at least rlist has no pair under the
   // eighth-shell rule (its partners all have offset 0 where it has not), so the search skips its row.
-  unsigned long long* partner_ext;
-  int4* img;  // periodic image of each atom at this search
+  unsigned long long* partner_ext;  // null: no row is skipped (also HALOMD_GPU_SKIP_HALO_ROWS=0)
+  int4* img;                        // periodic image of each atom at this search
   int* cell_of;
   int* slot;
   int* sorted_of;

@@ -253,7 +253,8 @@ bool upload_atoms(const HostAtoms& a, gpu::GpuCalls& calls, DeviceSystem& ds) {
     ds.cell_interior.allocate(sp.ncell, "cell grid");
   }
   if (!a.zone_mask.empty() && ds.partner_ext.size() == 0) ds.partner_ext.allocate(3, "partner extents");
-  sp.partner_ext = a.zone_mask.empty() ? nullptr : ds.partner_ext.get();
+  sp.partner_ext =
+      a.zone_mask.empty() || env_int("HALOMD_GPU_SKIP_HALO_ROWS", 1) == 0 ? nullptr : ds.partner_ext.get();
   sp.cell_halo = a.zone_mask.empty() ? nullptr : ds.cell_halo.get();
   sp.cell_interior = interior ? ds.cell_interior.get() : nullptr;
   sp.img = ds.img.get();

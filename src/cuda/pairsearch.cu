@@ -67,6 +67,7 @@ __global__ void ns_scan_kernel(SearchParams p) {
     carry = 0;
     p.st->max_list_groups = 0;
     p.st->list_pairs = 0;
+    p.st->skipped_rows = 0;
   }
   __syncthreads();
   for (int base = 0; base < p.ncell; base += blockDim.x) {
@@ -224,8 +225,10 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
       const double g = p.x[d][a] - from_ordered_bits(p.partner_ext[d]);
       if (g > 0.0) g2 += g * g;
     }
-    if (zm != 0 && g2 >= static_cast<double>(p.prune2)) {  // false for NaN: such an atom keeps its row
+    // (A NaN coordinate adds nothing here; such a row could not accept a pair anyway.)
+    if (zm != 0 && g2 >= static_cast<double>(p.prune2)) {
       for (int k = lane; k < L; k += 32) p.groups[s * L + k] = 0;
+      if (lane == 0) atomicAdd(&p.st->skipped_rows, 1);
       return;
     }
   }
@@ -299,7 +302,6 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
 #pragma unroll
   for (int q = 0; q < 4; ++q) ex[q] = few_excl && q < ee - eb ? p.sorted_of[p.excl[eb + q]] : -1;
   const int zm_i = p.zone_mask_s ? p.zone_mask_s[s] : 0;
-
   int* stage = s_stage[warp];
   const int group_places = kListGroup * L;
   const int lane0 = s * L;  // the atom's first list lane

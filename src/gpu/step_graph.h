@@ -25,10 +25,17 @@ class StepGraph {
   int64_t instantiations() const { return instantiations_; }
   int64_t updates() const { return updates_; }
 
-  // Launches the step, recording it first (record(calls) enqueues it) when invalidated.
+  // Records the step (record(calls) enqueues it) when invalidated, so that what follows (a timing event,
+  // the launch) sees no recording in between.
+  template <class Record>
+  void prepare(GpuCalls& calls, Record&& record) {
+    if (!current_) rerecord(calls, record);
+  }
+
+  // Launches the step, recording it first when invalidated.
   template <class Record>
   void launch(GpuCalls& calls, Record&& record) {
-    if (!current_) rerecord(calls, record);
+    prepare(calls, record);
     calls.launch_graph(exec_);
   }
 
