@@ -167,11 +167,6 @@ class CudaDdExecutor::Impl {
     if (timed_sample) calls.record(timed_sample->ev[k]);
   }
 
-  // The regular step of a device-initiated transport, recorded again at each search (the plan and the
-  // buffers change there).
-  // Regular steps that sum over domains and those that do not are two graphs (graph_reduce, graph_plain).
-  void enqueue_regular_step(bool reduce) { enqueue_step(false, reduce); }
-
   // The host's copy of the device's decision (update.cu reduce_at): whether the step's sums are summed
   // over domains at its end.
   bool reduce_at(int64_t s, bool energy) const {
@@ -250,8 +245,8 @@ class CudaDdExecutor::Impl {
   }
   void lap(Part k) { lap(static_cast<int>(k)); }
 
-  // GPU time of one regular step per search window (CUDA events around the first regular step after a
-  // search; read at the next search, when the host waits anyway).
+  // GPU time of one regular step per repartition (CUDA events around the first regular step after it; read
+  // at the next search, when the host waits anyway).
   // Also the GPU time of the kMidStep-th regular step after every search (host repartition or GPU-only),
   // a steady-state sample that starts from no particular alignment of the ranks.
   void harvest_step_events() {
@@ -613,7 +608,9 @@ void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) {
   // search changed the plan) before the timing events, which then time the step's GPU work only.
   const bool graph_step = !ns && !energy && !m.every_step_timed && m.transport->device_initiated();
   gpu::StepGraph& graph = reduce ? m.graph_reduce : m.graph_plain;
-  auto record_regular = [&m, reduce](gpu::GpuCalls&) { m.enqueue_regular_step(reduce); };
+  // Regular steps that sum over domains and those that do not are two graphs, recorded again after each
+  // repartition (the plan and the buffers change there).
+  auto record_regular = [&m, reduce](gpu::GpuCalls&) { m.enqueue_step(false, reduce); };
   if (graph_step) graph.prepare(m.calls, record_regular);
   const bool timed = !ns && !energy && m.time_next_step;
   if (timed) {

@@ -109,6 +109,7 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
         "HALOMD_GPU_REACH_XY must be 1 to 4 and HALOMD_GPU_REACH_Z 1 to 12 (cells per rlist), got " +
             std::to_string(reach_xy) + " and " + std::to_string(reach_z));
   sp.search_blocks = env_int("HALOMD_GPU_SEARCH_BLOCKS", 8);
+  ds.skip_halo_rows = env_int("HALOMD_GPU_SKIP_HALO_ROWS", 1) != 0;
   if (sp.search_blocks != 8 && sp.search_blocks != 12 && sp.search_blocks != 16)
     throw InputError("", 0,
                      "HALOMD_GPU_SEARCH_BLOCKS must be 8, 12 or 16, got " + std::to_string(sp.search_blocks));
@@ -253,8 +254,7 @@ bool upload_atoms(const HostAtoms& a, gpu::GpuCalls& calls, DeviceSystem& ds) {
     ds.cell_interior.allocate(sp.ncell, "cell grid");
   }
   if (!a.zone_mask.empty() && ds.partner_ext.size() == 0) ds.partner_ext.allocate(3, "partner extents");
-  sp.partner_ext =
-      a.zone_mask.empty() || env_int("HALOMD_GPU_SKIP_HALO_ROWS", 1) == 0 ? nullptr : ds.partner_ext.get();
+  sp.partner_ext = a.zone_mask.empty() || !ds.skip_halo_rows ? nullptr : ds.partner_ext.get();
   sp.cell_halo = a.zone_mask.empty() ? nullptr : ds.cell_halo.get();
   sp.cell_interior = interior ? ds.cell_interior.get() : nullptr;
   sp.img = ds.img.get();

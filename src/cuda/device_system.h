@@ -40,6 +40,9 @@ struct DeviceSystem {
   // Domain decomposition: whether each search classifies its cells as interior or not (three passes over
   // the cells), which only the interior pass beside the halo (HALOMD_DD_OVERLAP) reads.
   bool interior_cells = true;
+  // Domain decomposition: the search skips halo rows that cannot have a pair (SearchParams::partner_ext;
+  // HALOMD_GPU_SKIP_HALO_ROWS=0 keeps them, a check).
+  bool skip_halo_rows = true;
   gpu::DeviceBuffer<unsigned long long> partner_ext;  // domain decomposition only: SearchParams::partner_ext
   size_t capacity = 0;                                // per-atom buffers' size (>= n)
   long long list_lanes = 0;                           // lanes the pair list has room for

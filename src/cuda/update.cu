@@ -205,31 +205,24 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p) {
       for (int c = 0; c < 3; ++c) st->red[kRedMom + c] = mom_sum[c];
       for (int c = 0; c < 8; ++c) st->red[kRedNb + c] = kEnergy ? st->nb_acc[c] : 0;
       for (int c = 0; c < 9; ++c) st->red[kRedCvir + c] = kEnergy ? st->cvir_acc[c] : 0;
-      st->red_active = reduce_at<kEnergy>(p, step) ? 1 : 0;
+      st->red_active = 1;
     }
     st->blocks_done = 0;
   }
 }
 
-// Domain decomposition, after the reduction over domains: ends the step with the whole system's sums when
-// they were reduced; otherwise only the step counter and the coupling advance (KE(n + 1/2) stays this
+// Domain decomposition, after the reduction over domains: ends the step with the whole system's sums. Only
+// steps that sum over domains come here; the others end in update_kernel (KE(n + 1/2) then stays this
 // domain's in ke_local until a reduction is asked for: reduce_ke_prev).
 template <bool kEnergy>
 __global__ void finish_dd_step_kernel(UpdateParams p) {
   StepState* st = p.st;
-  const long long step = st->step - 0;
-  if (st->red_active) {
-    if (kEnergy) {
-      for (int c = 0; c < 8; ++c) st->nb_acc[c] = st->red[kRedNb + c];
-      for (int c = 0; c < 9; ++c) st->cvir_acc[c] = st->red[kRedCvir + c];
-    }
-    end_step<kEnergy>(p, st, step, st->red + kRedKe, st->red + kRedMom);
-  } else {
-    const long long zero[3] = {0, 0, 0};
-    long long kf[6];
-    for (int c = 0; c < 6; ++c) kf[c] = st->red[kRedKe + c];  // this domain's only: not used for coupling
-    end_step<false>(p, st, step, kf, zero);
+  const long long step = st->step;
+  if (kEnergy) {
+    for (int c = 0; c < 8; ++c) st->nb_acc[c] = st->red[kRedNb + c];
+    for (int c = 0; c < 9; ++c) st->cvir_acc[c] = st->red[kRedCvir + c];
   }
+  end_step<kEnergy>(p, st, step, st->red + kRedKe, st->red + kRedMom);
 }
 
 // Domain decomposition: puts this domain's last kinetic-energy sums into st->red for a reduction the host

@@ -14,8 +14,8 @@ void launch_update(gpu::GpuCalls& calls, const UpdateParams& p, bool energy);
 // After a load: draws the coupling of st->step from st->ke_prev (one thread).
 void launch_begin_step(gpu::GpuCalls& calls, const UpdateParams& p);
 
-// Domain decomposition (UpdateParams::dd): the update leaves the step's sums in st->red; after the
-// transport has summed them over domains (when st->red_active), this ends the step (one thread).
+// Domain decomposition (UpdateParams::dd), on a step that sums over domains (the update leaves its sums in
+// st->red): after the transport has summed them, this ends the step (one thread).
 void launch_finish_dd_step(gpu::GpuCalls& calls, const UpdateParams& p, bool energy);
 // A reduction of KE(n - 1/2) the host asks for: stage this domain's sums into st->red, let the transport sum
 // them, then take them as st->ke_prev.
