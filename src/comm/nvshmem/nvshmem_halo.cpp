@@ -4,11 +4,13 @@
 // allocation, the plan uploaded) and reading the error record after the executor's sync.
 #include <cuda_runtime.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +41,7 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
       : put_only_(put_only), timeout_ms_(timeout_ms), host_(make_mpi_transport()) {
     me_ = nv::my_pe();
     npes_ = nv::n_pes();
+    find_same_gpu();
     HALOMD_CUDA_CHECK(
         cudaHostAlloc(reinterpret_cast<void**>(&error_host_), sizeof(nv::ErrorRecord), cudaHostAllocMapped));
     *error_host_ = nv::ErrorRecord{};
@@ -203,6 +206,8 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
         q.x_direct = static_cast<double*>(nv::sym_ptr(q.x_recv, q.send_to));
         q.f_direct = static_cast<float*>(nv::sym_ptr(q.f_recv, q.recv_from));
       }
+      q.x_system = same_gpu_[q.send_to] ? 0 : 1;
+      q.f_system = same_gpu_[q.recv_from] ? 0 : 1;
       x_at += x_cap_[k];
       f_at += f_cap_[k];
     }
@@ -278,6 +283,26 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
     ++allocations_;
   }
 
+  // Which PEs run on this process's GPU (same host name and PCI address): direct stores to them need only a
+  // device-scope release (PulseDev::x_system). HALOMD_HALO_SYSTEM_FENCES=1 keeps system scope for all.
+  void find_same_gpu() {
+    char host[256] = {};
+    gethostname(host, sizeof(host) - 1);
+    int device = 0;
+    HALOMD_CUDA_CHECK(cudaGetDevice(&device));
+    cudaDeviceProp prop{};
+    HALOMD_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    const int64_t mine[2] = {
+        static_cast<int64_t>(std::hash<std::string>{}(host) >> 1),
+        static_cast<int64_t>(prop.pciDomainID) << 16 | prop.pciBusID << 8 | prop.pciDeviceID};
+    std::vector<int64_t> all;
+    host_->all_gather(mine, all);
+    same_gpu_.assign(npes_, 0);
+    const bool system_only = env_int("HALOMD_HALO_SYSTEM_FENCES", 0) != 0;
+    for (int pe = 0; pe < npes_ && 2 * pe + 1 < static_cast<int>(all.size()); ++pe)
+      same_gpu_[pe] = !system_only && all[2 * pe] == mine[0] && all[2 * pe + 1] == mine[1];
+  }
+
   void require_bound() const {
     if (!plan_) throw RuntimeError(-1, -1, name() + ": exchange before bind()");
   }
@@ -287,6 +312,7 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
   std::unique_ptr<HaloTransport> host_;
   int me_ = 0;
   int npes_ = 1;
+  std::vector<char> same_gpu_;  // per PE: on this process's GPU
   const domdec::DomainPlan* plan_ = nullptr;
   int64_t allocations_ = 0;
   std::string stamps_prefix_ = env_string("HALOMD_HALO_STAMPS");

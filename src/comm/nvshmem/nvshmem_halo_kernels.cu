@@ -4,8 +4,10 @@
 // kernel after it: bench/NOTES.md, seventh session). Per pulse, in every block:
 //   pack     the block's share of the pulse straight into the peer's symmetric receive buffer (direct stores
 //            through the mapped address) or into a local symmetric stage; the last block to finish (a
-//            counter in device memory, one per pulse) then releases the receiver: a system-scope fence and
-//            the signal (direct), or put-with-signal of the stage (nvshmem_put, or a peer not mapped);
+//            counter in device memory, one per pulse) then releases the receiver: a fence and the signal
+//            (direct: system scope for a peer on another GPU, device scope for one on this GPU, whose
+//            threads are on the same device whatever their process), or put-with-signal of the stage
+//            (nvshmem_put, or a peer not mapped);
 //   wait     thread 0 waits for the block's own view of that pulse's signal to reach the exchange's epoch,
 //            with a timeout;
 //   use      the block unpacks its share (coordinates; also the sorted float record the non-bonded kernel
@@ -106,10 +108,10 @@ __device__ bool wait_ge(const Launch& l, uint64_t* signal, uint64_t epoch, int k
 }
 
 // The end of a pack kernel: true in the one block that finishes last, after every block's packed data is
-// visible (system scope when it went straight to the peer). That block resets the counter for the next pack
-// kernel (stream order: nobody else touches it meanwhile).
-__device__ bool last_block_done(unsigned int* counter, bool direct) {
-  if (direct) {
+// visible (system scope when it went straight to a peer on another GPU). That block resets the counter for
+// the next pack kernel (stream order: nobody else touches it meanwhile).
+__device__ bool last_block_done(unsigned int* counter, bool system) {
+  if (system) {
     __threadfence_system();
   } else {
     __threadfence();
@@ -205,10 +207,10 @@ __global__ void exchange_x_kernel(Launch l) {
       for (int d = 0; d < 3; ++d)
         wire[3 * i + d] = (s < c.num_home ? a.x[d][s] : forwarded_x(c, k, s, d)) + p.shift[d];
     }
-    if (last_block_done(&l.state->pulse_done[k], q.x_direct != nullptr)) {
+    if (last_block_done(&l.state->pulse_done[k], q.x_direct != nullptr && q.x_system)) {
       if (q.x_direct || p.send_count == 0) {
         if (threadIdx.x == 0) {
-          if (q.x_direct) __threadfence_system();
+          if (q.x_direct && q.x_system) __threadfence_system();
           nvshmemx_signal_op(q.x_signal, epoch, NVSHMEM_SIGNAL_SET, q.send_to);
         }
       } else {
@@ -252,10 +254,10 @@ __global__ void exchange_f_kernel(Launch l) {
     const HaloPulseDev p = q.p;
     float* wire = q.f_direct ? q.f_direct : q.f_stage;
     for (int i = first; i < p.recv_count; i += stride) pack_f_atom(a, p, i, wire);
-    if (last_block_done(&l.state->pulse_done[k], q.f_direct != nullptr)) {
+    if (last_block_done(&l.state->pulse_done[k], q.f_direct != nullptr && q.f_system)) {
       if (q.f_direct || p.recv_count == 0) {
         if (threadIdx.x == 0) {
-          if (q.f_direct) __threadfence_system();
+          if (q.f_direct && q.f_system) __threadfence_system();
           nvshmemx_signal_op(q.f_signal, epoch, NVSHMEM_SIGNAL_SET, q.recv_from);
         }
       } else {

@@ -35,6 +35,10 @@ struct PulseDev {
   float* f_stage = nullptr;      // recv_count x 3 floats packed here for the put
   uint64_t* x_signal = nullptr;  // set on send_to when the coordinates are there
   uint64_t* f_signal = nullptr;  // set on recv_from when the forces are there
+  // Direct stores to a peer on another GPU are released at system scope; to a peer on this GPU (another
+  // process under MPS), device scope covers every thread that reads them (x for send_to, f for recv_from).
+  int x_system = 1;
+  int f_system = 1;
 };
 
 struct ConfigDev {
