@@ -49,6 +49,12 @@ constexpr double kSearchPad = 1.0;  // nm
 // file's three decimals, 0.1012 nm in spce_9k, to SETTLE's 0.1): a continuation searches in the same box.
 constexpr double kMarginQuantum = 0.25;  // nm
 
+// The default of HALOMD_DD_SPECULATE (device-initiated transports): a search does not wait for its skin
+// check while the last check found every atom within this fraction of the skin (0: always wait). The
+// check is then verified at the next point where the host waits anyway, and a failed one rolls the window
+// back (Impl::settle_speculation).
+constexpr double kDefaultSpeculate = 0.8;
+
 }  // namespace
 
 class CudaDdExecutor::Impl {
@@ -79,6 +85,12 @@ class CudaDdExecutor::Impl {
     HALOMD_CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_fork, cudaEventDisableTiming));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_join, cudaEventDisableTiming));
+    HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_spec, cudaEventDisableTiming));
+    speculate_below = transport->device_initiated()
+                          ? std::max(0.0, env_number("HALOMD_DD_SPECULATE", kDefaultSpeculate))
+                          : 0.0;
+    spec_disp.allocate(1, "skin check (host staging)");
+    snap_st.allocate(1, "step state at a speculative search");
     every_step_timed = env_number("HALOMD_GPU_TIMING", 0) != 0;
     if (every_step_timed) timing.create(256);
     // Measured on one H200 with 4 domains (bench/NOTES.md, seventh session): with device-initiated
@@ -91,6 +103,7 @@ class CudaDdExecutor::Impl {
     if (ev_begin) (void)cudaEventDestroy(ev_begin);
     if (ev_fork) (void)cudaEventDestroy(ev_fork);
     if (ev_join) (void)cudaEventDestroy(ev_join);
+    if (ev_spec) (void)cudaEventDestroy(ev_spec);
     if (side) (void)cudaStreamDestroy(side);
     if (ev_end) (void)cudaEventDestroy(ev_end);
     if (ev_mid_begin) (void)cudaEventDestroy(ev_mid_begin);
@@ -304,8 +317,81 @@ class CudaDdExecutor::Impl {
     ++checks;
     if (worst > skin) return false;
     max_drift = std::max(max_drift, worst);
+    last_worst = worst;
     return true;
   }
+
+  // A search that keeps the plan without waiting for its skin check (HALOMD_DD_SPECULATE): allowed with a
+  // device-initiated transport while the last check found every atom well within the skin.
+  bool may_speculate() const {
+    return speculate_below > 0.0 && skin > 0.0 && searched && !repartition_next &&
+           last_worst <= speculate_below * skin;
+  }
+
+  // The speculative search's first part: the home atoms' x, v and the step state as they are at the start
+  // of this step (to run the window again from), and the skin check, whose result is copied back and read
+  // at the next point where the host waits anyway (settle_speculation).
+  void begin_speculation() {
+    const size_t nh = static_cast<size_t>(num_home);
+    if (snap_x[0].size() < std::max<size_t>(nh, 1))
+      for (int d = 0; d < 3; ++d) {
+        snap_x[d].allocate(ds.capacity, "home positions at a speculative search");
+        snap_v[d].allocate(ds.capacity, "home velocities at a speculative search");
+      }
+    const double* const x0[3] = {x_plan[0].get(), x_plan[1].get(), x_plan[2].get()};
+    cuda::launch_home_displacement(calls, ds.update, x0, num_home);
+    cuda::launch_copy_home_state(calls, live_state(), snapshot_state(), num_home);
+    calls.copy_async(spec_disp.get(), &ds.st.get()->disp2_bits, sizeof(unsigned long long),
+                     cudaMemcpyDeviceToHost);
+    calls.record(ev_spec);
+    spec_step = step;
+    spec_ke_prev_global = ke_prev_global;
+    ++spec_checks;
+  }
+  cuda::HomeState live_state() const {
+    return {{ds.x[0].get(), ds.x[1].get(), ds.x[2].get()},
+            {ds.v[0].get(), ds.v[1].get(), ds.v[2].get()},
+            ds.st.get()};
+  }
+  cuda::HomeState snapshot_state() const {
+    return {{snap_x[0].get(), snap_x[1].get(), snap_x[2].get()},
+            {snap_v[0].get(), snap_v[1].get(), snap_v[2].get()},
+            snap_st.get()};
+  }
+
+  // Before the host reads the device's state or waits for it (a search, an energy step, a save, positions):
+  // the pending speculative skin check, maximum over the ranks (all of them reach the same points). When
+  // some atom had left the skin, the window since that search was computed with a plan that may miss
+  // pairs: every rank puts back the state of that step, repartitions there, as the waiting check would
+  // have, and runs the steps again up to where it was. Either way the trajectory is the waiting check's.
+  void settle_speculation() {
+    if (spec_step < 0) return;
+    const auto t0 = std::chrono::steady_clock::now();
+    calls.wait(ev_spec);
+    double worst = std::sqrt(std::bit_cast<double>(spec_disp[0]));
+    host.max({&worst, 1});
+    spec_wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const int64_t from = spec_step, to = step;
+    spec_step = -1;
+    if (worst <= skin) {
+      max_drift = std::max(max_drift, worst);
+      last_worst = worst;
+      return;
+    }
+    ++rollbacks;
+    rollback_steps += to - from;
+    --gpu_searches;  // the window's search becomes the repartition the waiting check would have made
+    calls.sync();    // the window's work, exchanges included, is done on every rank
+    cuda::launch_copy_home_state(calls, snapshot_state(), live_state(), num_home);
+    step = from;
+    ke_prev_global = spec_ke_prev_global;
+    repartition_next = true;
+    for (int64_t s = from; s < to; ++s) replay(s);
+  }
+  // Runs step s again after a rollback: the search step of the window, then regular steps (energy steps,
+  // saves and positions settle the speculation before they run, so none lies inside the window).
+  void replay(int64_t s);
+  void run_step(const StepRequest& r, StepEnergies* e);
 
   void migrate() {
     std::vector<std::vector<comm::AtomState>> leaving(1), arriving(1);
@@ -458,6 +544,7 @@ class CudaDdExecutor::Impl {
     search_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ++searches;
     halo_atoms_sum += num_local - num_home;
+    last_worst = 0.0;
     time_next_step = true;
     mid_in = kMidStep - 1;
   }
@@ -472,7 +559,18 @@ class CudaDdExecutor::Impl {
   std::vector<int> first_atom;
   double total_mass = 0.0;
   double q_scale = 1.0;
-  double skin = 0.0;              // nm (plan_still_holds)
+  double skin = 0.0;  // nm (plan_still_holds)
+  // Speculative skin checks (may_speculate, settle_speculation).
+  double speculate_below = 0.0;  // HALOMD_DD_SPECULATE: a fraction of the skin (0: never speculate)
+  double last_worst = 0.0;       // the largest displacement the last check found (0 after a repartition)
+  int64_t spec_step = -1;        // the search step whose check is pending (-1: none)
+  bool spec_ke_prev_global = true;
+  cudaEvent_t ev_spec = nullptr;
+  gpu::PinnedBuffer<unsigned long long> spec_disp;
+  gpu::DeviceBuffer<double> snap_x[3], snap_v[3];
+  gpu::DeviceBuffer<StepState> snap_st;
+  int64_t spec_checks = 0, rollbacks = 0, rollback_steps = 0;
+  double spec_wait_s = 0.0;
   bool repartition_next = false;  // set by save()
   int64_t gpu_key = 0;            // this rank's GPU on its node (PCI address)
   int ranks_per_gpu = 1;          // ranks whose domains share this rank's GPU
@@ -597,12 +695,25 @@ void CudaDdExecutor::load(const MdState& s) {
   m.ke_prev_global = true;
 }
 
-void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) {
-  Impl& m = *impl_;
+void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) { impl_->run_step(r, e); }
+
+void CudaDdExecutor::Impl::replay(int64_t s) {
+  const cuda::UpdateParams& up = ds.update;
+  StepRequest r;
+  r.step = s;
+  r.ns = repartition_next;  // the window's search step, the first replayed
+  r.tcouple = up.vrescale && (s + up.nsttcouple - 1) % up.nsttcouple == 0;
+  r.comm = up.comm_linear && s % up.nstcomm == 0;
+  run_step(r, nullptr);
+}
+
+void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
+  Impl& m = *this;
   const cuda::UpdateParams& up = m.ds.update;
   cuda::check_request(up, r, m.step);
   const bool ns = r.ns || !m.searched;
   const bool energy = r.energy && e != nullptr;
+  if (ns || energy) m.settle_speculation();
   const bool reduce = m.reduce_at(r.step, energy);
   // A regular step of a device-initiated transport is one graph launch; the graph is recorded (after a
   // search changed the plan) before the timing events, which then time the step's GPU work only.
@@ -636,7 +747,13 @@ void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) {
       // then the halo of the current plan is exchanged first and the pair list rebuilt on the GPU.
       // After a save (a checkpoint) the search repartitions, as a run continued from that checkpoint
       // does at its first step: the continuation then gives the same bits.
-      const bool repartition = !m.searched || m.repartition_next || !m.plan_still_holds();
+      // With a device-initiated transport the check need not hold the queue up (may_speculate): the
+      // search then goes ahead as if the plan held, and settle_speculation checks it later.
+      bool repartition = !m.searched || m.repartition_next;
+      if (!repartition && !energy && m.may_speculate())
+        m.begin_speculation();
+      else if (!repartition)
+        repartition = !m.plan_still_holds();
       m.repartition_next = false;
       if (repartition) {
         m.search(r.step);
@@ -681,6 +798,7 @@ void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) {
 
 void CudaDdExecutor::save(MdState& s) {
   Impl& m = *impl_;
+  m.settle_speculation();
   m.repartition_next = true;
   // Every rank saves at the same steps: each search part's largest time over the ranks for the report (rank
   // 0's own parts include its waits for the others at the pulses' exchanges).
@@ -730,6 +848,7 @@ void CudaDdExecutor::save(MdState& s) {
 
 void CudaDdExecutor::positions(std::vector<Vec3>& x) {
   Impl& m = *impl_;
+  m.settle_speculation();
   if (m.on_device) m.download_home(false);
   std::vector<comm::AtomState> mine, all;
   for (size_t i = 0; i < m.dom.home.size(); ++i) mine.push_back({m.dom.home[i], m.dom.index, m.dom.x[i], {}});
@@ -776,7 +895,9 @@ std::string CudaDdExecutor::report_json() const {
       "{:.1f}, "
       "\"max_drift_kept_nm\": {:.4f},\n  \"atom_array_regrows\": {}, \"pair_list_regrows\": {},\n"
       "  \"dd_overlap\": {}, \"gpu_timing_every_step\": {},\n"
-      "  \"pairs_in_list_all_domains\": {}, \"halo_rows_skipped_all_domains\": {},\n  {}",
+      "  \"pairs_in_list_all_domains\": {}, \"halo_rows_skipped_all_domains\": {},\n"
+      "  \"dd_speculate\": {}, \"speculative_checks\": {}, \"rollbacks\": {}, \"rollback_steps\": {}, "
+      "\"speculation_wait_us_mean\": {:.1f},\n  {}",
       m.grid.num_domains(), m.grid.str(), m.host.num_ranks(), m.gpu_name, m.ranks_per_gpu, m.ds.tpa, sp.nc[0],
       sp.nc[1], sp.nc[2], m.num_home,
       m.searches > 0 ? static_cast<double>(m.halo_atoms_sum) / m.searches : 0.0, m.dom.plan.pulses.size(),
@@ -786,7 +907,8 @@ std::string CudaDdExecutor::report_json() const {
       m.graph_reduce.instantiations() + m.graph_plain.instantiations(),
       m.graph_reduce.updates() + m.graph_plain.updates(), m.skin, m.searches, m.gpu_searches,
       m.checks > 0 ? 1e6 * m.check_s / m.checks : 0.0, m.max_drift, m.atom_regrows, m.list_regrows, m.overlap,
-      m.every_step_timed, m.pairs_all, m.skipped_all, m.timing.json());
+      m.every_step_timed, m.pairs_all, m.skipped_all, m.speculate_below, m.spec_checks, m.rollbacks,
+      m.rollback_steps, m.spec_checks > 0 ? 1e6 * m.spec_wait_s / m.spec_checks : 0.0, m.timing.json());
 }
 
 }  // namespace halomd

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "core/vec3.h"
 #include "cpu/settle_water.h"
 #include "cpu/thermostat.h"
@@ -253,6 +255,20 @@ __global__ void home_displacement_kernel(UpdateParams p, const double* x0, const
     atomicMax(&p.st->disp2_bits, static_cast<unsigned long long>(__double_as_longlong(d2)));
 }
 
+__global__ void copy_home_state_kernel(HomeState src, HomeState dst, int n) {
+  const int a = blockIdx.x * blockDim.x + threadIdx.x;
+  if (a < n)
+    for (int d = 0; d < 3; ++d) {
+      dst.x[d][a] = src.x[d][a];
+      dst.v[d][a] = src.v[d][a];
+    }
+  if (blockIdx.x == 0) {
+    const auto* from = reinterpret_cast<const unsigned char*>(src.st);
+    auto* to = reinterpret_cast<unsigned char*>(dst.st);
+    for (size_t b = threadIdx.x; b < sizeof(StepState); b += blockDim.x) to[b] = from[b];
+  }
+}
+
 }  // namespace
 
 void launch_update(gpu::GpuCalls& calls, const UpdateParams& p, bool energy) {
@@ -288,6 +304,11 @@ void launch_home_displacement(gpu::GpuCalls& calls, const UpdateParams& p, const
   if (n <= 0) return;
   calls.launch("home_displacement_kernel", home_displacement_kernel, (n + 127) / 128, 128, 0, p, x0[0], x0[1],
                x0[2], n);
+}
+
+void launch_copy_home_state(gpu::GpuCalls& calls, const HomeState& src, const HomeState& dst, int n) {
+  calls.launch("copy_home_state_kernel", copy_home_state_kernel, std::max(1, (n + 127) / 128), 128, 0, src,
+               dst, n);
 }
 
 }  // namespace halomd::cuda

@@ -24,4 +24,13 @@ void launch_take_ke_prev(gpu::GpuCalls& calls, StepState* st);
 // The largest squared distance of atoms [0, n) (original order) from positions x0, into st->disp2_bits.
 void launch_home_displacement(gpu::GpuCalls& calls, const UpdateParams& p, const double* const x0[3], int n);
 
+// What a domain needs to run again from a step: its home atoms' x and v and the step state.
+struct HomeState {
+  double* x[3];
+  double* v[3];
+  StepState* st;
+};
+// Copies atoms [0, n) of src's x and v and its step state into dst (one kernel).
+void launch_copy_home_state(gpu::GpuCalls& calls, const HomeState& src, const HomeState& dst, int n);
+
 }  // namespace halomd::cuda
