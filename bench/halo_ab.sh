@@ -32,7 +32,9 @@ print(f"ns/day {r['ns_per_day']:.0f} regular GPU step {r.get('regular_step_gpu_u
       f"(mid-window {r.get('regular_step_gpu_mid_window_us', 0):.1f}) "
       f"repartitions {r.get('repartitions')} searches {r.get('searches')} "
       f"repartition {r.get('search_wall_us_mean', 0):.0f} us: "
-      + " ".join(f"{k} {parts.get(k, 0):.0f}" for k in keep))
+      + " ".join(f"{k} {parts.get(k, 0):.0f}" for k in keep)
+      + f" | speculative {r.get('speculative_checks', 0)} rollbacks {r.get('rollbacks', 0)}"
+      f" settle wait {r.get('speculation_wait_us_mean', 0):.0f} us gpu-only {r.get('gpu_only_searches', 0)}")
 PY
 }
 
