@@ -315,6 +315,29 @@ TEST(CudaDomains, SpeculativeSkinChecksGiveTheTrajectoryOfWaitingOnes) {
 #endif
 }
 
+// The host and the update kernel each decide whether a step sums over domains (the same formula, since the
+// host enqueues the reduction and the end of the step only for such steps). Made to disagree at one step
+// (HALOMD_TEST_FLIP_REDUCE_AT), the run stops naming that step, on the first and the last transport (a
+// device-initiated one where NVSHMEM is built), instead of going on with a step counter that skipped or
+// repeated a step.
+TEST(CudaDomains, AHostAndDeviceDisagreementOnSummingOverDomainsStopsTheRun) {
+  SKIP_WITHOUT_GPU_AND_MPI();
+  const std::string out = make_temp_dir("cuda_dd_reduce_guard");
+  const std::map<std::string, std::string> set = {
+      {"nsteps", "40"},      {"nstenergy", "20"}, {"nstcalcenergy", "20"}, {"tcoupl", "v-rescale"},
+      {"tc-grps", "System"}, {"tau-t", "0.1"},    {"ref-t", "300"},        {"nsttcouple", "10"}};
+  std::string log;
+  for (const std::string& t : {transports().front(), transports().back()}) {
+    EXPECT_NE(run_halomd_under("HALOMD_TEST_FLIP_REDUCE_AT=13 " + mpirun(4), "spce_9k", "nve.mdp", set,
+                               out + "/" + t, "--backend cuda --transport " + t + " --dd 2 2 1", &log),
+              0)
+        << log;
+    EXPECT_NE(log.find("step 13"), std::string::npos) << t << ":\n" << log;
+    EXPECT_NE(log.find("disagree on whether this step sums over domains"), std::string::npos) << t << ":\n"
+                                                                                              << log;
+  }
+}
+
 #else
 TEST(CudaDomains, NeedsCuda) { GTEST_SKIP() << "this build has no CUDA backend"; }
 #endif

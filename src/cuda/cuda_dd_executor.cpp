@@ -93,6 +93,7 @@ class CudaDdExecutor::Impl {
     snap_st.allocate(1, "step state at a speculative search");
     every_step_timed = env_number("HALOMD_GPU_TIMING", 0) != 0;
     if (every_step_timed) timing.create(256);
+    flip_reduce_at = static_cast<int64_t>(env_number("HALOMD_TEST_FLIP_REDUCE_AT", -1));
     // Measured on one H200 with 4 domains (bench/NOTES.md, seventh session): with device-initiated
     // transports the interior pass slows the halo kernels more than it hides (the halo is a chain of
     // latency-bound steps, the boundary pass most of the work); the host-orchestrated ones gain a little.
@@ -122,7 +123,7 @@ class CudaDdExecutor::Impl {
   void enqueue_update(bool energy, bool reduce) {
     transport->exchange_f(calls);
     mark(kHaloF);
-    cuda::launch_update(calls, ds.update, energy);
+    cuda::launch_update(calls, ds.update, energy, reduce ? 1 : 0);
     if (reduce) {
       transport->reduce(calls, ds.st.get()->red, cuda::kRedCount, &ds.st.get()->red_active, true);
       cuda::launch_finish_dd_step(calls, ds.update, energy);
@@ -186,7 +187,7 @@ class CudaDdExecutor::Impl {
     const cuda::UpdateParams& up = ds.update;
     const bool tc_next = up.vrescale && (s + 1 + up.nsttcouple - 1) % up.nsttcouple == 0;
     const bool comm = up.comm_linear && s % up.nstcomm == 0;
-    return energy || tc_next || comm;
+    return (energy || tc_next || comm) != (s == flip_reduce_at);
   }
 
   // KE(n - 1/2) of the whole system, when the last step did not sum it over domains.
@@ -206,6 +207,10 @@ class CudaDdExecutor::Impl {
     const StepState& h = hst[0];
     pairs = static_cast<size_t>(h.list_pairs / 2);
     cuda::throw_if_error(h, dom.plan.global);
+    if (h.reduce_mismatch != 0)
+      throw RuntimeError(h.reduce_mismatch - 1, -1,
+                         "internal error: the host and the device disagree on whether this step sums over "
+                         "domains (cuda_dd_executor.cpp reduce_at, update.cu reduce_at)");
   }
 
   // Home atoms' x (global frame) and v from the device into dom.x, dom.v; waits.
@@ -560,6 +565,9 @@ class CudaDdExecutor::Impl {
   double total_mass = 0.0;
   double q_scale = 1.0;
   double skin = 0.0;  // nm (plan_still_holds)
+  // HALOMD_TEST_FLIP_REDUCE_AT: a test makes the host's reduce_at wrong at this step (the guard must stop the
+  // run there).
+  int64_t flip_reduce_at = -1;
   // Speculative skin checks (may_speculate, settle_speculation).
   double speculate_below = 0.0;  // HALOMD_DD_SPECULATE: a fraction of the skin (0: never speculate)
   double last_worst = 0.0;       // the largest displacement the last check found (0 after a repartition)

@@ -63,6 +63,9 @@ struct StepState {
   int one;  // always 1: the `active` flag of reductions the host asks for
   long long ke_local[6];
   unsigned long long disp2_bits;  // launch_home_displacement's result (the bits of a double, nm^2)
+  // Domain decomposition: 1 + the first step at which the host's decision to sum over domains (the graph
+  // it enqueued) differed from the update kernel's own (0: none). A guard: the two use the same formula.
+  long long reduce_mismatch;
 };
 // The layout of StepState::red.
 enum RedIndex : int { kRedKe = 0, kRedMom = 6, kRedNb = 9, kRedCvir = 17, kRedCount = 26 };

@@ -112,7 +112,7 @@ __device__ inline bool reduce_at(const UpdateParams& p, long long step) {
 
 // One thread per SETTLE water, then one per atom outside waters.
 template <bool kEnergy>
-__global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p) {
+__global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host_reduce) {
   __shared__ long long s_scratch[32 * 9];
   __shared__ bool s_last;
   StepState* st = p.st;
@@ -192,9 +192,17 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p) {
     long long kf[6], mom_sum[3];
     for (int c = 0; c < 6; ++c) kf[c] = take(&st->ke_acc[c]);
     for (int c = 0; c < 3; ++c) mom_sum[c] = take(&st->mom_acc[c]);
+    bool reduce = false;
+    if (p.dd) {
+      reduce = reduce_at<kEnergy>(p, step);
+      if ((host_reduce != 0) != reduce) {
+        if (st->reduce_mismatch == 0) st->reduce_mismatch = step + 1;
+        reduce = host_reduce != 0;  // what the host enqueued after this kernel
+      }
+    }
     if (!p.dd) {
       end_step<kEnergy>(p, st, step, kf, mom_sum);
-    } else if (!reduce_at<kEnergy>(p, step)) {
+    } else if (!reduce) {
       // Nothing to sum over domains: the step ends here as finish_dd_step_kernel would end it (for such
       // a step the executor launches neither the reduction nor that kernel).
       const long long zero[3] = {0, 0, 0};
@@ -271,13 +279,13 @@ __global__ void copy_home_state_kernel(HomeState src, HomeState dst, int n) {
 
 }  // namespace
 
-void launch_update(gpu::GpuCalls& calls, const UpdateParams& p, bool energy) {
+void launch_update(gpu::GpuCalls& calls, const UpdateParams& p, bool energy, int host_reduce) {
   const int units = p.nsettle + p.nfree;
   const int blocks = (units + kBlock - 1) / kBlock;
   if (energy)
-    calls.launch("update_kernel<energy>", update_kernel<true>, blocks, kBlock, 0, p);
+    calls.launch("update_kernel<energy>", update_kernel<true>, blocks, kBlock, 0, p, host_reduce);
   else
-    calls.launch("update_kernel", update_kernel<false>, blocks, kBlock, 0, p);
+    calls.launch("update_kernel", update_kernel<false>, blocks, kBlock, 0, p, host_reduce);
 }
 
 void launch_begin_step(gpu::GpuCalls& calls, const UpdateParams& p) {
