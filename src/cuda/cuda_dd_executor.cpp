@@ -35,10 +35,13 @@ using cuda::StepState;
 
 // The default of HALOMD_DD_SKIN (nm): how far any home atom may move from where it was at the last
 // repartition before the next neighbour search must repartition again. Measured on one H200 (45k atoms, 4
-// domains, nvshmem): skin 0.2 / 0.3 / 0.45 gave 430 / 530 / 569 ns/day with 94 / 40 / 17 repartitions in
-// 301 searches; the wider halo costs less than the host's repartitions (bench/NOTES.md, 2026-12-03 sixth
-// session).
-constexpr double kDefaultSkin = 0.45;
+// domains, nvshmem, bench/NOTES.md): skin 0.2 / 0.3 / 0.45 gave 430 / 530 / 569 ns/day with 94 / 40 / 17
+// repartitions in 301 searches (sixth session); after the later changes 0.3 / 0.45 / 0.6 / 0.75 gave 615 /
+// 673 / 689 / 692 with 40 / 17 / 9 / 5 (ninth session). The wider halo costs less than the host's
+// repartitions. Domains too narrow for it get the largest skin that fits (kSkinStep).
+constexpr double kDefaultSkin = 0.6;
+// The skin is lowered in steps of this much (nm) until the grid accepts its halo range (usable_range).
+constexpr double kSkinStep = 0.05;
 
 // Room in the search box of a decomposed dimension beyond the domain's local atoms at the search: their
 // drift until the next search and growth of the molecule margin.
@@ -289,21 +292,20 @@ class CudaDdExecutor::Impl {
   }
 
   // The plan range that `check` (a grid check, throwing InputError) accepts: with the skin, or, when the
-  // domains are too narrow for the skin's wider halo, without it from then on (a repartition at every
-  // search).
+  // domains are too narrow for the skin's wider halo, with the largest skin below it (in kSkinStep steps,
+  // down to 0: a repartition at every search) that they take, from then on.
   template <class Check>
   domdec::HaloRange usable_range(double margin, Check&& check) {
-    try {
-      const domdec::HaloRange r = plan_range(margin);
-      check(r);
-      return r;
-    } catch (const InputError&) {
-      if (skin <= 0.0) throw;
-      skin = 0.0;
+    for (;;) {
+      try {
+        const domdec::HaloRange r = plan_range(margin);
+        check(r);
+        return r;
+      } catch (const InputError&) {
+        if (skin <= 0.0) throw;
+        skin = skin > kSkinStep + 1e-9 ? skin - kSkinStep : 0.0;
+      }
     }
-    const domdec::HaloRange r = plan_range(margin);
-    check(r);
-    return r;
   }
 
   // At a neighbour search after the first: whether every home atom of every domain is still within the
