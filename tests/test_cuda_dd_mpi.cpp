@@ -64,17 +64,18 @@ TEST(CudaDomains, StepZeroEnergiesEqualTheSingleGpuRun) {
   ASSERT_EQ(run_halomd("spce_9k", "nve.mdp", set, out + "/one", "--backend cuda", &log), 0) << log;
   auto ref = read_csv(out + "/one/energy.csv");
   // 2x1x1; 2x2x1; 4x1x1 has cells of 1.125 nm against a plan reach of rlist 1.1 + 2 skins + 2 margins: two
-  // pulses with a 0.45 nm skin, three with the default (0.6, lowered to 0.55 by the half-box rule). 2x2x1
+  // pulses with the default skin (0.45 nm), three with a skin of 0.6 nm, which the rule that the plan's
+  // range stays below half the box lowers to 0.55 (the largest that fits, in 0.05 nm steps). 2x2x1
   // with 8 list lanes per atom (the others 32) and search cells of rlist/2 in z (the others rlist/8).
   const std::vector<std::pair<int, std::string>> grids = {
       {2, "2 1 1"}, {4, "2 2 1"}, {4, "4 1 1"}, {4, "4 1 1 skin"}};
   for (const auto& [ranks, spec] : grids) {
     const std::string grid = spec.substr(0, 5);
-    const bool two_pulses = spec == "4 1 1 skin";
+    const bool three_pulses = spec == "4 1 1 skin";
     const std::string dir = out + "/dd" + std::to_string(ranks) + "_" + grid.substr(0, 1) +
-                            grid.substr(2, 1) + (two_pulses ? "_skin" : "");
+                            grid.substr(2, 1) + (three_pulses ? "_skin" : "");
     const std::string lanes = grid == "2 2 1" ? "HALOMD_GPU_TPA=8 HALOMD_GPU_REACH_Z=2 "
-                              : two_pulses    ? "HALOMD_DD_SKIN=0.45 "
+                              : three_pulses  ? "HALOMD_DD_SKIN=0.6 "
                                               : "";
     ASSERT_EQ(run_halomd_under(lanes + mpirun(ranks), "spce_9k", "nve.mdp", set, dir,
                                "--backend cuda --transport mpi_staged --dd " + grid, &log),
@@ -92,8 +93,9 @@ TEST(CudaDomains, StepZeroEnergiesEqualTheSingleGpuRun) {
       EXPECT_EQ(json_number(read_text(dir + "/run.json"), "gpu_lanes_per_atom"), 8.0);
     }
     if (grid == "4 1 1") {
-      const std::string pulses = two_pulses ? "\"halo_pulses\": 2" : "\"halo_pulses\": 3";
+      const std::string pulses = three_pulses ? "\"halo_pulses\": 3" : "\"halo_pulses\": 2";
       EXPECT_NE(read_text(dir + "/run.json").find(pulses), std::string::npos) << read_text(dir + "/run.json");
+      if (three_pulses) EXPECT_NEAR(json_number(read_text(dir + "/run.json"), "dd_skin_nm"), 0.55, 1e-9);
     }
   }
 }
@@ -102,7 +104,7 @@ TEST(CudaDomains, StepZeroEnergiesEqualTheSingleGpuRun) {
 // to the single GPU's, up to pairs at rlist that float rounding in the domains' frames moves across it.
 // With the default skin the halo holds atoms far beyond any partner, whose rows the search skips: the same
 // run without skipping (HALOMD_GPU_SKIP_HALO_ROWS=0) must list exactly the same pairs, and rows must have
-// been skipped. 2x2x1 has halo-halo pairs (x and y zones); 4x1x1 three pulses.
+// been skipped. 2x2x1 has halo-halo pairs (x and y zones); 4x1x1 two pulses.
 TEST(CudaDomains, TheDomainsListTheSingleGpuPairs) {
   SKIP_WITHOUT_GPU_AND_MPI();
   const std::string out = make_temp_dir("cuda_dd_pairs");

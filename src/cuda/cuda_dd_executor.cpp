@@ -37,9 +37,10 @@ using cuda::StepState;
 // repartition before the next neighbour search must repartition again. Measured on one H200 (45k atoms, 4
 // domains, nvshmem, bench/NOTES.md): skin 0.2 / 0.3 / 0.45 gave 430 / 530 / 569 ns/day with 94 / 40 / 17
 // repartitions in 301 searches (sixth session); after the later changes 0.3 / 0.45 / 0.6 / 0.75 gave 615 /
-// 673 / 689 / 692 with 40 / 17 / 9 / 5 (ninth session). The wider halo costs less than the host's
-// repartitions. Domains too narrow for it get the largest skin that fits (kSkinStep).
-constexpr double kDefaultSkin = 0.6;
+// 673 / 689 / 692 with 40 / 17 / 9 / 5 (ninth session), but in one benchmark call 0.6 gave nvshmem only
+// +0.3% and cost the other transports 4-11% (their steps pay more for the larger halo), so 0.45 stays.
+// Domains too narrow for the skin's halo get the largest skin that fits (kSkinStep).
+constexpr double kDefaultSkin = 0.45;
 // The skin is lowered in steps of this much (nm) until the grid accepts its halo range (usable_range).
 constexpr double kSkinStep = 0.05;
 
