@@ -95,7 +95,9 @@ TEST(CudaDomains, StepZeroEnergiesEqualTheSingleGpuRun) {
     if (grid == "4 1 1") {
       const std::string pulses = three_pulses ? "\"halo_pulses\": 3" : "\"halo_pulses\": 2";
       EXPECT_NE(read_text(dir + "/run.json").find(pulses), std::string::npos) << read_text(dir + "/run.json");
-      if (three_pulses) EXPECT_NEAR(json_number(read_text(dir + "/run.json"), "dd_skin_nm"), 0.55, 1e-9);
+      if (three_pulses) {
+        EXPECT_NEAR(json_number(read_text(dir + "/run.json"), "dd_skin_nm"), 0.55, 1e-9);
+      }
     }
   }
 }
