@@ -291,8 +291,9 @@ TEST(CudaDomains, NvshmemRegularStepsNeedNoHostSyncNoMpiWaitAndOneLaunch) {
 // With a device-initiated transport a search need not wait for its skin check (HALOMD_DD_SPECULATE): it
 // goes ahead as if the plan held, and when the check, read later, finds an atom beyond the skin, every rank
 // rolls back to that search and repartitions there. Either way the trajectory is that of waiting for every
-// check, bitwise. The small skin makes both outcomes happen; energy and frame steps inside the windows
-// (15, 25) make the host settle the checks there as well as at the next search.
+// check, bitwise (state.cpt holds x and v in full precision). The small skin makes both outcomes happen at
+// searches; the check of step 20 is made to fail (HALOMD_TEST_FAIL_SKIN_CHECK_AT, in both runs), and as step
+// 20 is no energy step, its speculation is settled by the frame of step 25: a rollback outside a search.
 TEST(CudaDomains, SpeculativeSkinChecksGiveTheTrajectoryOfWaitingOnes) {
   SKIP_WITHOUT_GPU_AND_MPI();
 #if !HALOMD_HAVE_NVSHMEM
@@ -302,23 +303,25 @@ TEST(CudaDomains, SpeculativeSkinChecksGiveTheTrajectoryOfWaitingOnes) {
   const std::map<std::string, std::string> set = {
       {"nsteps", "200"},       {"nstenergy", "15"},   {"nstcalcenergy", "5"}, {"nstxout-compressed", "25"},
       {"tcoupl", "v-rescale"}, {"tc-grps", "System"}, {"tau-t", "0.1"},       {"ref-t", "300"},
-      {"nsttcouple", "10"},    {"ld-seed", "5"}};
+      {"nsttcouple", "10"},    {"ld-seed", "5"},      {"gen-seed", "6"}};
   std::string log;
   for (const char* spec : {"0", "1"}) {
-    ASSERT_EQ(
-        run_halomd_under(std::string("HALOMD_DD_SKIN=0.15 HALOMD_DD_SPECULATE=") + spec + " " + mpirun(4),
-                         "spce_9k", "nve.mdp", set, out + "/spec" + spec,
-                         "--backend cuda --transport nvshmem --dd 2 2 1", &log),
-        0)
+    ASSERT_EQ(run_halomd_under(std::string("HALOMD_DD_SKIN=0.15 HALOMD_TEST_FAIL_SKIN_CHECK_AT=20 "
+                                           "HALOMD_DD_SPECULATE=") +
+                                   spec + " " + mpirun(4),
+                               "spce_9k", "nve.mdp", set, out + "/spec" + spec,
+                               "--backend cuda --transport nvshmem --dd 2 2 1", &log),
+              0)
         << log;
   }
   const std::string wait = read_text(out + "/spec0/run.json"), spec = read_text(out + "/spec1/run.json");
   EXPECT_EQ(json_number(wait, "speculative_checks"), 0.0) << wait;
-  EXPECT_GT(json_number(spec, "rollbacks"), 0.0) << spec;
+  EXPECT_GT(json_number(spec, "rollbacks"), 1.0) << spec;
+  EXPECT_GT(json_number(spec, "rollbacks_outside_searches"), 0.0) << spec;
   EXPECT_GT(json_number(spec, "speculative_checks"), json_number(spec, "rollbacks")) << spec;
   EXPECT_EQ(json_number(spec, "repartitions"), json_number(wait, "repartitions")) << spec << wait;
   EXPECT_EQ(json_number(spec, "gpu_only_searches"), json_number(wait, "gpu_only_searches")) << spec << wait;
-  for (const char* f : {"energy.csv", "traj.xtc", "confout.gro"}) {
+  for (const char* f : {"energy.csv", "traj.xtc", "confout.gro", "state.cpt"}) {
     const std::string a = read_text(out + "/spec0/" + f);
     EXPECT_FALSE(a.empty()) << f;
     EXPECT_EQ(a, read_text(out + "/spec1/" + f)) << f << " differs with speculative skin checks";

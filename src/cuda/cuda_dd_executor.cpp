@@ -80,7 +80,7 @@ class CudaDdExecutor::Impl {
     calls.create_stream();
     first_atom = domdec::first_atoms(top.molecule);
     for (double m : top.mass) total_mass += m;
-    skin = std::max(0.0, env_number("HALOMD_DD_SKIN", kDefaultSkin));
+    skin = skin_asked = std::max(0.0, env_number("HALOMD_DD_SKIN", kDefaultSkin));
     hst.allocate(1, "step state (host staging)");
     HALOMD_CUDA_CHECK(cudaEventCreate(&ev_begin));
     HALOMD_CUDA_CHECK(cudaEventCreate(&ev_end));
@@ -98,6 +98,7 @@ class CudaDdExecutor::Impl {
     every_step_timed = env_number("HALOMD_GPU_TIMING", 0) != 0;
     if (every_step_timed) timing.create(256);
     flip_reduce_at = static_cast<int64_t>(env_number("HALOMD_TEST_FLIP_REDUCE_AT", -1));
+    fail_check_at = static_cast<int64_t>(env_number("HALOMD_TEST_FAIL_SKIN_CHECK_AT", -1));
     // Measured on one H200 with 4 domains (bench/NOTES.md, seventh session): with device-initiated
     // transports the interior pass slows the halo kernels more than it hides (the halo is a chain of
     // latency-bound steps, the boundary pass most of the work); the host-orchestrated ones gain a little.
@@ -271,18 +272,23 @@ class CudaDdExecutor::Impl {
   // at the next search, when the host waits anyway).
   // Also the GPU time of the kMidStep-th regular step after every search (host repartition or GPU-only),
   // a steady-state sample that starts from no particular alignment of the ranks.
+  // A sample whose end event has not run yet stays pending (a speculative search does not wait for the
+  // device): it is read at a later harvest, and no new one of its kind starts meanwhile.
   void harvest_step_events() {
+    harvest(step_timed, ev_begin, ev_end, step_gpu_s, step_samples);
+    harvest(mid_timed, ev_mid_begin, ev_mid_end, mid_gpu_s, mid_samples);
+  }
+  static void harvest(bool& pending, cudaEvent_t begin, cudaEvent_t end, double& sum_s, int64_t& samples) {
+    if (!pending) return;
+    const cudaError_t ready = cudaEventQuery(end);
+    if (ready == cudaErrorNotReady) return;
     float ms = 0.f;
-    if (step_timed && cudaEventElapsedTime(&ms, ev_begin, ev_end) == cudaSuccess) {
-      step_gpu_s += 1e-3 * ms;
-      ++step_samples;
+    if (ready == cudaSuccess && cudaEventElapsedTime(&ms, begin, end) == cudaSuccess) {
+      sum_s += 1e-3 * ms;
+      ++samples;
     }
-    step_timed = false;
-    if (mid_timed && cudaEventElapsedTime(&ms, ev_mid_begin, ev_mid_end) == cudaSuccess) {
-      mid_gpu_s += 1e-3 * ms;
-      ++mid_samples;
-    }
-    mid_timed = false;
+    (void)cudaGetLastError();  // a failed query: the sample is dropped, the error reports at the next sync
+    pending = false;
   }
   static constexpr int kMidStep = 5;
 
@@ -302,9 +308,15 @@ class CudaDdExecutor::Impl {
         const domdec::HaloRange r = plan_range(margin);
         check(r);
         return r;
-      } catch (const InputError&) {
+      } catch (const InputError& e) {
         if (skin <= 0.0) throw;
-        skin = skin > kSkinStep + 1e-9 ? skin - kSkinStep : 0.0;
+        const double lower = skin_asked - kSkinStep * (std::round((skin_asked - skin) / kSkinStep) + 1.0);
+        const double before = skin;
+        skin = lower > 0.5 * kSkinStep ? lower : 0.0;
+        if (host.rank() == 0)
+          fmt::print(stderr,
+                     "halomd: the DD skin is lowered from {:.2f} to {:.2f} nm for the rest of the run ({})\n",
+                     before, skin, e.what());
       }
     }
   }
@@ -323,7 +335,7 @@ class CudaDdExecutor::Impl {
     host.max({&worst, 1});
     check_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ++checks;
-    if (worst > skin) return false;
+    if (worst > skin || step == fail_check_at) return false;
     max_drift = std::max(max_drift, worst);
     last_worst = worst;
     return true;
@@ -340,12 +352,6 @@ class CudaDdExecutor::Impl {
   // of this step (to run the window again from), and the skin check, whose result is copied back and read
   // at the next point where the host waits anyway (settle_speculation).
   void begin_speculation() {
-    const size_t nh = static_cast<size_t>(num_home);
-    if (snap_x[0].size() < std::max<size_t>(nh, 1))
-      for (int d = 0; d < 3; ++d) {
-        snap_x[d].allocate(ds.capacity, "home positions at a speculative search");
-        snap_v[d].allocate(ds.capacity, "home velocities at a speculative search");
-      }
     const double* const x0[3] = {x_plan[0].get(), x_plan[1].get(), x_plan[2].get()};
     cuda::launch_home_displacement(calls, ds.update, x0, num_home);
     cuda::launch_copy_home_state(calls, live_state(), snapshot_state(), num_home);
@@ -372,24 +378,28 @@ class CudaDdExecutor::Impl {
   // some atom had left the skin, the window since that search was computed with a plan that may miss
   // pairs: every rank puts back the state of that step, repartitions there, as the waiting check would
   // have, and runs the steps again up to where it was. Either way the trajectory is the waiting check's.
-  void settle_speculation() {
+  void settle_speculation(bool at_search) {
     if (spec_step < 0) return;
     const auto t0 = std::chrono::steady_clock::now();
     calls.wait(ev_spec);
+    harvest_step_events();
     double worst = std::sqrt(std::bit_cast<double>(spec_disp[0]));
     host.max({&worst, 1});
     spec_wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const int64_t from = spec_step, to = step;
     spec_step = -1;
-    if (worst <= skin) {
+    if (worst <= skin && from != fail_check_at) {
       max_drift = std::max(max_drift, worst);
       last_worst = worst;
       return;
     }
     ++rollbacks;
+    rollbacks_outside_searches += at_search ? 0 : 1;
     rollback_steps += to - from;
     --gpu_searches;  // the window's search becomes the repartition the waiting check would have made
-    calls.sync();    // the window's work, exchanges included, is done on every rank
+    // This rank's window is done; the other ranks' exchanges into it are too (it waited for them). The
+    // repartition's own exchanges (migration, plan) then order the ranks, as at any repartition.
+    calls.sync();
     cuda::launch_copy_home_state(calls, snapshot_state(), live_state(), num_home);
     step = from;
     ke_prev_global = spec_ke_prev_global;
@@ -397,7 +407,8 @@ class CudaDdExecutor::Impl {
     for (int64_t s = from; s < to; ++s) replay(s);
   }
   // Runs step s again after a rollback: the search step of the window, then regular steps (energy steps,
-  // saves and positions settle the speculation before they run, so none lies inside the window).
+  // saves and positions settle the speculation before they run, so none lies inside the window). The
+  // coupling flags follow check_request's formula (there is no MD loop's request to check them against).
   void replay(int64_t s);
   void run_step(const StepRequest& r, StepEnergies* e);
 
@@ -513,6 +524,11 @@ class CudaDdExecutor::Impl {
       // Where the home atoms are at this repartition (plan_still_holds).
       if (skin > 0.0) {
         if (x_plan[d].size() < ds.capacity) x_plan[d].allocate(ds.capacity, "positions at the repartition");
+        // Room for a speculative search's copy of the home atoms (allocated here, never inside a step).
+        if (speculate_below > 0.0 && snap_x[d].size() < ds.capacity) {
+          snap_x[d].allocate(ds.capacity, "home positions at a speculative search");
+          snap_v[d].allocate(ds.capacity, "home velocities at a speculative search");
+        }
         calls.copy_async(x_plan[d].get(), hx.get() + d * nl, nh * sizeof(double), cudaMemcpyHostToDevice);
       }
     }
@@ -553,8 +569,8 @@ class CudaDdExecutor::Impl {
     ++searches;
     halo_atoms_sum += num_local - num_home;
     last_worst = 0.0;
-    time_next_step = true;
-    mid_in = kMidStep - 1;
+    time_next_step = !step_timed;
+    if (!mid_timed) mid_in = kMidStep - 1;
   }
 
   ExecutorConfig cfg;
@@ -567,7 +583,8 @@ class CudaDdExecutor::Impl {
   std::vector<int> first_atom;
   double total_mass = 0.0;
   double q_scale = 1.0;
-  double skin = 0.0;  // nm (plan_still_holds)
+  double skin = 0.0;        // nm (plan_still_holds); lowered when the domains are too narrow for it
+  double skin_asked = 0.0;  // HALOMD_DD_SKIN
   // HALOMD_TEST_FLIP_REDUCE_AT: a test makes the host's reduce_at wrong at this step (the guard must stop the
   // run there).
   int64_t flip_reduce_at = -1;
@@ -581,6 +598,9 @@ class CudaDdExecutor::Impl {
   gpu::DeviceBuffer<double> snap_x[3], snap_v[3];
   gpu::DeviceBuffer<StepState> snap_st;
   int64_t spec_checks = 0, rollbacks = 0, rollback_steps = 0;
+  int64_t rollbacks_outside_searches = 0;  // settled at an energy step, a save or positions
+  // HALOMD_TEST_FAIL_SKIN_CHECK_AT: a test makes the skin check of this search step fail, waiting or not.
+  int64_t fail_check_at = -1;
   double spec_wait_s = 0.0;
   bool repartition_next = false;  // set by save()
   int64_t gpu_key = 0;            // this rank's GPU on its node (PCI address)
@@ -605,7 +625,6 @@ class CudaDdExecutor::Impl {
   bool searched = false;       // since load
   bool ke_prev_global = true;  // st->ke_prev holds the whole system's KE(n - 1/2)
   int64_t step = 0;
-  int64_t steps_run = 0;
   int64_t halo_bytes_per_step = 0;
   int64_t halo_bytes = 0;
   int64_t searches = 0;
@@ -646,6 +665,13 @@ void CudaDdExecutor::load(const MdState& s) {
   const int nd = m.host.num_ranks();
   if (static_cast<int>(s.x.size()) != m.top.num_atoms() || s.v.size() != s.x.size())
     throw RuntimeError(s.step, -1, "the state to load has not one position and velocity per atom");
+  {
+    // Every rank must take the same decisions from these (the skin checks are collectives).
+    double asked[2] = {m.skin_asked, m.speculate_below};
+    m.host.max(asked);
+    m.skin = m.skin_asked = asked[0];
+    m.speculate_below = asked[1];
+  }
   const double margin = domdec::molecule_margin(s.x, m.first_atom);
   m.range = m.usable_range(margin, [&](const domdec::HaloRange& r) {
     if (m.requested.n.x > 0) {
@@ -703,6 +729,8 @@ void CudaDdExecutor::load(const MdState& s) {
   m.step = s.step;
   m.on_device = false;
   m.searched = false;
+  m.spec_step = -1;
+  m.last_worst = 0.0;
   m.ke_prev_global = true;
 }
 
@@ -724,7 +752,7 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
   cuda::check_request(up, r, m.step);
   const bool ns = r.ns || !m.searched;
   const bool energy = r.energy && e != nullptr;
-  if (ns || energy) m.settle_speculation();
+  if (ns || energy) m.settle_speculation(ns);
   const bool reduce = m.reduce_at(r.step, energy);
   // A regular step of a device-initiated transport is one graph launch; the graph is recorded (after a
   // search changed the plan) before the timing events, which then time the step's GPU work only.
@@ -776,7 +804,7 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
       if (!repartition) {
         cuda::launch_pair_search(m.calls, m.ds.search);
         ++m.gpu_searches;
-        m.mid_in = Impl::kMidStep - 1;
+        if (!m.mid_timed) m.mid_in = Impl::kMidStep - 1;
       }
     }
     if (energy) {
@@ -800,7 +828,6 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
   m.ke_prev_global = reduce;
   m.halo_bytes += m.halo_bytes_per_step;
   ++m.step;
-  ++m.steps_run;
   if (energy) {
     m.sync_state();
     cuda::fill_energies(m.hst[0], m.ds.self_energy, e);
@@ -809,7 +836,7 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
 
 void CudaDdExecutor::save(MdState& s) {
   Impl& m = *impl_;
-  m.settle_speculation();
+  m.settle_speculation(false);
   m.repartition_next = true;
   // Every rank saves at the same steps: each search part's largest time over the ranks for the report (rank
   // 0's own parts include its waits for the others at the pulses' exchanges).
@@ -859,7 +886,7 @@ void CudaDdExecutor::save(MdState& s) {
 
 void CudaDdExecutor::positions(std::vector<Vec3>& x) {
   Impl& m = *impl_;
-  m.settle_speculation();
+  m.settle_speculation(false);
   if (m.on_device) m.download_home(false);
   std::vector<comm::AtomState> mine, all;
   for (size_t i = 0; i < m.dom.home.size(); ++i) mine.push_back({m.dom.home[i], m.dom.index, m.dom.x[i], {}});
@@ -908,7 +935,7 @@ std::string CudaDdExecutor::report_json() const {
       "  \"dd_overlap\": {}, \"gpu_timing_every_step\": {},\n"
       "  \"pairs_in_list_all_domains\": {}, \"halo_rows_skipped_all_domains\": {},\n"
       "  \"dd_speculate\": {}, \"speculative_checks\": {}, \"rollbacks\": {}, \"rollback_steps\": {}, "
-      "\"speculation_wait_us_mean\": {:.1f},\n  {}",
+      "\"rollbacks_outside_searches\": {}, \"speculation_wait_us_mean\": {:.1f},\n  {}",
       m.grid.num_domains(), m.grid.str(), m.host.num_ranks(), m.gpu_name, m.ranks_per_gpu, m.ds.tpa, sp.nc[0],
       sp.nc[1], sp.nc[2], m.num_home,
       m.searches > 0 ? static_cast<double>(m.halo_atoms_sum) / m.searches : 0.0, m.dom.plan.pulses.size(),
@@ -919,7 +946,8 @@ std::string CudaDdExecutor::report_json() const {
       m.graph_reduce.updates() + m.graph_plain.updates(), m.skin, m.searches, m.gpu_searches,
       m.checks > 0 ? 1e6 * m.check_s / m.checks : 0.0, m.max_drift, m.atom_regrows, m.list_regrows, m.overlap,
       m.every_step_timed, m.pairs_all, m.skipped_all, m.speculate_below, m.spec_checks, m.rollbacks,
-      m.rollback_steps, m.spec_checks > 0 ? 1e6 * m.spec_wait_s / m.spec_checks : 0.0, m.timing.json());
+      m.rollback_steps, m.rollbacks_outside_searches,
+      m.spec_checks > 0 ? 1e6 * m.spec_wait_s / m.spec_checks : 0.0, m.timing.json());
 }
 
 }  // namespace halomd

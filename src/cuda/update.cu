@@ -195,7 +195,7 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host
     bool reduce = false;
     if (p.dd) {
       reduce = reduce_at<kEnergy>(p, step);
-      if ((host_reduce != 0) != reduce) {
+      if (host_reduce >= 0 && (host_reduce != 0) != reduce) {
         if (st->reduce_mismatch == 0) st->reduce_mismatch = step + 1;
         reduce = host_reduce != 0;  // what the host enqueued after this kernel
       }

@@ -11,7 +11,7 @@ namespace halomd::cuda {
 // One update; with energy also the constraint virial (into st->cvir_acc, zeroed by the caller) and the
 // energy report of the step. Domain decomposition: host_reduce is whether the host enqueued the reduction
 // over domains and finish_dd_step after it (0 or 1); the kernel follows it and records a disagreement with
-// its own decision in st->reduce_mismatch.
+// its own decision in st->reduce_mismatch (-1: the kernel's own decision, unchecked).
 void launch_update(gpu::GpuCalls& calls, const UpdateParams& p, bool energy, int host_reduce = -1);
 // After a load: draws the coupling of st->step from st->ke_prev (one thread).
 void launch_begin_step(gpu::GpuCalls& calls, const UpdateParams& p);
