@@ -35,6 +35,12 @@ tests=${TESTS:-build-gpu/tests}
 "$bin" devices 2>&1 | head -3
 
 stage gpu-tests
+# test_cuda_run runs the halomd binary at the path compiled into it (/work/main/build-nv/halomd, the tree it
+# was built in): the binary under test is put there when that tree has none.
+if [ ! -x build-nv/halomd ]; then
+  mkdir -p build-nv && cp "$bin" build-nv/halomd
+  [ "$PWD" != /work/main ] && mkdir -p /work && ln -sfn "$PWD" /work/main
+fi
 for t in test_cuda_executor test_cuda_run; do
   timeout $(($(left) - 100)) "$tests/$t" > "$L/$t.txt" 2>&1
   echo "$t exit $?: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$L/$t.txt" | tr '\n' ' ')"

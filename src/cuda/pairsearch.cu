@@ -350,6 +350,19 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
     }
     return take;
   };
+  // The common case as straight-line code: one domain (no zone masks) and at most four exclusions (every
+  // atom of water), decided once per atom, so the warp's rounds take one branch-free path. The index is
+  // clamped into the range (a lane past its end loads the range's last candidate and is not taken).
+  const bool simple = few_excl && zm_i == 0;
+  auto accept_simple = [&](int j, int e, float xsx, float xsy, float xsz, int code) {
+    const int jc = min(j, e - 1);
+    const float4 xj = __ldg(p.xq + jc);
+    const float ddx = xsx - xj.x, ddy = xsy - xj.y, ddz = xsz - xj.z;
+    const bool in = ddx * ddx + ddy * ddy + ddz * ddz < p.rlist2;
+    const bool self = j == s && code == kNoShift;
+    const bool excluded = j == ex[0] || j == ex[1] || j == ex[2] || j == ex[3];
+    return (j < e) & in & !self & !excluded;
+  };
   int group_code = -1;  // the shift code of the ranges being visited
   float xsx = xi.x, xsy = xi.y, xsz = xi.z;
   bool marked = false;
@@ -365,8 +378,14 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
     }
     for (int j0 = b; j0 < e; j0 += 64) {
       const int ja = j0 + lane, jb = j0 + 32 + lane;
-      const bool ta = ja < e && accept(ja, xsx, xsy, xsz, code);
-      const bool tb = jb < e && accept(jb, xsx, xsy, xsz, code);
+      bool ta, tb;
+      if (simple) {
+        ta = accept_simple(ja, e, xsx, xsy, xsz, code);
+        tb = accept_simple(jb, e, xsx, xsy, xsz, code);
+      } else {
+        ta = ja < e && accept(ja, xsx, xsy, xsz, code);
+        tb = jb < e && accept(jb, xsx, xsy, xsz, code);
+      }
       const unsigned ma = __ballot_sync(0xffffffffu, ta), mb = __ballot_sync(0xffffffffu, tb);
       if ((ma | mb) == 0) continue;
       if (!marked) {  // the first entry under this shift: a marker in every list lane first
