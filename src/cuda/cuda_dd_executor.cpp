@@ -189,9 +189,8 @@ class CudaDdExecutor::Impl {
   // The host's copy of the device's decision (update.cu reduce_at): whether the step's sums are summed
   // over domains at its end.
   bool reduce_at(int64_t s, bool energy) const {
-    const cuda::UpdateParams& up = ds.update;
-    const bool tc_next = up.vrescale && (s + 1 + up.nsttcouple - 1) % up.nsttcouple == 0;
-    const bool comm = up.comm_linear && s % up.nstcomm == 0;
+    const bool tc_next = cuda::scheduled_request(ds.update, s + 1).tcouple;
+    const bool comm = cuda::scheduled_request(ds.update, s).comm;
     return (energy || tc_next || comm) != (s == flip_reduce_at);
   }
 
@@ -321,14 +320,19 @@ class CudaDdExecutor::Impl {
     }
   }
 
+  // The largest displacement of the home atoms since the repartition, into st->disp2_bits.
+  void launch_skin_check() {
+    const double* const x0[3] = {x_plan[0].get(), x_plan[1].get(), x_plan[2].get()};
+    cuda::launch_home_displacement(calls, ds.update, x0, num_home);
+  }
+
   // At a neighbour search after the first: whether every home atom of every domain is still within the
   // skin of where it was at the last repartition (then the plan still holds and only the pair list is
   // rebuilt, on the GPU). Waits for the device; checks the errors of the last window on the way.
   bool plan_still_holds() {
     if (skin <= 0.0) return false;
     const auto t0 = std::chrono::steady_clock::now();
-    const double* const x0[3] = {x_plan[0].get(), x_plan[1].get(), x_plan[2].get()};
-    cuda::launch_home_displacement(calls, ds.update, x0, num_home);
+    launch_skin_check();
     sync_state();
     harvest_step_events();
     double worst = std::sqrt(std::bit_cast<double>(hst[0].disp2_bits));
@@ -352,8 +356,7 @@ class CudaDdExecutor::Impl {
   // of this step (to run the window again from), and the skin check, whose result is copied back and read
   // at the next point where the host waits anyway (settle_speculation).
   void begin_speculation() {
-    const double* const x0[3] = {x_plan[0].get(), x_plan[1].get(), x_plan[2].get()};
-    cuda::launch_home_displacement(calls, ds.update, x0, num_home);
+    launch_skin_check();
     cuda::launch_copy_home_state(calls, live_state(), snapshot_state(), num_home);
     calls.copy_async(spec_disp.get(), &ds.st.get()->disp2_bits, sizeof(unsigned long long),
                      cudaMemcpyDeviceToHost);
@@ -408,7 +411,7 @@ class CudaDdExecutor::Impl {
   }
   // Runs step s again after a rollback: the search step of the window, then regular steps (energy steps,
   // saves and positions settle the speculation before they run, so none lies inside the window). The
-  // coupling flags follow check_request's formula (there is no MD loop's request to check them against).
+  // coupling flags are the device's schedule (scheduled_request; there is no MD loop's request to check).
   void replay(int64_t s);
   void run_step(const StepRequest& r, StepEnergies* e);
 
@@ -737,12 +740,8 @@ void CudaDdExecutor::load(const MdState& s) {
 void CudaDdExecutor::step(const StepRequest& r, StepEnergies* e) { impl_->run_step(r, e); }
 
 void CudaDdExecutor::Impl::replay(int64_t s) {
-  const cuda::UpdateParams& up = ds.update;
-  StepRequest r;
-  r.step = s;
+  StepRequest r = cuda::scheduled_request(ds.update, s);
   r.ns = repartition_next;  // the window's search step, the first replayed
-  r.tcouple = up.vrescale && (s + up.nsttcouple - 1) % up.nsttcouple == 0;
-  r.comm = up.comm_linear && s % up.nstcomm == 0;
   run_step(r, nullptr);
 }
 

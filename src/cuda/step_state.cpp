@@ -39,14 +39,21 @@ StepState initial_step_state(const MdState& s) {
   return h;
 }
 
+StepRequest scheduled_request(const UpdateParams& up, int64_t step) {
+  StepRequest r;
+  r.step = step;
+  r.tcouple = up.vrescale && (step + up.nsttcouple - 1) % up.nsttcouple == 0;
+  r.comm = up.comm_linear && step % up.nstcomm == 0;
+  return r;
+}
+
 void check_request(const UpdateParams& up, const StepRequest& r, int64_t device_step) {
   if (r.step != device_step)
     throw RuntimeError(r.step, -1,
                        fmt::format("internal error: the CUDA executor is at step {}", device_step));
   // The device decides coupling and COM removal from its step counter; it must agree with the MD loop.
-  const bool tcouple = up.vrescale && (r.step + up.nsttcouple - 1) % up.nsttcouple == 0;
-  const bool comm = up.comm_linear && r.step % up.nstcomm == 0;
-  if (tcouple != r.tcouple || comm != r.comm)
+  const StepRequest device = scheduled_request(up, r.step);
+  if (device.tcouple != r.tcouple || device.comm != r.comm)
     throw RuntimeError(r.step, -1,
                        "internal error: the CUDA executor's coupling schedule differs from the MD loop's");
 }

@@ -16,6 +16,10 @@ inline constexpr unsigned long long kNoError = ~0ull;
 // The StepState of a run that starts from `s` (KE(n - 1/2), thermostat integral, no error).
 StepState initial_step_state(const MdState& s);
 
+// The coupling and COM-removal flags the device derives from its step counter for `step` (ns and energy
+// left false): the one schedule the host's checks and decisions use.
+StepRequest scheduled_request(const UpdateParams& up, int64_t step);
+
 // Throws when the MD loop's request is not the step the device is at, or its coupling and COM-removal
 // schedule differs from the one the device derives from its step counter.
 void check_request(const UpdateParams& up, const StepRequest& r, int64_t device_step);
