@@ -88,9 +88,11 @@ for item in spce_9k:30000 spce_45k:20000 spce_203k:5000; do
 done
 
 stage sweep  # SWEEP: comma-separated "SYSTEM [VAR=VALUE ...]" runs of 5,000 steps with those HALOMD_* settings
-IFS=, read -ra sweep <<< "${SWEEP:-spce_45k HALOMD_GPU_REACH_Z=4,spce_45k HALOMD_GPU_TPA=16}"
+# (SWEEP="" runs none)
+IFS=, read -ra sweep <<< "${SWEEP-spce_45k HALOMD_GPU_REACH_Z=4,spce_45k HALOMD_GPU_TPA=16}"
 for v in "${sweep[@]}"; do
   set -- $v
+  [ $# -gt 0 ] || continue
   fits 30 || break
   sys=$1
   shift

@@ -57,27 +57,37 @@ __global__ void ns_partner_ext_kernel(SearchParams p) {
   }
 }
 
-// Exclusive scan of the cell counts into cell_start (one block of 1024 threads); zeroes the counts for the
-// next search and the search statistics.
-__global__ void ns_scan_kernel(SearchParams p) {
-  __shared__ int warp_sums[32];
-  __shared__ int carry;
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+// Exclusive scan of the cell counts into cell_start (one block); zeroes the counts (and the halo flags) for
+// the next search and the search statistics. Tiles of kScanThreads x 8 cells: each thread loads its 8
+// consecutive counts into registers (all loads before any store), the block scans the threads' sums once,
+// and each thread writes its 8 starts. Two tiles at 45k atoms (11k cells), 7 at 203k.
+constexpr int kScanThreads = 1024;
+constexpr int kScanPer = 8;
+__global__ void __launch_bounds__(kScanThreads) ns_scan_kernel(SearchParams p) {
+  __shared__ int warp_sums[kScanThreads / 32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   if (threadIdx.x == 0) {
-    carry = 0;
     p.st->max_list_groups = 0;
     p.st->list_pairs = 0;
     p.st->skipped_rows = 0;
   }
-  __syncthreads();
-  for (int base = 0; base < p.ncell; base += blockDim.x) {
-    const int idx = base + threadIdx.x;
-    const int v = idx < p.ncell ? p.cell_count[idx] : 0;
-    if (idx < p.ncell) {
-      p.cell_count[idx] = 0;
-      if (p.cell_halo) p.cell_halo[idx] = 0;
+  int carry = 0;
+  for (int tile = 0; tile < p.ncell; tile += kScanThreads * kScanPer) {
+    const int c0 = tile + static_cast<int>(threadIdx.x) * kScanPer;
+    int v[kScanPer];
+    const bool whole = c0 + kScanPer <= p.ncell;  // cell arrays are 256-byte aligned: int4 at every 8 cells
+    if (whole) {
+      const int4 a = reinterpret_cast<const int4*>(p.cell_count + c0)[0];
+      const int4 b = reinterpret_cast<const int4*>(p.cell_count + c0)[1];
+      v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w, v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
+    } else {
+#pragma unroll
+      for (int k = 0; k < kScanPer; ++k) v[k] = c0 + k < p.ncell ? p.cell_count[c0 + k] : 0;
     }
-    int s = v;  // inclusive scan within the warp
+    int sum = 0;
+#pragma unroll
+    for (int k = 0; k < kScanPer; ++k) sum += v[k];
+    int s = sum;  // inclusive scan of the threads' sums within the warp
     for (int o = 1; o < 32; o <<= 1) {
       const int t = __shfl_up_sync(0xffffffffu, s, o);
       if (lane >= o) s += t;
@@ -85,7 +95,7 @@ __global__ void ns_scan_kernel(SearchParams p) {
     if (lane == 31) warp_sums[warp] = s;
     __syncthreads();
     if (warp == 0) {
-      int ws = lane < nwarps ? warp_sums[lane] : 0;
+      int ws = warp_sums[lane];
       for (int o = 1; o < 32; o <<= 1) {
         const int t = __shfl_up_sync(0xffffffffu, ws, o);
         if (lane >= o) ws += t;
@@ -93,11 +103,31 @@ __global__ void ns_scan_kernel(SearchParams p) {
       warp_sums[lane] = ws;
     }
     __syncthreads();
-    const int exclusive = carry + (warp > 0 ? warp_sums[warp - 1] : 0) + s - v;
-    if (idx < p.ncell) p.cell_start[idx] = exclusive;
-    __syncthreads();
-    if (threadIdx.x == blockDim.x - 1) carry = exclusive + v;
-    __syncthreads();
+    int start[kScanPer];
+    start[0] = carry + (warp > 0 ? warp_sums[warp - 1] : 0) + s - sum;
+#pragma unroll
+    for (int k = 1; k < kScanPer; ++k) start[k] = start[k - 1] + v[k - 1];
+    if (whole) {
+      int4* cs = reinterpret_cast<int4*>(p.cell_start + c0);
+      cs[0] = make_int4(start[0], start[1], start[2], start[3]);
+      cs[1] = make_int4(start[4], start[5], start[6], start[7]);
+      int4* cn = reinterpret_cast<int4*>(p.cell_count + c0);
+      cn[0] = cn[1] = make_int4(0, 0, 0, 0);
+      if (p.cell_halo) {
+        int4* ch = reinterpret_cast<int4*>(p.cell_halo + c0);
+        ch[0] = ch[1] = make_int4(0, 0, 0, 0);
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < kScanPer; ++k)
+        if (c0 + k < p.ncell) {
+          p.cell_start[c0 + k] = start[k];
+          p.cell_count[c0 + k] = 0;
+          if (p.cell_halo) p.cell_halo[c0 + k] = 0;
+        }
+    }
+    carry += warp_sums[31];
+    __syncthreads();  // warp_sums is rewritten by the next tile
   }
   if (threadIdx.x == 0) p.cell_start[p.ncell] = carry;
 }
@@ -205,12 +235,13 @@ __host__ __device__ inline int columns(const SearchParams& p) {
 constexpr int kWarpsPerBlock = kBlock / 32;
 constexpr int kFlushPlaces = kListGroup * 32;       // a multiple of 8 L for every L <= 32
 constexpr int kWarpStage = kFlushPlaces + 64 + 32;  // plus one round of candidates and a marker per lane
+constexpr int kWarpSink = kWarpStage;               // then one word per lane that rejected candidates go to
 
 // kMinBlocks: blocks per multiprocessor the register budget allows (8: 64 registers; HALOMD_GPU_SEARCH_BLOCKS
 // picks 12 or 16 to measure more warps in flight against spilled registers).
 template <int kMinBlocks>
 __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(SearchParams p) {
-  __shared__ int s_stage[kWarpsPerBlock][kWarpStage];
+  __shared__ int s_stage[kWarpsPerBlock][kWarpStage + 32];
   extern __shared__ int4 s_table[];  // per warp, two ranges per column (b, e, shift code)
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int s = blockIdx.x * kWarpsPerBlock + warp;
@@ -395,8 +426,10 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
         marked = true;
       }
       const int na = __popc(ma), n = na + __popc(mb);
-      if (ta) stage[total - base + __popc(ma & below)] = ja;
-      if (tb) stage[total - base + na + __popc(mb & below)] = jb;
+      // Every lane stores (a rejected candidate into its own sink word): no branch around the stores.
+      const int at = total - base, sink = kWarpSink + lane;
+      stage[ta ? at + __popc(ma & below) : sink] = ja;
+      stage[tb ? at + na + __popc(mb & below) : sink] = jb;
       total += n;
       pairs += n;
       if (total - base >= kFlushPlaces) write(kFlushPlaces);
@@ -427,7 +460,7 @@ void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p) {
     calls.memset_async(p.partner_ext, 0, 3 * sizeof(unsigned long long));
     calls.launch("ns_partner_ext_kernel", ns_partner_ext_kernel, atom_blocks, kBlock, 0, p);
   }
-  calls.launch("ns_scan_kernel", ns_scan_kernel, 1, 1024, 0, p);
+  calls.launch("ns_scan_kernel", ns_scan_kernel, 1, kScanThreads, 0, p);
   calls.launch("ns_scatter_kernel", ns_scatter_kernel, atom_blocks, kBlock, 0, p);
   calls.launch("ns_rank_kernel", ns_rank_kernel, atom_blocks, kBlock, 0, p);
   if (p.cell_interior) {
