@@ -1,3 +1,5 @@
+#include <type_traits>
+
 #include "cuda/device_util.cuh"
 #include "cuda/pairsearch.h"
 
@@ -327,18 +329,20 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
   }
 
   const int i = p.atom_of[s];
-  const int eb = p.excl_start[i], ee = p.excl_start[i + 1];
-  const bool few_excl = ee - eb <= 4;
-  int ex[4];
+  const int eb = p.excl_start[i], nex = p.excl_start[i + 1] - eb;
+  const bool few_excl = nex <= 4;
+  // The sorted places of the excluded atoms, then the atom's own, then -1. (The atom itself is only ever
+  // reached without a periodic shift: a shifted image of it lies a box length away, beyond rlist < L/2.)
+  int ex[5];
 #pragma unroll
-  for (int q = 0; q < 4; ++q) ex[q] = few_excl && q < ee - eb ? p.sorted_of[p.excl[eb + q]] : -1;
+  for (int q = 0; q < 5; ++q) ex[q] = few_excl && q < nex ? p.sorted_of[p.excl[eb + q]] : (q == nex ? s : -1);
   const int zm_i = p.zone_mask_s ? p.zone_mask_s[s] : 0;
   int* stage = s_stage[warp];
   const int group_places = kListGroup * L;
   const int lane0 = s * L;  // the atom's first list lane
-  int base = 0;             // places before the stage
-  int total = 0;            // places taken
-  int pairs = 0;
+  int base = 0;             // places written before the stage
+  int staged = 0;           // places in the stage
+  int markers = 0;          // places taken by markers (shift changes, the end's padding)
   int code_now = kNoShift;
   const unsigned below = (1u << lane) - 1u;
   // Writes the first `places` places of the stage (whole rounds of groups, one group per list lane each)
@@ -354,7 +358,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
         *dst = make_int4(stage[e0], stage[e0 + L], stage[e0 + 2 * L], stage[e0 + 3 * L]);
       }
     }
-    const int rest = total - base - places;  // at most 95: 255 staged + 32 markers + 64 entries - 256
+    const int rest = staged - places;  // at most 95: 255 staged + 32 markers + 64 entries - 256
     int moved[4];
 #pragma unroll
     for (int q = 0; q < 4; ++q) moved[q] = lane + 32 * q < rest ? stage[places + lane + 32 * q] : 0;
@@ -364,6 +368,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
       if (lane + 32 * q < rest) stage[lane + 32 * q] = moved[q];
     __syncwarp();
     base += places;
+    staged = rest;
   };
   auto accept = [&](int j, float xsx, float xsy, float xsz, int code) {
     const float4 xj = p.xq[j];
@@ -376,72 +381,87 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
         take = j != ex[0] && j != ex[1] && j != ex[2] && j != ex[3];
       } else {
         const int oj = p.atom_of[j];
-        for (int q = eb; q < ee; ++q) take = take && p.excl[q] != oj;
+        for (int q = eb; q < eb + nex; ++q) take = take && p.excl[q] != oj;
       }
     }
     return take;
   };
-  // The common case as straight-line code: one domain (no zone masks) and at most four exclusions (every
-  // atom of water), decided once per atom, so the warp's rounds take one branch-free path. The index is
-  // clamped into the range (a lane past its end loads the range's last candidate and is not taken).
-  const bool simple = few_excl && zm_i == 0;
-  auto accept_simple = [&](int j, int e, float xsx, float xsy, float xsz, int code) {
+  // The common case as straight-line code: one domain (no zone masks) and at most four exclusions, decided
+  // once per atom, so the warp's rounds take one branch-free path; `slots` (3: at most two exclusions, every
+  // atom of a 3-site water; 5: at most four) is how many of ex[] to compare, the atom's own place included.
+  // The index is clamped into the range (a lane past its end loads the range's last candidate and is not
+  // taken).
+  auto accept_simple = [&](auto slots, int j, int e, float xsx, float xsy, float xsz) {
+    constexpr int kSlots = decltype(slots)::value;
     const int jc = min(j, e - 1);
     const float4 xj = __ldg(p.xq + jc);
     const float ddx = xsx - xj.x, ddy = xsy - xj.y, ddz = xsz - xj.z;
     const bool in = ddx * ddx + ddy * ddy + ddz * ddz < p.rlist2;
-    const bool self = j == s && code == kNoShift;
-    const bool excluded = j == ex[0] || j == ex[1] || j == ex[2] || j == ex[3];
-    return (j < e) & in & !self & !excluded;
+    bool excluded = false;
+#pragma unroll
+    for (int q = 0; q < kSlots; ++q) excluded = excluded || j == ex[q];
+    return (j < e) & in & !excluded;
   };
-  int group_code = -1;  // the shift code of the ranges being visited
-  float xsx = xi.x, xsy = xi.y, xsz = xi.z;
-  bool marked = false;
-  for (int r = 0; r < nranges; ++r) {
-    const int4 rg = ranges[r];
-    const int b = rg.x, e = rg.y, code = rg.z;
-    if (code != group_code) {  // the first range of a periodic shift
-      group_code = code;
-      xsx = xi.x - static_cast<float>(code % 3 - 1) * p.lenf[0];
-      xsy = xi.y - static_cast<float>((code / 3) % 3 - 1) * p.lenf[1];
-      xsz = xi.z - static_cast<float>(code / 9 - 1) * p.lenf[2];
-      marked = code == code_now;
-    }
-    for (int j0 = b; j0 < e; j0 += 64) {
-      const int ja = j0 + lane, jb = j0 + 32 + lane;
-      bool ta, tb;
-      if (simple) {
-        ta = accept_simple(ja, e, xsx, xsy, xsz, code);
-        tb = accept_simple(jb, e, xsx, xsy, xsz, code);
-      } else {
-        ta = ja < e && accept(ja, xsx, xsy, xsz, code);
-        tb = jb < e && accept(jb, xsx, xsy, xsz, code);
+  // The rounds over the atom's ranges, one copy per kind of test (`slots` 0: the general one).
+  auto visit = [&](auto slots) {
+    constexpr int kSlots = decltype(slots)::value;
+    int group_code = -1;  // the shift code of the ranges being visited
+    float xsx = xi.x, xsy = xi.y, xsz = xi.z;
+    bool marked = false;
+    for (int r = 0; r < nranges; ++r) {
+      const int4 rg = ranges[r];
+      const int b = rg.x, e = rg.y, code = rg.z;
+      if (code != group_code) {  // the first range of a periodic shift
+        group_code = code;
+        xsx = xi.x - static_cast<float>(code % 3 - 1) * p.lenf[0];
+        xsy = xi.y - static_cast<float>((code / 3) % 3 - 1) * p.lenf[1];
+        xsz = xi.z - static_cast<float>(code / 9 - 1) * p.lenf[2];
+        marked = code == code_now;
       }
-      const unsigned ma = __ballot_sync(0xffffffffu, ta), mb = __ballot_sync(0xffffffffu, tb);
-      if ((ma | mb) == 0) continue;
-      if (!marked) {  // the first entry under this shift: a marker in every list lane first
-        if (lane < L) stage[total - base + lane] = -(code + 1);
-        total += L;
-        code_now = code;
-        marked = true;
+      for (int j0 = b; j0 < e; j0 += 64) {
+        const int ja = j0 + lane, jb = j0 + 32 + lane;
+        bool ta, tb;
+        if constexpr (kSlots > 0) {
+          ta = accept_simple(slots, ja, e, xsx, xsy, xsz);
+          tb = accept_simple(slots, jb, e, xsx, xsy, xsz);
+        } else {
+          ta = ja < e && accept(ja, xsx, xsy, xsz, code);
+          tb = jb < e && accept(jb, xsx, xsy, xsz, code);
+        }
+        const unsigned ma = __ballot_sync(0xffffffffu, ta), mb = __ballot_sync(0xffffffffu, tb);
+        if ((ma | mb) == 0) continue;
+        if (!marked) {  // the first entry under this shift: a marker in every list lane first
+          if (lane < L) stage[staged + lane] = -(code + 1);
+          staged += L;
+          markers += L;
+          code_now = code;
+          marked = true;
+        }
+        const int na = __popc(ma);
+        // Every lane stores (a rejected candidate into its own sink word): no branch around the stores.
+        const int sink = kWarpSink + lane;
+        stage[ta ? staged + __popc(ma & below) : sink] = ja;
+        stage[tb ? staged + na + __popc(mb & below) : sink] = jb;
+        staged += na + __popc(mb);
+        if (staged >= kFlushPlaces) write(kFlushPlaces);
       }
-      const int na = __popc(ma), n = na + __popc(mb);
-      // Every lane stores (a rejected candidate into its own sink word): no branch around the stores.
-      const int at = total - base, sink = kWarpSink + lane;
-      stage[ta ? at + __popc(ma & below) : sink] = ja;
-      stage[tb ? at + na + __popc(mb & below) : sink] = jb;
-      total += n;
-      pairs += n;
-      if (total - base >= kFlushPlaces) write(kFlushPlaces);
     }
-  }
+  };
+  if (!few_excl || zm_i != 0)
+    visit(std::integral_constant<int, 0>{});
+  else if (nex <= 2)
+    visit(std::integral_constant<int, 3>{});
+  else
+    visit(std::integral_constant<int, 5>{});
   // Pads the last round of groups with markers that change nothing, and writes what is staged.
-  const int pad = (group_places - (total - base) % group_places) % group_places;
+  const int pad = (group_places - staged % group_places) % group_places;
   __syncwarp();
-  for (int k = lane; k < pad; k += 32) stage[total - base + k] = -(code_now + 1);
-  total += pad;
-  write(total - base);
-  const int groups = total / group_places;
+  for (int k = lane; k < pad; k += 32) stage[staged + k] = -(code_now + 1);
+  staged += pad;
+  markers += pad;
+  write(staged);
+  const int groups = base / group_places;
+  const int pairs = base - markers;
   for (int k = lane; k < L; k += 32) p.groups[lane0 + k] = min(groups, p.cap_groups);
   if (lane == 0) {
     if (groups > p.cap_groups) flag_error(p.st, p.st->step, i, kErrListFull);
