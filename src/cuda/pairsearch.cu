@@ -370,6 +370,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
     base += places;
     staged = rest;
   };
+  // The general test (more than four exclusions): the exclusion list searched per candidate in range.
   auto accept = [&](int j, float xsx, float xsy, float xsz, int code) {
     const float4 xj = p.xq[j];
     const float ddx = xsx - xj.x, ddy = xsy - xj.y, ddz = xsz - xj.z;
@@ -377,33 +378,30 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
     take = take && !(j == s && code == kNoShift);
     if (take && zm_i != 0) take = (zm_i & p.zone_mask_s[j]) == 0;
     if (take) {
-      if (few_excl) {
-        take = j != ex[0] && j != ex[1] && j != ex[2] && j != ex[3];
-      } else {
-        const int oj = p.atom_of[j];
-        for (int q = eb; q < eb + nex; ++q) take = take && p.excl[q] != oj;
-      }
+      const int oj = p.atom_of[j];
+      for (int q = eb; q < eb + nex; ++q) take = take && p.excl[q] != oj;
     }
     return take;
   };
-  // The common case as straight-line code: one domain (no zone masks) and at most four exclusions, decided
-  // once per atom, so the warp's rounds take one branch-free path; `slots` (3: at most two exclusions, every
-  // atom of a 3-site water; 5: at most four) is how many of ex[] to compare, the atom's own place included.
-  // The index is clamped into the range (a lane past its end loads the range's last candidate and is not
-  // taken).
-  auto accept_simple = [&](auto slots, int j, int e, float xsx, float xsy, float xsz) {
+  // The common case as straight-line code: at most four exclusions, decided once per atom, so the warp's
+  // rounds take one branch-free path; `slots` (3: at most two exclusions, every atom of a 3-site water; 5: at
+  // most four) is how many of ex[] to compare, the atom's own place included; `zones` whether the atom is a
+  // halo atom of domain decomposition, which pairs only with atoms of no zone it belongs to. The index is
+  // clamped into the range (a lane past its end loads the range's last candidate and is not taken).
+  auto accept_simple = [&](auto slots, auto zones, int j, int e, float xsx, float xsy, float xsz) {
     constexpr int kSlots = decltype(slots)::value;
     const int jc = min(j, e - 1);
     const float4 xj = __ldg(p.xq + jc);
     const float ddx = xsx - xj.x, ddy = xsy - xj.y, ddz = xsz - xj.z;
-    const bool in = ddx * ddx + ddy * ddy + ddz * ddz < p.rlist2;
+    bool in = ddx * ddx + ddy * ddy + ddz * ddz < p.rlist2;
+    if constexpr (decltype(zones)::value) in = in & ((zm_i & __ldg(p.zone_mask_s + jc)) == 0);
     bool excluded = false;
 #pragma unroll
     for (int q = 0; q < kSlots; ++q) excluded = excluded || j == ex[q];
     return (j < e) & in & !excluded;
   };
   // The rounds over the atom's ranges, one copy per kind of test (`slots` 0: the general one).
-  auto visit = [&](auto slots) {
+  auto visit = [&](auto slots, auto zones) {
     constexpr int kSlots = decltype(slots)::value;
     int group_code = -1;  // the shift code of the ranges being visited
     float xsx = xi.x, xsy = xi.y, xsz = xi.z;
@@ -422,8 +420,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
         const int ja = j0 + lane, jb = j0 + 32 + lane;
         bool ta, tb;
         if constexpr (kSlots > 0) {
-          ta = accept_simple(slots, ja, e, xsx, xsy, xsz);
-          tb = accept_simple(slots, jb, e, xsx, xsy, xsz);
+          ta = accept_simple(slots, zones, ja, e, xsx, xsy, xsz);
+          tb = accept_simple(slots, zones, jb, e, xsx, xsy, xsz);
         } else {
           ta = ja < e && accept(ja, xsx, xsy, xsz, code);
           tb = jb < e && accept(jb, xsx, xsy, xsz, code);
@@ -447,12 +445,16 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
       }
     }
   };
-  if (!few_excl || zm_i != 0)
-    visit(std::integral_constant<int, 0>{});
-  else if (nex <= 2)
-    visit(std::integral_constant<int, 3>{});
+  using Zones = std::true_type;
+  using NoZones = std::false_type;
+  if (!few_excl)
+    visit(std::integral_constant<int, 0>{}, NoZones{});
+  else if (zm_i == 0)
+    nex <= 2 ? visit(std::integral_constant<int, 3>{}, NoZones{})
+             : visit(std::integral_constant<int, 5>{}, NoZones{});
   else
-    visit(std::integral_constant<int, 5>{});
+    nex <= 2 ? visit(std::integral_constant<int, 3>{}, Zones{})
+             : visit(std::integral_constant<int, 5>{}, Zones{});
   // Pads the last round of groups with markers that change nothing, and writes what is staged.
   const int pad = (group_places - staged % group_places) % group_places;
   __syncwarp();
