@@ -245,6 +245,43 @@ TEST(CudaExecutor, EveryListLaneCountAndSearchGridFindsTheSamePairs) {
   }
 }
 
+// The search's copies of its candidate rounds (the general test, 3 or 5 exclusion slots) must list the same
+// neighbours in the same order: forced onto each (HALOMD_TEST_SEARCH_PATH) for a water box, whose atoms take
+// the 3-slot copy by themselves, step 0 gives bitwise the same energies and forces. (The copies with the zone
+// test serve the halo rows of domains: test_cuda_dd_mpi's TheDomainsListTheSingleGpuPairs.)
+TEST(CudaExecutor, EveryCopyOfTheSearchRoundsListsTheSameNeighbours) {
+  if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
+  System sys;
+  load_system("spce_9k", "nve.mdp", sys);
+  StepEnergies first;
+  std::vector<Vec3> f_first;
+  size_t pairs_first = 0;
+  for (const char* path : {"0", "1", "2"}) {
+    ScopedEnv forced("HALOMD_TEST_SEARCH_PATH", path);
+    SCOPED_TRACE(std::string("HALOMD_TEST_SEARCH_PATH=") + path);
+    CudaExecutor gpu(sys.config());
+    gpu.load(sys.state);
+    StepEnergies e;
+    gpu.step(request(sys.in.mdp, 0, true), &e);
+    std::vector<Vec3> f;
+    gpu.forces(f);
+    if (f_first.empty()) {
+      first = e;
+      f_first = f;
+      pairs_first = gpu.num_pairs();
+      ASSERT_GT(pairs_first, 0u);
+      continue;
+    }
+    EXPECT_EQ(gpu.num_pairs(), pairs_first);
+    EXPECT_EQ(e.lj, first.lj);
+    EXPECT_EQ(e.coulomb, first.coulomb);
+    size_t differ = 0;
+    for (size_t i = 0; i < f.size(); ++i)
+      for (int d = 0; d < 3; ++d) differ += f[i][d] != f_first[i][d];
+    EXPECT_EQ(differ, 0u);
+  }
+}
+
 // A box under 4 rlist with one search cell per rlist: the grid must not be refined below rlist / reach (it
 // once was, to 4 cells, and the window of one cell then missed pairs).
 TEST(CudaExecutor, CoarseSearchGridOnASmallBoxFindsEveryPair) {

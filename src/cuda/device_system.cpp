@@ -109,6 +109,9 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
         "HALOMD_GPU_REACH_XY must be 1 to 4 and HALOMD_GPU_REACH_Z 1 to 12 (cells per rlist), got " +
             std::to_string(reach_xy) + " and " + std::to_string(reach_z));
   sp.search_blocks = env_int("HALOMD_GPU_SEARCH_BLOCKS", 8);
+  sp.test_path = env_int("HALOMD_TEST_SEARCH_PATH", 0);
+  if (sp.test_path < 0 || sp.test_path > 2)
+    throw InputError("", 0, "HALOMD_TEST_SEARCH_PATH must be 0, 1 or 2, got " + std::to_string(sp.test_path));
   ds.skip_halo_rows = env_int("HALOMD_GPU_SKIP_HALO_ROWS", 1) != 0;
   if (sp.search_blocks != 8 && sp.search_blocks != 12 && sp.search_blocks != 16)
     throw InputError("", 0,

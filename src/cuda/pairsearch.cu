@@ -445,16 +445,32 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
       }
     }
   };
+  // Which copy: 0 the general test, 1 three slots, 2 five, 3 and 4 the same with the zone test (a halo row).
+  int path = few_excl ? (nex <= 2 ? 1 : 2) + (zm_i != 0 ? 2 : 0) : 0;
+  // Tests take another copy that also holds for the atom, to compare the lists (HALOMD_TEST_SEARCH_PATH).
+  if (p.test_path == 1)
+    path = 0;
+  else if (p.test_path == 2 && (path == 1 || path == 3))
+    ++path;
   using Zones = std::true_type;
   using NoZones = std::false_type;
-  if (!few_excl)
-    visit(std::integral_constant<int, 0>{}, NoZones{});
-  else if (zm_i == 0)
-    nex <= 2 ? visit(std::integral_constant<int, 3>{}, NoZones{})
-             : visit(std::integral_constant<int, 5>{}, NoZones{});
-  else
-    nex <= 2 ? visit(std::integral_constant<int, 3>{}, Zones{})
-             : visit(std::integral_constant<int, 5>{}, Zones{});
+  switch (path) {
+    case 0:
+      visit(std::integral_constant<int, 0>{}, NoZones{});
+      break;
+    case 1:
+      visit(std::integral_constant<int, 3>{}, NoZones{});
+      break;
+    case 2:
+      visit(std::integral_constant<int, 5>{}, NoZones{});
+      break;
+    case 3:
+      visit(std::integral_constant<int, 3>{}, Zones{});
+      break;
+    default:
+      visit(std::integral_constant<int, 5>{}, Zones{});
+      break;
+  }
   // Pads the last round of groups with markers that change nothing, and writes what is staged.
   const int pad = (group_places - staged % group_places) % group_places;
   __syncwarp();
