@@ -284,19 +284,25 @@ TEST(CudaExecutor, EveryCopyOfTheSearchRoundsListsTheSameNeighbours) {
 
 // A box under 4 rlist with one search cell per rlist: the grid must not be refined below rlist / reach (it
 // once was, to 4 cells, and the window of one cell then missed pairs).
+// Also a grid of 9 x 9 x 6 cells (2.5 nm box, reach 4 and 3): a cell count that is not a multiple of 8, so
+// the cell scan's partial last tile runs.
 TEST(CudaExecutor, CoarseSearchGridOnASmallBoxFindsEveryPair) {
   if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
   System sys;
   load_system("spce_1k5", "nve.mdp", sys);
-  ScopedEnv xy("HALOMD_GPU_REACH_XY", "1"), z("HALOMD_GPU_REACH_Z", "1");
-  CudaExecutor gpu(sys.config());
-  gpu.load(sys.state);
-  StepEnergies e;
-  gpu.step(request(sys.in.mdp, 0, true), &e);
   PairList list;
   build_pair_list(sys.state.x, sys.in.gro.box, sys.in.mdp.rlist, sys.in.top, 2, list);
-  EXPECT_NEAR(static_cast<double>(gpu.num_pairs()), static_cast<double>(list.num_pairs()),
-              1e-5 * static_cast<double>(list.num_pairs()));
+  for (const char* reach : {"1 1", "4 3"}) {
+    SCOPED_TRACE(std::string("reach ") + reach);
+    ScopedEnv xy("HALOMD_GPU_REACH_XY", std::string(1, reach[0])),
+        z("HALOMD_GPU_REACH_Z", std::string(1, reach[2]));
+    CudaExecutor gpu(sys.config());
+    gpu.load(sys.state);
+    StepEnergies e;
+    gpu.step(request(sys.in.mdp, 0, true), &e);
+    EXPECT_NEAR(static_cast<double>(gpu.num_pairs()), static_cast<double>(list.num_pairs()),
+                1e-5 * static_cast<double>(list.num_pairs()));
+  }
 }
 
 TEST(CudaExecutor, ThermostatDrawsTheCpuRandomNumbers) {

@@ -87,8 +87,8 @@ struct SearchParams {
   int tpa;            // list lanes per atom (power of two, at most 32)
   int cap_groups;     // list capacity per lane, in groups of kListGroup entries
   int search_blocks;  // the search kernel's blocks per multiprocessor (8, 12 or 16; its register budget)
-  // Tests only (HALOMD_TEST_SEARCH_PATH): 0 each atom takes the rounds its exclusions and zone call for; 1
-  // the general test; 2 five exclusion slots; 3 the zone test compiled in (for atoms that need neither).
+  // Tests only (HALOMD_TEST_SEARCH_PATH): 0 each atom takes the copy of the search's rounds its exclusions
+  // and zone call for; 1 the general test; 2 five exclusion slots where three would do.
   int test_path;
   int reach[3];  // cells per rlist along each dimension (the search's window: reach cells on each side)
   int nc[3];     // grid cells per dimension, each at least rlist / reach wide

@@ -332,7 +332,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
   const int eb = p.excl_start[i], nex = p.excl_start[i + 1] - eb;
   const bool few_excl = nex <= 4;
   // The sorted places of the excluded atoms, then the atom's own, then -1. (The atom itself is only ever
-  // reached without a periodic shift: a shifted image of it lies a box length away, beyond rlist < L/2.)
+  // reached without a periodic shift: a shifted image of it lies a box length away, beyond rlist < L/2; in a
+  // decomposed dimension L is the domain's search box, wider than 2 rlist.)
   int ex[5];
 #pragma unroll
   for (int q = 0; q < 5; ++q) ex[q] = few_excl && q < nex ? p.sorted_of[p.excl[eb + q]] : (q == nex ? s : -1);
@@ -358,7 +359,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
         *dst = make_int4(stage[e0], stage[e0 + L], stage[e0 + 2 * L], stage[e0 + 3 * L]);
       }
     }
-    const int rest = staged - places;  // at most 95: 255 staged + 32 markers + 64 entries - 256
+    // At most 95: kFlushPlaces - 1 staged, then a round's 32 markers and 64 entries, less kFlushPlaces.
+    const int rest = staged - places;
     int moved[4];
 #pragma unroll
     for (int q = 0; q < 4; ++q) moved[q] = lane + 32 * q < rest ? stage[places + lane + 32 * q] : 0;
@@ -445,7 +447,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
       }
     }
   };
-  // Which copy: 0 the general test, 1 three slots, 2 five, 3 and 4 the same with the zone test (a halo row).
+  // Which copy of the rounds (numbers of this switch, not HALOMD_TEST_SEARCH_PATH's): 0 the general test, 1
+  // three slots, 2 five, 3 and 4 the same with the zone test (a halo row).
   int path = few_excl ? (nex <= 2 ? 1 : 2) + (zm_i != 0 ? 2 : 0) : 0;
   // Tests take another copy that also holds for the atom, to compare the lists (HALOMD_TEST_SEARCH_PATH).
   if (p.test_path == 1)
