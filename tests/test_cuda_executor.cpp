@@ -132,6 +132,30 @@ struct ScopedEnv {
   ~ScopedEnv() { unsetenv(name); }
 };
 
+// Step 0 with energies of a fresh CUDA executor, under the environment as set: energies, forces, pairs.
+struct GpuStep0 {
+  StepEnergies e;
+  std::vector<Vec3> f;
+  size_t pairs = 0;
+};
+GpuStep0 gpu_step0(System& sys) {
+  CudaExecutor gpu(sys.config());
+  gpu.load(sys.state);
+  GpuStep0 r;
+  gpu.step(request(sys.in.mdp, 0, true), &r.e);
+  gpu.forces(r.f);
+  r.pairs = gpu.num_pairs();
+  return r;
+}
+
+// The GPU's pair count against the CPU list's (float positions may move a borderline pair or two).
+void expect_cpu_pair_count(const System& sys, size_t gpu_pairs) {
+  PairList list;
+  build_pair_list(sys.state.x, sys.in.gro.box, sys.in.mdp.rlist, sys.in.top, 2, list);
+  EXPECT_NEAR(static_cast<double>(gpu_pairs), static_cast<double>(list.num_pairs()),
+              1e-5 * static_cast<double>(list.num_pairs()));
+}
+
 // No device needed: the pair list's size bound, the most atoms within the search's reach of any cell, against
 // a direct sum over every cell's window (also where the window wraps onto itself).
 TEST(CudaExecutor, MostAtomsWithinReachMatchesADirectSum) {
@@ -206,9 +230,7 @@ TEST(CudaExecutor, EveryListLaneCountAndSearchGridFindsTheSamePairs) {
   if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
   System sys;
   load_system("spce_9k", "nve.mdp", sys);
-  StepEnergies first;
-  std::vector<Vec3> f_first;
-  size_t pairs_first = 0;
+  GpuStep0 first;
   struct Case {
     const char *tpa, *reach_xy, *reach_z;
   };
@@ -217,31 +239,21 @@ TEST(CudaExecutor, EveryListLaneCountAndSearchGridFindsTheSamePairs) {
     ScopedEnv tpa("HALOMD_GPU_TPA", c.tpa), xy("HALOMD_GPU_REACH_XY", c.reach_xy),
         z("HALOMD_GPU_REACH_Z", c.reach_z);
     SCOPED_TRACE(std::string("lanes per atom ") + c.tpa + ", reach " + c.reach_xy + " " + c.reach_z);
-    CudaExecutor gpu(sys.config());
-    gpu.load(sys.state);
-    StepEnergies e;
-    gpu.step(request(sys.in.mdp, 0, true), &e);
-    std::vector<Vec3> f;
-    gpu.forces(f);
-    if (f_first.empty()) {
-      first = e;
-      f_first = f;
-      pairs_first = gpu.num_pairs();
-      PairList list;
-      build_pair_list(sys.state.x, sys.in.gro.box, sys.in.mdp.rlist, sys.in.top, 2, list);
-      EXPECT_NEAR(static_cast<double>(pairs_first), static_cast<double>(list.num_pairs()),
-                  1e-5 * static_cast<double>(list.num_pairs()));
+    const GpuStep0 r = gpu_step0(sys);
+    if (first.f.empty()) {
+      first = r;
+      expect_cpu_pair_count(sys, r.pairs);
       continue;
     }
-    EXPECT_EQ(gpu.num_pairs(), pairs_first);
-    EXPECT_LT(rel_diff(e.lj, first.lj), 1e-9);
-    EXPECT_LT(rel_diff(e.coulomb, first.coulomb), 1e-9);
+    EXPECT_EQ(r.pairs, first.pairs);
+    EXPECT_LT(rel_diff(r.e.lj, first.e.lj), 1e-9);
+    EXPECT_LT(rel_diff(r.e.coulomb, first.e.coulomb), 1e-9);
     double f2 = 0.0, d_max = 0.0;
-    for (size_t i = 0; i < f.size(); ++i) {
-      f2 += norm2(f_first[i]);
-      d_max = std::max(d_max, std::sqrt(norm2(f[i] - f_first[i])));
+    for (size_t i = 0; i < r.f.size(); ++i) {
+      f2 += norm2(first.f[i]);
+      d_max = std::max(d_max, std::sqrt(norm2(r.f[i] - first.f[i])));
     }
-    EXPECT_LT(d_max / std::sqrt(f2 / f.size()), 1e-4);
+    EXPECT_LT(d_max / std::sqrt(f2 / r.f.size()), 1e-4);
   }
 }
 
@@ -253,31 +265,22 @@ TEST(CudaExecutor, EveryCopyOfTheSearchRoundsListsTheSameNeighbours) {
   if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
   System sys;
   load_system("spce_9k", "nve.mdp", sys);
-  StepEnergies first;
-  std::vector<Vec3> f_first;
-  size_t pairs_first = 0;
+  GpuStep0 first;
   for (const char* path : {"0", "1", "2"}) {
     ScopedEnv forced("HALOMD_TEST_SEARCH_PATH", path);
     SCOPED_TRACE(std::string("HALOMD_TEST_SEARCH_PATH=") + path);
-    CudaExecutor gpu(sys.config());
-    gpu.load(sys.state);
-    StepEnergies e;
-    gpu.step(request(sys.in.mdp, 0, true), &e);
-    std::vector<Vec3> f;
-    gpu.forces(f);
-    if (f_first.empty()) {
-      first = e;
-      f_first = f;
-      pairs_first = gpu.num_pairs();
-      ASSERT_GT(pairs_first, 0u);
+    const GpuStep0 r = gpu_step0(sys);
+    if (first.f.empty()) {
+      first = r;
+      ASSERT_GT(first.pairs, 0u);
       continue;
     }
-    EXPECT_EQ(gpu.num_pairs(), pairs_first);
-    EXPECT_EQ(e.lj, first.lj);
-    EXPECT_EQ(e.coulomb, first.coulomb);
+    EXPECT_EQ(r.pairs, first.pairs);
+    EXPECT_EQ(r.e.lj, first.e.lj);
+    EXPECT_EQ(r.e.coulomb, first.e.coulomb);
     size_t differ = 0;
-    for (size_t i = 0; i < f.size(); ++i)
-      for (int d = 0; d < 3; ++d) differ += f[i][d] != f_first[i][d];
+    for (size_t i = 0; i < r.f.size(); ++i)
+      for (int d = 0; d < 3; ++d) differ += r.f[i][d] != first.f[i][d];
     EXPECT_EQ(differ, 0u);
   }
 }
@@ -290,18 +293,11 @@ TEST(CudaExecutor, CoarseSearchGridOnASmallBoxFindsEveryPair) {
   if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
   System sys;
   load_system("spce_1k5", "nve.mdp", sys);
-  PairList list;
-  build_pair_list(sys.state.x, sys.in.gro.box, sys.in.mdp.rlist, sys.in.top, 2, list);
   for (const char* reach : {"1 1", "4 3"}) {
     SCOPED_TRACE(std::string("reach ") + reach);
     ScopedEnv xy("HALOMD_GPU_REACH_XY", std::string(1, reach[0])),
         z("HALOMD_GPU_REACH_Z", std::string(1, reach[2]));
-    CudaExecutor gpu(sys.config());
-    gpu.load(sys.state);
-    StepEnergies e;
-    gpu.step(request(sys.in.mdp, 0, true), &e);
-    EXPECT_NEAR(static_cast<double>(gpu.num_pairs()), static_cast<double>(list.num_pairs()),
-                1e-5 * static_cast<double>(list.num_pairs()));
+    expect_cpu_pair_count(sys, gpu_step0(sys).pairs);
   }
 }
 
