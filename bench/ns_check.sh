@@ -81,7 +81,7 @@ run() {
 }
 
 stage benchmark
-for item in spce_9k:30000 spce_45k:20000 spce_203k:5000; do
+for item in ${SYSTEMS-spce_9k:30000 spce_45k:20000 spce_203k:5000}; do  # SYSTEMS="" runs none
   fits 40 || break
   run "new_${item%%:*}" "${item%%:*}" "${item##*:}" "$bin"
   [ -n "${BASE:-}" ] && run "base_${item%%:*}" "${item%%:*}" "${item##*:}" "$(realpath "$BASE")"
@@ -110,13 +110,14 @@ for tool in ${SANITIZERS:-memcheck racecheck synccheck}; do
   echo "$tool exit $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$L/$tool.txt" | head -2 | tr '\n' ' ')"
 done
 
-stage ncu
+stage ncu  # NCU_SYS (spce_45k), NCU_KERNELS (a regex of the timed kernels), NCU_DETAIL (the one profiled)
+ncu_sys=${NCU_SYS:-spce_45k}
 bench_mdp 40 10 > "$w/ncu.mdp"
-fits 25 && timeout $(($(left) - 10)) ncu --clock-control none --print-kernel-base function --metrics gpu__time_duration.sum -k 'regex:ns_|nonbonded' \
-  -c 21 "$bin" run -c "$w/spce_45k.gro" -p "$w/spce_45k.top" -f "$w/ncu.mdp" -o "$w/ncu_t" --backend cuda > "$L/ncu_times.txt" 2>&1
+fits 25 && timeout $(($(left) - 10)) ncu --clock-control none --print-kernel-base function --metrics gpu__time_duration.sum -k "regex:${NCU_KERNELS:-ns_|nonbonded}" \
+  -c 21 "$bin" run -c "$w/$ncu_sys.gro" -p "$w/$ncu_sys.top" -f "$w/ncu.mdp" -o "$w/ncu_t" --backend cuda > "$L/ncu_times.txt" 2>&1
 grep -E "\)x\(|gpu__time_duration" "$L/ncu_times.txt" | sed -E 's/^ *([A-Za-z_<>]+).*\)x\(.*/\1/; s/ +/ /g' | paste -d' ' - - | head -21
-fits 20 && timeout $(($(left) - 5)) ncu --clock-control none -k regex:search_kernel -c 1 --section SpeedOfLight \
-  --section Occupancy --section LaunchStats --section WarpStateStats "$bin" run -c "$w/spce_45k.gro" \
-  -p "$w/spce_45k.top" -f "$w/ncu.mdp" -o "$w/ncu_s" --backend cuda > "$L/ncu_search.txt" 2>&1
+fits 20 && timeout $(($(left) - 5)) ncu --clock-control none -k "regex:${NCU_DETAIL:-search_kernel}" -c 1 --section SpeedOfLight \
+  --section Occupancy --section LaunchStats --section WarpStateStats "$bin" run -c "$w/$ncu_sys.gro" \
+  -p "$w/$ncu_sys.top" -f "$w/ncu.mdp" -o "$w/ncu_s" --backend cuda > "$L/ncu_search.txt" 2>&1
 grep -E "Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Warp Cycles Per Issued|Avg. Active Threads|Theoretical Occ" \
   "$L/ncu_search.txt" | head -12

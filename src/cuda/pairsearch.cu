@@ -1,5 +1,7 @@
+#include <string>
 #include <type_traits>
 
+#include "core/errors.h"
 #include "cuda/device_util.cuh"
 #include "cuda/pairsearch.h"
 
@@ -224,26 +226,29 @@ __host__ __device__ inline int columns(const SearchParams& p) {
 // ranges (b, e) (the cells within reach that the sphere of radius rlist + margin touches: columns pruned by
 // their distance in x and y, each column's z range by what remains; the cells of one x-y column are
 // consecutive in the sorted order, so a column's z range is one range of atoms, or two where it wraps
-// through the box in z), then test 64 consecutive candidates of a range at a time (two loads in
-// flight per lane); the accepted ones take consecutive places in the atom's stream of entries (ballots and
-// prefix counts: candidate order), and place P goes to list lane P % L (L = tpa list lanes) as its entry
-// P / L, so the list lanes of an atom are equal to within one entry and a list lane's neighbours at one
-// group lie close together in the sorted order. A change of periodic shift puts one marker in every list
-// lane (L places). Entries are staged per warp in shared memory and written kFlushPlaces places (whole
-// groups of every list lane) at a time. Against the search of the fourth session (spa lanes per atom, each
-// filling its own list lanes a group at a time), same H200 call: 125 -> 97 us at 9k atoms, 362 -> 332 at
-// 45k, 1,451 -> 1,367 at 203k, and the non-bonded kernel 13-21% faster on these lists (bench/NOTES.md,
-// 2026-12-03 fifth session).
+// through the box in z), cut into chunks of 16 consecutive candidates, then test four chunks of one
+// periodic shift at a time, whatever ranges they come from (two loads in flight per lane); the accepted ones
+// take consecutive places in the atom's stream of entries (ballots and prefix counts: candidate order), and
+// place P goes to list lane P % L (L = tpa list lanes) as its entry P / L, so the list lanes of an atom are
+// equal to within one entry and a list lane's neighbours at one group lie close together in the sorted order.
+// A change of periodic shift puts one marker in every list lane (L places). Entries are staged per warp in
+// shared memory and written kFlushPlaces places (whole groups of every list lane) at a time. Against the
+// search of the fourth session (spa lanes per atom, each filling its own list lanes a group at a time), same
+// H200 call: 125 -> 97 us at 9k atoms, 362 -> 332 at 45k, 1,451 -> 1,367 at 203k, and the non-bonded kernel
+// 13-21% faster on these lists (bench/NOTES.md, 2026-12-03 fifth session).
 constexpr int kWarpsPerBlock = kBlock / 32;
 constexpr int kFlushPlaces = kListGroup * 32;       // a multiple of 8 L for every L <= 32
 constexpr int kWarpStage = kFlushPlaces + 64 + 32;  // plus one round of candidates and a marker per lane
 constexpr int kWarpSink = kWarpStage;               // then one word per lane that rejected candidates go to
+constexpr int kChunk = 16;                          // candidates per chunk: a quarter warp
+constexpr int kChunkCap = 128;                      // chunks in a warp's table
 
 // kMinBlocks: blocks per multiprocessor the register budget allows (8: 64 registers; HALOMD_GPU_SEARCH_BLOCKS
 // picks 12 or 16 to measure more warps in flight against spilled registers).
 template <int kMinBlocks>
 __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(SearchParams p) {
   __shared__ int s_stage[kWarpsPerBlock][kWarpStage + 32];
+  __shared__ int s_chunks[kWarpsPerBlock][kChunkCap];
   extern __shared__ int4 s_table[];  // per warp, two ranges per column (b, e, shift code)
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int s = blockIdx.x * kWarpsPerBlock + warp;
@@ -327,6 +332,43 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
     nranges += __popc(kept);
     __syncwarp();
   }
+  // The ranges are cut into chunks of kChunk consecutive candidates (a range's last chunk may be shorter),
+  // numbered in the table's order; each range's first chunk number goes into .w. A round tests four
+  // consecutive chunks of one periodic shift (a quarter warp each, two per candidate slot), whatever
+  // ranges they belong to. A range holds ~45 candidates, and rounds of 64 of one range left ~40% of the
+  // places empty; in chunks an atom takes ~30% fewer rounds, and the search ~4% less time (bench/NOTES.md,
+  // eleventh session: most of a round's cost is not in its candidate tests).
+  int total_chunks = 0;
+  for (int r0 = 0; r0 < nranges; r0 += 32) {
+    const int r = r0 + lane;
+    const int c = r < nranges ? (ranges[r].y - ranges[r].x + kChunk - 1) / kChunk : 0;
+    int incl = c;
+    for (int o = 1; o < 32; o <<= 1) {
+      const int t = __shfl_up_sync(0xffffffffu, incl, o);
+      if (lane >= o) incl += t;
+    }
+    if (r < nranges) ranges[r].w = total_chunks + incl - c;
+    total_chunks += __shfl_sync(0xffffffffu, incl, 31);
+  }
+  // The chunk table holds chunks [k0, k0 + kChunkCap) of the atom (most atoms have ~85 chunks, so one
+  // filling), each as (first candidate << 5 | candidates).
+  int* chunks = s_chunks[warp];
+  int k0 = 0;
+  auto fill = [&](int from) {
+    __syncwarp();
+    for (int r = lane; r < nranges; r += 32) {
+      const int4 rg = ranges[r];
+      const int c = (rg.y - rg.x + kChunk - 1) / kChunk;
+      const int hi = min(rg.w + c, from + kChunkCap);
+      for (int k = max(rg.w, from); k < hi; ++k) {
+        const int first = rg.x + (k - rg.w) * kChunk;
+        chunks[k - from] = (first << 5) | min(kChunk, rg.y - first);
+      }
+    }
+    __syncwarp();
+    k0 = from;
+  };
+  fill(0);
 
   const int i = p.atom_of[s];
   const int eb = p.excl_start[i], nex = p.excl_start[i + 1] - eb;
@@ -388,45 +430,51 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
   // The common case as straight-line code: at most four exclusions, decided once per atom, so the warp's
   // rounds take one branch-free path; `slots` (3: at most two exclusions, every atom of a 3-site water; 5: at
   // most four) is how many of ex[] to compare, the atom's own place included; `zones` whether the atom is a
-  // halo atom of domain decomposition, which pairs only with atoms of no zone it belongs to. The index is
-  // clamped into the range (a lane past its end loads the range's last candidate and is not taken).
-  auto accept_simple = [&](auto slots, auto zones, int j, int e, float xsx, float xsy, float xsz) {
+  // halo atom of domain decomposition, which pairs only with atoms of no zone it belongs to. j is a candidate
+  // and xj its position (a lane past its chunk's candidates, or in a chunk past the shift's, has the chunk's
+  // first candidate and `valid` false).
+  auto accept_simple = [&](auto slots, auto zones, int j, const float4& xj, bool valid, float xsx, float xsy,
+                           float xsz) {
     constexpr int kSlots = decltype(slots)::value;
-    const int jc = min(j, e - 1);
-    const float4 xj = __ldg(p.xq + jc);
     const float ddx = xsx - xj.x, ddy = xsy - xj.y, ddz = xsz - xj.z;
     bool in = ddx * ddx + ddy * ddy + ddz * ddz < p.rlist2;
-    if constexpr (decltype(zones)::value) in = in & ((zm_i & __ldg(p.zone_mask_s + jc)) == 0);
+    if constexpr (decltype(zones)::value) in = in & ((zm_i & __ldg(p.zone_mask_s + j)) == 0);
     bool excluded = false;
 #pragma unroll
     for (int q = 0; q < kSlots; ++q) excluded = excluded || j == ex[q];
-    return (j < e) & in & !excluded;
+    return valid & in & !excluded;
   };
-  // The rounds over the atom's ranges, one copy per kind of test (`slots` 0: the general one).
+  // The rounds over the atom's chunks, one copy per kind of test (`slots` 0: the general one). The ranges of
+  // one periodic shift are consecutive in the table, and a round never mixes shifts (the shifted position
+  // and the marker are per shift): its chunks past the shift's last are not taken. Quarter q of the warp
+  // tests chunk k + q for candidate slot a and chunk k + 2 + q for slot b, so the candidates keep the
+  // table's order (the ballots place slot a's lanes, then slot b's).
   auto visit = [&](auto slots, auto zones) {
     constexpr int kSlots = decltype(slots)::value;
-    int group_code = -1;  // the shift code of the ranges being visited
-    float xsx = xi.x, xsy = xi.y, xsz = xi.z;
-    bool marked = false;
-    for (int r = 0; r < nranges; ++r) {
-      const int4 rg = ranges[r];
-      const int b = rg.x, e = rg.y, code = rg.z;
-      if (code != group_code) {  // the first range of a periodic shift
-        group_code = code;
-        xsx = xi.x - static_cast<float>(code % 3 - 1) * p.lenf[0];
-        xsy = xi.y - static_cast<float>((code / 3) % 3 - 1) * p.lenf[1];
-        xsz = xi.z - static_cast<float>(code / 9 - 1) * p.lenf[2];
-        marked = code == code_now;
-      }
-      for (int j0 = b; j0 < e; j0 += 64) {
-        const int ja = j0 + lane, jb = j0 + 32 + lane;
+    const int o = lane & (kChunk - 1), qa = lane / kChunk, qb = 2 + lane / kChunk;
+    for (int r0 = 0; r0 < nranges;) {
+      const int code = ranges[r0].z;
+      int r1 = r0 + 1;  // the end of this shift's ranges
+      while (r1 < nranges && ranges[r1].z == code) ++r1;
+      const int k_end = r1 < nranges ? ranges[r1].w : total_chunks;
+      const float xsx = xi.x - static_cast<float>(code % 3 - 1) * p.lenf[0];
+      const float xsy = xi.y - static_cast<float>((code / 3) % 3 - 1) * p.lenf[1];
+      const float xsz = xi.z - static_cast<float>(code / 9 - 1) * p.lenf[2];
+      bool marked = code == code_now;
+      for (int k = ranges[r0].w; k < k_end; k += 4) {
+        if (k + 4 > k0 + kChunkCap) fill(k);
+        // A quarter past the shift's chunks reads its last one (a candidate index in range) and takes none.
+        const int ca = chunks[min(k + qa, k_end - 1) - k0], cb = chunks[min(k + qb, k_end - 1) - k0];
+        const bool va = k + qa < k_end && o < (ca & 31), vb = k + qb < k_end && o < (cb & 31);
+        const int ja = (ca >> 5) + (va ? o : 0), jb = (cb >> 5) + (vb ? o : 0);
         bool ta, tb;
         if constexpr (kSlots > 0) {
-          ta = accept_simple(slots, zones, ja, e, xsx, xsy, xsz);
-          tb = accept_simple(slots, zones, jb, e, xsx, xsy, xsz);
+          const float4 xa = __ldg(p.xq + ja), xb = __ldg(p.xq + jb);  // both loads in flight
+          ta = accept_simple(slots, zones, ja, xa, va, xsx, xsy, xsz);
+          tb = accept_simple(slots, zones, jb, xb, vb, xsx, xsy, xsz);
         } else {
-          ta = ja < e && accept(ja, xsx, xsy, xsz, code);
-          tb = jb < e && accept(jb, xsx, xsy, xsz, code);
+          ta = va && accept(ja, xsx, xsy, xsz, code);
+          tb = vb && accept(jb, xsx, xsy, xsz, code);
         }
         const unsigned ma = __ballot_sync(0xffffffffu, ta), mb = __ballot_sync(0xffffffffu, tb);
         if ((ma | mb) == 0) continue;
@@ -445,6 +493,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
         staged += na + __popc(mb);
         if (staged >= kFlushPlaces) write(kFlushPlaces);
       }
+      r0 = r1;
     }
   };
   // Which copy of the rounds (numbers of this switch, not HALOMD_TEST_SEARCH_PATH's): 0 the general test, 1
@@ -495,6 +544,10 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
 }  // namespace
 
 void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p) {
+  if (p.n >= (1 << 26))  // a chunk of the search packs a sorted atom index into 26 bits
+    throw RuntimeError(
+        -1, -1,
+        "the GPU pair search handles at most 67,108,863 atoms per GPU (domain), got " + std::to_string(p.n));
   const int atom_blocks = (p.n + kBlock - 1) / kBlock;
   calls.launch("ns_assign_kernel", ns_assign_kernel, atom_blocks, kBlock, 0, p);
   if (p.partner_ext && p.zone_mask) {
