@@ -123,6 +123,7 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
     // miss neighbours (with rlist < L/2 a periodic dimension has at least 2 reach cells anyway).
     sp.nc[d] = std::max(1, static_cast<int>(std::floor(len * sp.reach[d] / mdp.rlist)));
     sp.ncell *= sp.nc[d];
+    sp.inv_nc[d] = 1.0 / sp.nc[d];
     sp.len[d] = len;
     sp.cells_per_nm[d] = sp.nc[d] / len;
     sp.lenf[d] = static_cast<float>(len);

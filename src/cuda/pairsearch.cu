@@ -270,11 +270,26 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
       return;
     }
   }
+  // Loaded first: three dependent loads whose latency the range table's construction then hides.
+  const int i = p.atom_of[s];
+  const int eb = p.excl_start[i], nex = p.excl_start[i + 1] - eb;
+  const bool few_excl = nex <= 4;
+  // The sorted places of the excluded atoms, then the atom's own, then -1. (The atom itself is only ever
+  // reached without a periodic shift: a shifted image of it lies a box length away, beyond rlist < L/2; in a
+  // decomposed dimension L is the domain's search box, wider than 2 rlist.)
+  int ex[5];
+#pragma unroll
+  for (int q = 0; q < 5; ++q) ex[q] = few_excl && q < nex ? p.sorted_of[p.excl[eb + q]] : (q == nex ? s : -1);
+  const int zm_i = p.zone_mask_s ? p.zone_mask_s[s] : 0;
   const int log2_l = __ffs(L) - 1;  // L is a power of 2
   const int nc[3] = {p.nc[0], p.nc[1], p.nc[2]};
   const float4 xi = p.xq[s];
   const int c = p.cell_s[s];
-  const int cc[3] = {c / (nc[1] * nc[2]), (c / nc[2]) % nc[1], c % nc[2]};
+  // The cell's coordinates: c / nc[2] and its quotient by nc[1] in double, exact for any grid (the quotient's
+  // fraction is at least 1 / (2 nc), far above the rounding), and a few instructions against ~20 for each
+  // integer division by a variable.
+  const int cxy = static_cast<int>((c + 0.5) * p.inv_nc[2]), cx = static_cast<int>((cxy + 0.5) * p.inv_nc[1]);
+  const int cc[3] = {cx, cxy - cx * nc[1], c - cxy * nc[2]};
   int lo[3], hi[3];
   for (int d = 0; d < 3; ++d) {
     lo[d] = max(cc[d] - p.reach[d], static_cast<int>(floorf((xv_of(xi, d) - p.prune) * p.inv_cell_size[d])));
@@ -370,16 +385,6 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
   };
   fill(0);
 
-  const int i = p.atom_of[s];
-  const int eb = p.excl_start[i], nex = p.excl_start[i + 1] - eb;
-  const bool few_excl = nex <= 4;
-  // The sorted places of the excluded atoms, then the atom's own, then -1. (The atom itself is only ever
-  // reached without a periodic shift: a shifted image of it lies a box length away, beyond rlist < L/2; in a
-  // decomposed dimension L is the domain's search box, wider than 2 rlist.)
-  int ex[5];
-#pragma unroll
-  for (int q = 0; q < 5; ++q) ex[q] = few_excl && q < nex ? p.sorted_of[p.excl[eb + q]] : (q == nex ? s : -1);
-  const int zm_i = p.zone_mask_s ? p.zone_mask_s[s] : 0;
   int* stage = s_stage[warp];
   const int group_places = kListGroup * L;
   const int lane0 = s * L;  // the atom's first list lane
@@ -454,8 +459,16 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
     const int o = lane & (kChunk - 1), qa = lane / kChunk, qb = 2 + lane / kChunk;
     for (int r0 = 0; r0 < nranges;) {
       const int code = ranges[r0].z;
-      int r1 = r0 + 1;  // the end of this shift's ranges
-      while (r1 < nranges && ranges[r1].z == code) ++r1;
+      int r1 = r0 + 1;  // the end of this shift's ranges: the first of another shift, 32 ranges at a time
+      for (;;) {
+        const int r = r1 + lane;
+        const unsigned other = __ballot_sync(0xffffffffu, r >= nranges || ranges[r].z != code);
+        if (other) {
+          r1 += __ffs(other) - 1;
+          break;
+        }
+        r1 += 32;
+      }
       const int k_end = r1 < nranges ? ranges[r1].w : total_chunks;
       const float xsx = xi.x - static_cast<float>(code % 3 - 1) * p.lenf[0];
       const float xsy = xi.y - static_cast<float>((code / 3) % 3 - 1) * p.lenf[1];
