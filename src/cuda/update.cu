@@ -32,11 +32,20 @@ __device__ void begin_step(const UpdateParams& p, StepState* st) {
   }
 }
 
+// What finish_atom needs to write the atom's float record, loaded with x and v (after the writes of
+// finish_atom the compiler could not move these loads up, and their latency was ~15% of the kernel).
+struct AtomRecord {
+  int4 img;
+  float q;
+};
+
 // Leap-frog for one atom (cpu/update.cpp), with the deferred centre-of-mass removal of the previous step.
 __device__ inline void leapfrog(const UpdateParams& p, int a, int sa, double lambda, const double* vcm,
-                                long long step, Vec3& xo, Vec3& xn, Vec3& vn) {
+                                long long step, Vec3& xo, Vec3& xn, Vec3& vn, AtomRecord& rec) {
   xo = Vec3{p.x[0][a], p.x[1][a], p.x[2][a]};
   vn = Vec3{p.v[0][a], p.v[1][a], p.v[2][a]};
+  rec.img = p.img[a];
+  rec.q = p.qs[a];
   const double im = p.inv_mass[a];
   if (im == 0.0) {
     xn = xo;
@@ -51,7 +60,8 @@ __device__ inline void leapfrog(const UpdateParams& p, int a, int sa, double lam
 
 // Checks, writes back and adds the kinetic energy and momentum of one updated atom.
 __device__ inline void finish_atom(const UpdateParams& p, int a, int sa, long long step, const Vec3& xo,
-                                   const Vec3& xn, const Vec3& vn, long long* ke, long long* mom) {
+                                   const Vec3& xn, const Vec3& vn, const AtomRecord& rec, long long* ke,
+                                   long long* mom) {
   if (!(norm2(xn - xo) < p.max_disp2)) flag_error(p.st, step, a, kErrMoved);
   p.x[0][a] = xn.x;
   p.x[1][a] = xn.y;
@@ -59,9 +69,9 @@ __device__ inline void finish_atom(const UpdateParams& p, int a, int sa, long lo
   p.v[0][a] = vn.x;
   p.v[1][a] = vn.y;
   p.v[2][a] = vn.z;
-  const int4 k = p.img[a];
+  const int4 k = rec.img;
   p.xq[sa] = make_float4(static_cast<float>(xn.x - k.x * p.len[0]), static_cast<float>(xn.y - k.y * p.len[1]),
-                         static_cast<float>(xn.z - k.z * p.len[2]), p.qs[a]);
+                         static_cast<float>(xn.z - k.z * p.len[2]), rec.q);
   const double m = p.mass[a], hm = 0.5 * m;
   ke[0] += to_fixed(hm * vn.x * vn.x, kEnergyScale);
   ke[1] += to_fixed(hm * vn.y * vn.y, kEnergyScale);
@@ -115,6 +125,10 @@ template <bool kEnergy>
 __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host_reduce) {
   __shared__ long long s_scratch[32 * 9];
   __shared__ bool s_last;
+  const int u = blockIdx.x * blockDim.x + threadIdx.x;
+  // The water first: the gathers of its atoms wait on it, the step state's loads can wait with them.
+  SettleDev w{};
+  if (u < p.nsettle) w = p.settles[u];
   StepState* st = p.st;
   const long long step = st->step;
   const double lambda = st->lambda;
@@ -123,15 +137,14 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host
   long long ke[6] = {0, 0, 0, 0, 0, 0};
   long long mom[3] = {0, 0, 0};
   long long cvir[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-  const int u = blockIdx.x * blockDim.x + threadIdx.x;
   if (u < p.nsettle) {
-    const SettleDev w = p.settles[u];
     const int atoms[3] = {w.o, w.h1, w.h2};
     int sorted[3];
     Vec3 xo[3], xn[3], vn[3];
+    AtomRecord rec[3];
     for (int k = 0; k < 3; ++k) {
       sorted[k] = p.sorted_of[atoms[k]];
-      leapfrog(p, atoms[k], sorted[k], lambda, vcm, step, xo[k], xn[k], vn[k]);
+      leapfrog(p, atoms[k], sorted[k], lambda, vcm, step, xo[k], xn[k], vn[k], rec[k]);
     }
     const Vec3 b0 = xo[1] - xo[0], c0 = xo[2] - xo[0];
     Vec3 con[3];
@@ -158,13 +171,15 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host
     } else {
       flag_error(st, step, w.o, kErrSettle);
     }
-    for (int k = 0; k < 3; ++k) finish_atom(p, atoms[k], sorted[k], step, xo[k], xn[k], vn[k], ke, mom);
+    for (int k = 0; k < 3; ++k)
+      finish_atom(p, atoms[k], sorted[k], step, xo[k], xn[k], vn[k], rec[k], ke, mom);
   } else if (u < p.nsettle + p.nfree) {
     const int a = p.free_atoms[u - p.nsettle];
     const int sa = p.sorted_of[a];
     Vec3 xo, xn, vn;
-    leapfrog(p, a, sa, lambda, vcm, step, xo, xn, vn);
-    finish_atom(p, a, sa, step, xo, xn, vn, ke, mom);
+    AtomRecord rec;
+    leapfrog(p, a, sa, lambda, vcm, step, xo, xn, vn, rec);
+    finish_atom(p, a, sa, step, xo, xn, vn, rec, ke, mom);
   }
 
   block_sum(ke, s_scratch);
