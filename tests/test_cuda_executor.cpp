@@ -260,15 +260,22 @@ TEST(CudaExecutor, EveryListLaneCountAndSearchGridFindsTheSamePairs) {
 // The search's copies of its candidate rounds (the general test, 3 or 5 exclusion slots) must list the same
 // neighbours in the same order: forced onto each (HALOMD_TEST_SEARCH_PATH) for a water box, whose atoms take
 // the 3-slot copy by themselves, step 0 gives bitwise the same energies and forces. (The copies with the zone
-// test serve the halo rows of domains: test_cuda_dd_mpi's TheDomainsListTheSingleGpuPairs.)
+// test serve the halo rows of domains: test_cuda_dd_mpi's TheDomainsListTheSingleGpuPairs.) So must a chunk
+// table of 4 or 13 places instead of 128 (HALOMD_TEST_SEARCH_CHUNKS), refilled every round or every third:
+// water atoms have ~85 chunks, so the refill would not run otherwise.
 TEST(CudaExecutor, EveryCopyOfTheSearchRoundsListsTheSameNeighbours) {
   if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
   System sys;
   load_system("spce_9k", "nve.mdp", sys);
   GpuStep0 first;
-  for (const char* path : {"0", "1", "2"}) {
-    ScopedEnv forced("HALOMD_TEST_SEARCH_PATH", path);
-    SCOPED_TRACE(std::string("HALOMD_TEST_SEARCH_PATH=") + path);
+  const std::pair<const char*, const char*> settings[] = {{"HALOMD_TEST_SEARCH_PATH", "0"},
+                                                          {"HALOMD_TEST_SEARCH_PATH", "1"},
+                                                          {"HALOMD_TEST_SEARCH_PATH", "2"},
+                                                          {"HALOMD_TEST_SEARCH_CHUNKS", "4"},
+                                                          {"HALOMD_TEST_SEARCH_CHUNKS", "13"}};
+  for (const auto& [var, value] : settings) {
+    ScopedEnv forced(var, value);
+    SCOPED_TRACE(std::string(var) + "=" + value);
     const GpuStep0 r = gpu_step0(sys);
     if (first.f.empty()) {
       first = r;

@@ -90,6 +90,9 @@ struct SearchParams {
   // Tests only (HALOMD_TEST_SEARCH_PATH): 0 each atom takes the copy of the search's rounds its exclusions
   // and zone call for; 1 the general test; 2 five exclusion slots where three would do.
   int test_path;
+  // Tests only (HALOMD_TEST_SEARCH_CHUNKS): the chunks a warp's table holds, 4 to kSearchChunkCap (the
+  // default), so that a small table makes the search refill it.
+  int chunk_cap;
   int reach[3];      // cells per rlist along each dimension (the search's window: reach cells on each side)
   int nc[3];         // grid cells per dimension, each at least rlist / reach wide
   double inv_nc[3];  // 1 / nc: a cell's coordinates from its number without integer divisions

@@ -8,6 +8,7 @@
 #include "core/errors.h"
 #include "core/units.h"
 #include "cpu/nonbonded.h"
+#include "cuda/pairsearch.h"
 
 namespace halomd::cuda {
 namespace {
@@ -112,6 +113,11 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
   sp.test_path = env_int("HALOMD_TEST_SEARCH_PATH", 0);
   if (sp.test_path < 0 || sp.test_path > 2)
     throw InputError("", 0, "HALOMD_TEST_SEARCH_PATH must be 0, 1 or 2, got " + std::to_string(sp.test_path));
+  sp.chunk_cap = env_int("HALOMD_TEST_SEARCH_CHUNKS", kSearchChunkCap);
+  if (sp.chunk_cap < 4 || sp.chunk_cap > kSearchChunkCap)
+    throw InputError("", 0,
+                     "HALOMD_TEST_SEARCH_CHUNKS must be 4 to " + std::to_string(kSearchChunkCap) + ", got " +
+                         std::to_string(sp.chunk_cap));
   ds.skip_halo_rows = env_int("HALOMD_GPU_SKIP_HALO_ROWS", 1) != 0;
   if (sp.search_blocks != 8 && sp.search_blocks != 12 && sp.search_blocks != 16)
     throw InputError("", 0,

@@ -241,14 +241,13 @@ constexpr int kFlushPlaces = kListGroup * 32;       // a multiple of 8 L for eve
 constexpr int kWarpStage = kFlushPlaces + 64 + 32;  // plus one round of candidates and a marker per lane
 constexpr int kWarpSink = kWarpStage;               // then one word per lane that rejected candidates go to
 constexpr int kChunk = 16;                          // candidates per chunk: a quarter warp
-constexpr int kChunkCap = 128;                      // chunks in a warp's table
 
 // kMinBlocks: blocks per multiprocessor the register budget allows (8: 64 registers; HALOMD_GPU_SEARCH_BLOCKS
 // picks 12 or 16 to measure more warps in flight against spilled registers).
 template <int kMinBlocks>
 __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(SearchParams p) {
   __shared__ int s_stage[kWarpsPerBlock][kWarpStage + 32];
-  __shared__ int s_chunks[kWarpsPerBlock][kChunkCap];
+  __shared__ int s_chunks[kWarpsPerBlock][kSearchChunkCap];
   extern __shared__ int4 s_table[];  // per warp, two ranges per column (b, e, shift code)
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int s = blockIdx.x * kWarpsPerBlock + warp;
@@ -365,16 +364,17 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
     if (r < nranges) ranges[r].w = total_chunks + incl - c;
     total_chunks += __shfl_sync(0xffffffffu, incl, 31);
   }
-  // The chunk table holds chunks [k0, k0 + kChunkCap) of the atom (most atoms have ~85 chunks, so one
-  // filling), each as (first candidate << 5 | candidates).
+  // The chunk table holds chunks [k0, k0 + cap) of the atom (cap = kSearchChunkCap but in tests; most atoms
+  // have ~85 chunks, so one filling), each as (first candidate << 5 | candidates).
   int* chunks = s_chunks[warp];
+  const int cap = p.chunk_cap;
   int k0 = 0;
   auto fill = [&](int from) {
     __syncwarp();
     for (int r = lane; r < nranges; r += 32) {
       const int4 rg = ranges[r];
       const int c = (rg.y - rg.x + kChunk - 1) / kChunk;
-      const int hi = min(rg.w + c, from + kChunkCap);
+      const int hi = min(rg.w + c, from + cap);
       for (int k = max(rg.w, from); k < hi; ++k) {
         const int first = rg.x + (k - rg.w) * kChunk;
         chunks[k - from] = (first << 5) | min(kChunk, rg.y - first);
@@ -475,7 +475,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
       const float xsz = xi.z - static_cast<float>(code / 9 - 1) * p.lenf[2];
       bool marked = code == code_now;
       for (int k = ranges[r0].w; k < k_end; k += 4) {
-        if (k + 4 > k0 + kChunkCap) fill(k);
+        if (k + 4 > k0 + cap) fill(k);
         // A quarter past the shift's chunks reads its last one (a candidate index in range) and takes none.
         const int ca = chunks[min(k + qa, k_end - 1) - k0], cb = chunks[min(k + qb, k_end - 1) - k0];
         const bool va = k + qa < k_end && o < (ca & 31), vb = k + qb < k_end && o < (cb & 31);

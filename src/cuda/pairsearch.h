@@ -22,6 +22,9 @@ void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p);
 // The shift code of no shift.
 constexpr int kNoShift = 13;
 
+// The chunks of candidates a warp's table in the search holds (SearchParams::chunk_cap at most).
+constexpr int kSearchChunkCap = 128;
+
 // The search visits an atom's window of unwrapped cells [lo, hi] per dimension grouped by periodic shift, so
 // that one shift's neighbours are consecutive (one marker per shift and list lane). run_counts: how many
 // cells of [lo, hi] have shift -1, 0 and +1 (x, y, z); run r (shift r - 1) starts at run_first among them.
