@@ -308,6 +308,18 @@ TEST(CudaExecutor, CoarseSearchGridOnASmallBoxFindsEveryPair) {
   }
 }
 
+// The cell scan is one block looping over tiles of 8,192 cells, each starting from the last one's total: a
+// grid of 16 x 16 x 36 cells (spce_9k with cells of rlist / 4 in x and y and rlist / 9 in z) is two tiles, so
+// every pair must still be found (the benchmark boxes of 45k and 203k atoms are 2 and 7 tiles; the test boxes
+// otherwise one).
+TEST(CudaExecutor, ACellScanOfSeveralTilesFindsEveryPair) {
+  if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
+  System sys;
+  load_system("spce_9k", "nve.mdp", sys);
+  ScopedEnv xy("HALOMD_GPU_REACH_XY", "4"), z("HALOMD_GPU_REACH_Z", "9");
+  expect_cpu_pair_count(sys, gpu_step0(sys).pairs);
+}
+
 TEST(CudaExecutor, ThermostatDrawsTheCpuRandomNumbers) {
   if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
   System sys;
