@@ -32,8 +32,9 @@ __device__ void begin_step(const UpdateParams& p, StepState* st) {
   }
 }
 
-// What finish_atom needs to write the atom's float record, loaded with x and v (after the writes of
-// finish_atom the compiler could not move these loads up, and their latency was ~15% of the kernel).
+// What finish_atom needs to write the atom's float record, loaded with x and v: after the writes of
+// finish_atom the compiler could not move these loads up, and waits on them were ~15% of the kernel's stall
+// samples at 45k atoms (loaded early, the kernel gained ~2%: bench/NOTES.md, eleventh session).
 struct AtomRecord {
   int4 img;
   float q;
