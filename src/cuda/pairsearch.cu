@@ -309,8 +309,11 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
   {
     const int z0_end = run_end(lo[2], hi[2], nc[2]);  // the z cells of the first shift; the rest the other
     const int sz0 = shift_of(lo[2], nc[2]), sz1 = shift_of(z0_end + 1, nc[2]);
+    // col / wy in float: exact, as (col + 0.5) / wy lies at least 0.5 / wy > 0.05 from any integer.
+    const float inv_wy = 1.f / static_cast<float>(max(wy, 1));
     for (int col = lane; col < ncolumns; col += 32) {
-      const int ux = lo[0] + col / wy, uy = lo[1] + col % wy;
+      const int ox = static_cast<int>((static_cast<float>(col) + 0.5f) * inv_wy);
+      const int ux = lo[0] + ox, uy = lo[1] + col - ox * wy;
       const int sx = shift_of(ux, nc[0]), sy = shift_of(uy, nc[1]);
       const int rx = sx + 1, ry = sy + 1;
       const int place = column_place(ux - lo[0], uy - lo[1], rx, ry, cnt_x, cnt_y);
@@ -387,6 +390,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
 
   int* stage = s_stage[warp];
   const int group_places = kListGroup * L;
+  static_assert(kListGroup == 8, "places / group_places below is a shift by log2_l + 3");
+  const int log2_group_places = log2_l + 3;
   const int lane0 = s * L;  // the atom's first list lane
   int base = 0;             // places written before the stage
   int staged = 0;           // places in the stage
@@ -397,7 +402,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
   // and moves the rest to the stage's front.
   auto write = [&](int places) {
     __syncwarp();
-    const int g0 = base / group_places;
+    const int g0 = base >> log2_group_places;
     for (int w = lane; w < places / 4; w += 32) {  // word w: round w / 2L, list lane (w / 2) % L, half w % 2
       const int round = w >> (log2_l + 1), k = (w >> 1) & (L - 1), h = w & 1;
       const int e0 = round * group_places + 4 * h * L + k;
@@ -451,12 +456,51 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
   };
   // The rounds over the atom's chunks, one copy per kind of test (`slots` 0: the general one). The ranges of
   // one periodic shift are consecutive in the table, and a round never mixes shifts (the shifted position
-  // and the marker are per shift): its chunks past the shift's last are not taken. Quarter q of the warp
-  // tests chunk k + q for candidate slot a and chunk k + 2 + q for slot b, so the candidates keep the
-  // table's order (the ballots place slot a's lanes, then slot b's).
+  // and the marker are per shift). Quarter q of the warp tests chunk k + q for candidate slot a and chunk
+  // k + 2 + q for slot b, so the candidates keep the table's order (the ballots place slot a's lanes, then
+  // slot b's). A shift's rounds of four whole chunks run in a loop with no other test (the table holds
+  // them: refilled between loops); its last round, of one to three chunks, reads the chunks past the
+  // shift's as its last and takes none of them. (Against one loop with these tests in every round: ~90 ->
+  // ~70 instructions a round, bench/NOTES.md, twelfth session.)
   auto visit = [&](auto slots, auto zones) {
     constexpr int kSlots = decltype(slots)::value;
     const int o = lane & (kChunk - 1), qa = lane / kChunk, qb = 2 + lane / kChunk;
+    // One round from chunk k: `whole` when chunks k .. k + 3 are all the shift's (k + 4 <= k_end).
+    auto round = [&](auto whole, int k, int k_end, float xsx, float xsy, float xsz, int code) {
+      int ca, cb;
+      bool va, vb;
+      if constexpr (decltype(whole)::value) {
+        ca = chunks[k - k0 + qa];
+        cb = chunks[k - k0 + qb];
+        va = o < (ca & 31);
+        vb = o < (cb & 31);
+      } else {
+        ca = chunks[min(k + qa, k_end - 1) - k0];
+        cb = chunks[min(k + qb, k_end - 1) - k0];
+        va = k + qa < k_end && o < (ca & 31);
+        vb = k + qb < k_end && o < (cb & 31);
+      }
+      // A lane past its chunk's candidates tests the chunk's first (an index in range) and takes none.
+      const int ja = (ca >> 5) + (va ? o : 0), jb = (cb >> 5) + (vb ? o : 0);
+      bool ta, tb;
+      if constexpr (kSlots > 0) {
+        const float4 xa = __ldg(p.xq + ja), xb = __ldg(p.xq + jb);  // both loads in flight
+        ta = accept_simple(slots, zones, ja, xa, va, xsx, xsy, xsz);
+        tb = accept_simple(slots, zones, jb, xb, vb, xsx, xsy, xsz);
+      } else {
+        ta = va && accept(ja, xsx, xsy, xsz, code);
+        tb = vb && accept(jb, xsx, xsy, xsz, code);
+      }
+      const unsigned ma = __ballot_sync(0xffffffffu, ta), mb = __ballot_sync(0xffffffffu, tb);
+      if ((ma | mb) == 0) return;  // (so the stage is written only after a round that takes a candidate)
+      const int na = __popc(ma);
+      // Every lane stores (a rejected candidate into its own sink word): no branch around the stores.
+      const int sink = kWarpSink + lane;
+      stage[ta ? staged + __popc(ma & below) : sink] = ja;
+      stage[tb ? staged + na + __popc(mb & below) : sink] = jb;
+      staged += na + __popc(mb);
+      if (staged >= kFlushPlaces) write(kFlushPlaces);
+    };
     for (int r0 = 0; r0 < nranges;) {
       const int code = ranges[r0].z;
       int r1 = r0 + 1;  // the end of this shift's ranges: the first of another shift, 32 ranges at a time
@@ -473,38 +517,33 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
       const float xsx = xi.x - static_cast<float>(code % 3 - 1) * p.lenf[0];
       const float xsy = xi.y - static_cast<float>((code / 3) % 3 - 1) * p.lenf[1];
       const float xsz = xi.z - static_cast<float>(code / 9 - 1) * p.lenf[2];
-      bool marked = code == code_now;
-      for (int k = ranges[r0].w; k < k_end; k += 4) {
+      // A new shift's marker goes in every list lane first, and is taken back at the shift's end if none of
+      // its candidates was taken (the stage cannot have been written since: see round). It fits: before it
+      // the stage holds fewer than kFlushPlaces places.
+      const int code_before = code_now;
+      const bool marker = code != code_now;
+      if (marker) {
+        if (lane < L) stage[staged + lane] = -(code + 1);
+        staged += L;
+        markers += L;
+        code_now = code;
+      }
+      const int places_after_marker = base + staged;
+      int k = ranges[r0].w;
+      while (k + 4 <= k_end) {
         if (k + 4 > k0 + cap) fill(k);
-        // A quarter past the shift's chunks reads its last one (a candidate index in range) and takes none.
-        const int ca = chunks[min(k + qa, k_end - 1) - k0], cb = chunks[min(k + qb, k_end - 1) - k0];
-        const bool va = k + qa < k_end && o < (ca & 31), vb = k + qb < k_end && o < (cb & 31);
-        const int ja = (ca >> 5) + (va ? o : 0), jb = (cb >> 5) + (vb ? o : 0);
-        bool ta, tb;
-        if constexpr (kSlots > 0) {
-          const float4 xa = __ldg(p.xq + ja), xb = __ldg(p.xq + jb);  // both loads in flight
-          ta = accept_simple(slots, zones, ja, xa, va, xsx, xsy, xsz);
-          tb = accept_simple(slots, zones, jb, xb, vb, xsx, xsy, xsz);
-        } else {
-          ta = va && accept(ja, xsx, xsy, xsz, code);
-          tb = vb && accept(jb, xsx, xsy, xsz, code);
-        }
-        const unsigned ma = __ballot_sync(0xffffffffu, ta), mb = __ballot_sync(0xffffffffu, tb);
-        if ((ma | mb) == 0) continue;
-        if (!marked) {  // the first entry under this shift: a marker in every list lane first
-          if (lane < L) stage[staged + lane] = -(code + 1);
-          staged += L;
-          markers += L;
-          code_now = code;
-          marked = true;
-        }
-        const int na = __popc(ma);
-        // Every lane stores (a rejected candidate into its own sink word): no branch around the stores.
-        const int sink = kWarpSink + lane;
-        stage[ta ? staged + __popc(ma & below) : sink] = ja;
-        stage[tb ? staged + na + __popc(mb & below) : sink] = jb;
-        staged += na + __popc(mb);
-        if (staged >= kFlushPlaces) write(kFlushPlaces);
+        const int last = min(k_end, k0 + cap) - 4;  // the last first chunk of a whole round in the table
+        for (; k <= last; k += 4) round(std::true_type{}, k, k_end, xsx, xsy, xsz, code);
+      }
+      if (k < k_end) {
+        if (k + 4 > k0 + cap) fill(k);
+        round(std::false_type{}, k, k_end, xsx, xsy, xsz, code);
+      }
+      if (marker && base + staged == places_after_marker) {
+        staged -= L;
+        markers -= L;
+        code_now = code_before;
+        __syncwarp();  // the next shift's places may fall where other lanes wrote this marker
       }
       r0 = r1;
     }
@@ -537,13 +576,13 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
       break;
   }
   // Pads the last round of groups with markers that change nothing, and writes what is staged.
-  const int pad = (group_places - staged % group_places) % group_places;
+  const int pad = (group_places - (staged & (group_places - 1))) & (group_places - 1);
   __syncwarp();
   for (int k = lane; k < pad; k += 32) stage[staged + k] = -(code_now + 1);
   staged += pad;
   markers += pad;
   write(staged);
-  const int groups = base / group_places;
+  const int groups = base >> log2_group_places;
   const int pairs = base - markers;
   for (int k = lane; k < L; k += 32) p.groups[lane0 + k] = min(groups, p.cap_groups);
   if (lane == 0) {
