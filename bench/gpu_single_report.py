@@ -60,6 +60,11 @@ def main():
             "gpu_lanes_per_atom": run.get("gpu_lanes_per_atom"),
             "gpu_phase_us_kernel_by_kernel": timed.get("gpu_phase_us", {}),
             "gpu_phase_us_ns_and_energy_steps": run.get("gpu_phase_us", {}),
+            # The "average step including NS steps within 1.2x a regular step": the steady-state
+            # wall time per step of the graph run over the regular step's GPU time (CUDA events around
+            # each kernel of a regular step, in the kernel-by-kernel run).
+            "avg_over_regular_step": (round(us / timed["gpu_phase_us"]["step_regular"], 3)
+                                      if timed.get("gpu_phase_us", {}).get("step_regular") else None),
             "command": hcmd,
         }
         records.append(h)
@@ -110,7 +115,8 @@ def main():
         print("no plot:", e)
     for r in records:
         print(f"{r['engine']:7s} {r['system']:10s} {r['atoms']:7d} atoms  {r['ns_per_day']:9.1f} ns/day  "
-              f"{r['us_per_step']:8.2f} us/step")
+              f"{r['us_per_step']:8.2f} us/step"
+              + (f"  avg/regular {r['avg_over_regular_step']}" if r.get("avg_over_regular_step") else ""))
     print("ratio halomd/openmm:", {k: round(v, 2) for k, v in ratios.items()})
 
 
