@@ -131,6 +131,10 @@ struct SearchParams {
   // cells
   int* cell_count;  // zero between searches
   int* cell_start;  // ncell + 1
+  // The cell scan's tiles (pairsearch.cu): a ticket per block, and per tile the running total up to its end
+  // tagged with the search's epoch; zeroed whenever the grid is set up.
+  unsigned long long* scan_ticket;
+  unsigned long long* scan_prefix;
   // sorted order
   int* order_tmp;
   int* atom_of;

@@ -139,6 +139,8 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
   ds.cell_count.allocate(sp.ncell, "cell grid");
   ds.cell_start.allocate(sp.ncell + 1, "cell grid");
   calls.memset_async(ds.cell_count.get(), 0, ds.cell_count.bytes());
+  ds.scan_state.allocate(1 + scan_tiles(sp.ncell), "cell grid");
+  calls.memset_async(ds.scan_state.get(), 0, ds.scan_state.bytes());
   sp.tpa = tpa;
   sp.rlist2 = static_cast<float>(mdp.rlist * mdp.rlist);
   const double prune = mdp.rlist + 1e-3;  // whole cells: room for float rounding at cell faces
@@ -146,6 +148,8 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
   sp.prune2 = static_cast<float>(prune * prune);
   sp.cell_count = ds.cell_count.get();
   sp.cell_start = ds.cell_start.get();
+  sp.scan_ticket = ds.scan_state.get();
+  sp.scan_prefix = ds.scan_state.get() + 1;
   sp.st = ds.st.get();
 
   NonbondedParams& np = ds.nonbonded;

@@ -29,6 +29,7 @@ struct DeviceSystem {
   gpu::DeviceBuffer<SettleDev> settles;
   // Cells and sorted order.
   gpu::DeviceBuffer<int> cell_count, cell_start, order_tmp, atom_of, cell_s, type_s;
+  gpu::DeviceBuffer<unsigned long long> scan_state;  // SearchParams::scan_ticket, then scan_prefix per tile
   gpu::DeviceBuffer<float4> xq, f;
   gpu::DeviceBuffer<float2> lj;
   // Pair list, per lane.

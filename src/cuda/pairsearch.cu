@@ -61,79 +61,104 @@ __global__ void ns_partner_ext_kernel(SearchParams p) {
   }
 }
 
-// Exclusive scan of the cell counts into cell_start (one block); zeroes the counts (and the halo flags) for
-// the next search and the search statistics. Tiles of kScanThreads x 8 cells: each thread loads its 8
-// consecutive counts into registers (all loads before any store), the block scans the threads' sums once,
-// and each thread writes its 8 starts. Two tiles at 45k atoms (11k cells), 7 at 203k.
+// Exclusive scan of the cell counts into cell_start; zeroes the counts (and the halo flags) for the next
+// search and the search statistics. One block per tile of kScanThreads x 8 cells, in one pass: each thread
+// loads its 8 consecutive counts into registers (all loads before any store), the block scans the threads'
+// sums, then thread 0 waits for the previous tile's running total (tiles are taken by ticket, in the order
+// the blocks start, so the tile it waits for belongs to a block that runs), publishes its own, and each
+// thread writes its 8 starts. Two tiles at 45k atoms (11k cells), 7 at 203k: against one block looping over
+// the tiles, 24 -> ~6 us at 203k (bench/NOTES.md, twelfth session). The totals carry the search's epoch
+// (ticket / tiles + 1) in their high half, so nothing needs resetting between searches.
 constexpr int kScanThreads = 1024;
 constexpr int kScanPer = 8;
+static_assert(kScanThreads * kScanPer == kScanTile, "a tile is one block's cells");
 __global__ void __launch_bounds__(kScanThreads) ns_scan_kernel(SearchParams p) {
   __shared__ int warp_sums[kScanThreads / 32];
+  __shared__ int s_tile, s_offset;
+  __shared__ unsigned s_epoch;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int tiles = gridDim.x;
   if (threadIdx.x == 0) {
+    const unsigned long long ticket = atomicAdd(p.scan_ticket, 1ull);
+    s_tile = static_cast<int>(ticket % tiles);
+    s_epoch = static_cast<unsigned>(ticket / tiles) + 1u;
+  }
+  __syncthreads();
+  const int tile = s_tile;
+  if (tile == 0 && threadIdx.x == 0) {
     p.st->max_list_groups = 0;
     p.st->list_pairs = 0;
     p.st->skipped_rows = 0;
   }
-  int carry = 0;
-  for (int tile = 0; tile < p.ncell; tile += kScanThreads * kScanPer) {
-    const int c0 = tile + static_cast<int>(threadIdx.x) * kScanPer;
-    int v[kScanPer];
-    const bool whole = c0 + kScanPer <= p.ncell;  // cell arrays are 256-byte aligned: int4 at every 8 cells
-    if (whole) {
-      const int4 a = reinterpret_cast<const int4*>(p.cell_count + c0)[0];
-      const int4 b = reinterpret_cast<const int4*>(p.cell_count + c0)[1];
-      v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w, v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
-    } else {
+  const int c0 = tile * kScanTile + static_cast<int>(threadIdx.x) * kScanPer;
+  int v[kScanPer];
+  const bool whole = c0 + kScanPer <= p.ncell;  // cell arrays are 256-byte aligned: int4 at every 8 cells
+  if (whole) {
+    const int4 a = reinterpret_cast<const int4*>(p.cell_count + c0)[0];
+    const int4 b = reinterpret_cast<const int4*>(p.cell_count + c0)[1];
+    v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w, v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
+  } else {
 #pragma unroll
-      for (int k = 0; k < kScanPer; ++k) v[k] = c0 + k < p.ncell ? p.cell_count[c0 + k] : 0;
-    }
-    int sum = 0;
-#pragma unroll
-    for (int k = 0; k < kScanPer; ++k) sum += v[k];
-    int s = sum;  // inclusive scan of the threads' sums within the warp
-    for (int o = 1; o < 32; o <<= 1) {
-      const int t = __shfl_up_sync(0xffffffffu, s, o);
-      if (lane >= o) s += t;
-    }
-    if (lane == 31) warp_sums[warp] = s;
-    __syncthreads();
-    if (warp == 0) {
-      int ws = warp_sums[lane];
-      for (int o = 1; o < 32; o <<= 1) {
-        const int t = __shfl_up_sync(0xffffffffu, ws, o);
-        if (lane >= o) ws += t;
-      }
-      warp_sums[lane] = ws;
-    }
-    __syncthreads();
-    int start[kScanPer];
-    start[0] = carry + (warp > 0 ? warp_sums[warp - 1] : 0) + s - sum;
-#pragma unroll
-    for (int k = 1; k < kScanPer; ++k) start[k] = start[k - 1] + v[k - 1];
-    if (whole) {
-      int4* cs = reinterpret_cast<int4*>(p.cell_start + c0);
-      cs[0] = make_int4(start[0], start[1], start[2], start[3]);
-      cs[1] = make_int4(start[4], start[5], start[6], start[7]);
-      int4* cn = reinterpret_cast<int4*>(p.cell_count + c0);
-      cn[0] = cn[1] = make_int4(0, 0, 0, 0);
-      if (p.cell_halo) {
-        int4* ch = reinterpret_cast<int4*>(p.cell_halo + c0);
-        ch[0] = ch[1] = make_int4(0, 0, 0, 0);
-      }
-    } else {
-#pragma unroll
-      for (int k = 0; k < kScanPer; ++k)
-        if (c0 + k < p.ncell) {
-          p.cell_start[c0 + k] = start[k];
-          p.cell_count[c0 + k] = 0;
-          if (p.cell_halo) p.cell_halo[c0 + k] = 0;
-        }
-    }
-    carry += warp_sums[31];
-    __syncthreads();  // warp_sums is rewritten by the next tile
+    for (int k = 0; k < kScanPer; ++k) v[k] = c0 + k < p.ncell ? p.cell_count[c0 + k] : 0;
   }
-  if (threadIdx.x == 0) p.cell_start[p.ncell] = carry;
+  int sum = 0;
+#pragma unroll
+  for (int k = 0; k < kScanPer; ++k) sum += v[k];
+  int s = sum;  // inclusive scan of the threads' sums within the warp
+  for (int o = 1; o < 32; o <<= 1) {
+    const int t = __shfl_up_sync(0xffffffffu, s, o);
+    if (lane >= o) s += t;
+  }
+  if (lane == 31) warp_sums[warp] = s;
+  __syncthreads();
+  if (warp == 0) {
+    int ws = warp_sums[lane];
+    for (int o = 1; o < 32; o <<= 1) {
+      const int t = __shfl_up_sync(0xffffffffu, ws, o);
+      if (lane >= o) ws += t;
+    }
+    warp_sums[lane] = ws;
+    const int tile_sum = __shfl_sync(0xffffffffu, ws, 31);
+    if (lane == 0) {
+      int before = 0;
+      if (tile > 0) {
+        const volatile unsigned long long* prev = p.scan_prefix + tile - 1;
+        unsigned long long got;
+        while (static_cast<unsigned>((got = *prev) >> 32) != s_epoch) {
+        }
+        before = static_cast<int>(got & 0xffffffffu);
+      }
+      const int total = before + tile_sum;
+      atomicExch(p.scan_prefix + tile,
+                 (static_cast<unsigned long long>(s_epoch) << 32) | static_cast<unsigned>(total));
+      s_offset = before;
+      if (tile == tiles - 1) p.cell_start[p.ncell] = total;
+    }
+  }
+  __syncthreads();
+  int start[kScanPer];
+  start[0] = s_offset + (warp > 0 ? warp_sums[warp - 1] : 0) + s - sum;
+#pragma unroll
+  for (int k = 1; k < kScanPer; ++k) start[k] = start[k - 1] + v[k - 1];
+  if (whole) {
+    int4* cs = reinterpret_cast<int4*>(p.cell_start + c0);
+    cs[0] = make_int4(start[0], start[1], start[2], start[3]);
+    cs[1] = make_int4(start[4], start[5], start[6], start[7]);
+    int4* cn = reinterpret_cast<int4*>(p.cell_count + c0);
+    cn[0] = cn[1] = make_int4(0, 0, 0, 0);
+    if (p.cell_halo) {
+      int4* ch = reinterpret_cast<int4*>(p.cell_halo + c0);
+      ch[0] = ch[1] = make_int4(0, 0, 0, 0);
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < kScanPer; ++k)
+      if (c0 + k < p.ncell) {
+        p.cell_start[c0 + k] = start[k];
+        p.cell_count[c0 + k] = 0;
+        if (p.cell_halo) p.cell_halo[c0 + k] = 0;
+      }
+  }
 }
 
 __global__ void ns_scatter_kernel(SearchParams p) {
@@ -606,7 +631,7 @@ void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p) {
     calls.memset_async(p.partner_ext, 0, 3 * sizeof(unsigned long long));
     calls.launch("ns_partner_ext_kernel", ns_partner_ext_kernel, atom_blocks, kBlock, 0, p);
   }
-  calls.launch("ns_scan_kernel", ns_scan_kernel, 1, kScanThreads, 0, p);
+  calls.launch("ns_scan_kernel", ns_scan_kernel, scan_tiles(p.ncell), kScanThreads, 0, p);
   calls.launch("ns_scatter_kernel", ns_scatter_kernel, atom_blocks, kBlock, 0, p);
   calls.launch("ns_rank_kernel", ns_rank_kernel, atom_blocks, kBlock, 0, p);
   if (p.cell_interior) {

@@ -19,6 +19,10 @@ namespace halomd::cuda {
 // markers that repeat the current shift. Excluded pairs and the atom itself are left out.
 void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p);
 
+// The cell scan's tiles (blocks) for a grid of ncell cells.
+constexpr int kScanTile = 8192;
+inline int scan_tiles(int ncell) { return (ncell + kScanTile - 1) / kScanTile; }
+
 // The shift code of no shift.
 constexpr int kNoShift = 13;
 
