@@ -331,87 +331,138 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
   // shift), then x, then y. Each column writes its two z parts at their places (b, e, shift code); the
   // non-empty ones are then packed to the front, nranges of them.
   int4* ranges = s_table + warp * 2 * columns(p);
-  {
-    const int z0_end = run_end(lo[2], hi[2], nc[2]);  // the z cells of the first shift; the rest the other
-    const int sz0 = shift_of(lo[2], nc[2]), sz1 = shift_of(z0_end + 1, nc[2]);
-    // col / wy in float: exact, as (col + 0.5) / wy lies at least 0.5 / wy > 0.05 from any integer.
-    const float inv_wy = 1.f / static_cast<float>(max(wy, 1));
-    for (int col = lane; col < ncolumns; col += 32) {
-      const int ox = static_cast<int>((static_cast<float>(col) + 0.5f) * inv_wy);
-      const int ux = lo[0] + ox, uy = lo[1] + col - ox * wy;
-      const int sx = shift_of(ux, nc[0]), sy = shift_of(uy, nc[1]);
-      const int rx = sx + 1, ry = sy + 1;
-      const int place = column_place(ux - lo[0], uy - lo[1], rx, ry, cnt_x, cnt_y);
-      const int code_xy = rx + 3 * ry;
-      int4 v0 = make_int4(0, 0, code_xy + 9 * (sz0 + 1), 0), v1 = make_int4(0, 0, code_xy + 9 * (sz1 + 1), 0);
-      const float gx = gap(xi.x, ux * p.cell_size[0], p.cell_size[0]);
-      const float gy = gap(xi.y, uy * p.cell_size[1], p.cell_size[1]);
-      if (gx * gx + gy * gy <= p.prune2) {
-        const int column = column_base(ux, uy, sx, sy, nc);
-        const int2 z = reach_z(xi.z, gx, gy, p, lo[2], hi[2]);
-        const int a1 = min(z.y, z0_end), b0 = max(z.x, z0_end + 1);
-        if (z.x <= a1) {
-          v0.x = p.cell_start[column + z.x - sz0 * nc[2]];
-          v0.y = p.cell_start[column + a1 - sz0 * nc[2] + 1];
-        }
-        if (b0 <= z.y) {
-          v1.x = p.cell_start[column + b0 - sz1 * nc[2]];
-          v1.y = p.cell_start[column + z.y - sz1 * nc[2] + 1];
-        }
+  const int z0_end = run_end(lo[2], hi[2], nc[2]);  // the z cells of the first shift; the rest the other
+  const int sz0 = shift_of(lo[2], nc[2]), sz1 = shift_of(z0_end + 1, nc[2]);
+  // The two z parts (b, e, shift code) of the window's column (lo_x + ox, lo_y + oy), in x run rx and y run
+  // ry (b = e = 0 where the column or the part lies beyond the sphere).
+  auto column_ranges = [&](int ox, int oy, int rx, int ry, int4& v0, int4& v1) {
+    const int ux = lo[0] + ox, uy = lo[1] + oy;
+    const int code_xy = rx + 3 * ry;
+    v0 = make_int4(0, 0, code_xy + 9 * (sz0 + 1), 0);
+    v1 = make_int4(0, 0, code_xy + 9 * (sz1 + 1), 0);
+    const float gx = gap(xi.x, ux * p.cell_size[0], p.cell_size[0]);
+    const float gy = gap(xi.y, uy * p.cell_size[1], p.cell_size[1]);
+    if (gx * gx + gy * gy <= p.prune2) {
+      const int column = column_base(ux, uy, rx - 1, ry - 1, nc);
+      const int2 z = reach_z(xi.z, gx, gy, p, lo[2], hi[2]);
+      const int a1 = min(z.y, z0_end), b0 = max(z.x, z0_end + 1);
+      if (z.x <= a1) {
+        v0.x = p.cell_start[column + z.x - sz0 * nc[2]];
+        v0.y = p.cell_start[column + a1 - sz0 * nc[2] + 1];
       }
-      ranges[place] = v0;
-      ranges[ncolumns + place] = v1;
+      if (b0 <= z.y) {
+        v1.x = p.cell_start[column + b0 - sz1 * nc[2]];
+        v1.y = p.cell_start[column + z.y - sz1 * nc[2] + 1];
+      }
     }
-  }
-  __syncwarp();
-  int nranges = 0;
-  for (int r0 = 0; r0 < 2 * ncolumns; r0 += 32) {
-    const int4 v = r0 + lane < 2 * ncolumns ? ranges[r0 + lane] : make_int4(0, 0, 0, 0);
-    const bool keep = v.y > v.x;
-    const unsigned kept = __ballot_sync(0xffffffffu, keep);
-    __syncwarp();  // every lane has read its entry before any is overwritten (a kept entry only moves down)
-    if (keep) ranges[nranges + __popc(kept & ((1u << lane) - 1u))] = v;
-    nranges += __popc(kept);
-    __syncwarp();
-  }
+  };
   // The ranges are cut into chunks of kChunk consecutive candidates (a range's last chunk may be shorter),
   // numbered in the table's order; each range's first chunk number goes into .w. A round tests four
   // consecutive chunks of one periodic shift (a quarter warp each, two per candidate slot), whatever
   // ranges they belong to. A range holds ~45 candidates, and rounds of 64 of one range left ~40% of the
   // places empty; in chunks an atom takes ~30% fewer rounds, and the search ~4% less time (bench/NOTES.md,
   // eleventh session: most of a round's cost is not in its candidate tests).
-  int total_chunks = 0;
-  for (int r0 = 0; r0 < nranges; r0 += 32) {
-    const int r = r0 + lane;
-    const int c = r < nranges ? (ranges[r].y - ranges[r].x + kChunk - 1) / kChunk : 0;
-    int incl = c;
-    for (int o = 1; o < 32; o <<= 1) {
-      const int t = __shfl_up_sync(0xffffffffu, incl, o);
-      if (lane >= o) incl += t;
-    }
-    if (r < nranges) ranges[r].w = total_chunks + incl - c;
-    total_chunks += __shfl_sync(0xffffffffu, incl, 31);
-  }
   // The chunk table holds chunks [k0, k0 + cap) of the atom (cap = kSearchChunkCap but in tests; most atoms
   // have ~85 chunks, so one filling), each as (first candidate << 5 | candidates).
   int* chunks = s_chunks[warp];
   const int cap = p.chunk_cap;
   int k0 = 0;
+  const unsigned below = (1u << lane) - 1u;
+  // The table's chunks of range rg (its first chunk rg.w) that fall in [from, from + cap).
+  auto fill_range = [&](const int4& rg, int from) {
+    const int c = (rg.y - rg.x + kChunk - 1) / kChunk;
+    const int end = min(rg.w + c, from + cap);
+    for (int k = max(rg.w, from); k < end; ++k) {
+      const int first = rg.x + (k - rg.w) * kChunk;
+      chunks[k - from] = (first << 5) | min(kChunk, rg.y - first);
+    }
+  };
+  int nranges = 0, total_chunks = 0;
+  if (ncolumns <= 32) {
+    // One column per lane, lane = the column's place in the search's order (the inverse of column_place),
+    // so the ranges are packed, counted and numbered in registers: ballots for their places in the table
+    // (first parts, then second parts, as below), warp scans for their first chunks, and the table's first
+    // filling straight from them (bench/NOTES.md, twelfth session: ~5% of the search's instructions).
+    int4 v0 = make_int4(0, 0, 0, 0), v1 = v0;
+    if (lane < ncolumns) {
+      const int rx = (lane >= cnt_x.x * wy) + (lane >= (cnt_x.x + cnt_x.y) * wy);
+      const int fx = run_first(cnt_x, rx), a = run_count(cnt_x, rx);
+      const int q = lane - fx * wy;
+      const int ry = (q >= a * cnt_y.x) + (q >= a * (cnt_y.x + cnt_y.y));
+      const int fy = run_first(cnt_y, ry), b = run_count(cnt_y, ry);
+      const int r = q - a * fy;
+      // r / b in float: exact, as (r + 0.5) / b lies at least 0.5 / b > 0.05 from any integer.
+      const int dx = static_cast<int>((static_cast<float>(r) + 0.5f) * __frcp_rn(static_cast<float>(b)));
+      column_ranges(fx + dx, fy + r - dx * b, rx, ry, v0, v1);
+    }
+    const bool keep0 = v0.y > v0.x, keep1 = v1.y > v1.x;
+    const unsigned kept0 = __ballot_sync(0xffffffffu, keep0), kept1 = __ballot_sync(0xffffffffu, keep1);
+    const int n0 = __popc(kept0);
+    nranges = n0 + __popc(kept1);
+    const int c0 = (v0.y - v0.x + kChunk - 1) / kChunk, c1 = (v1.y - v1.x + kChunk - 1) / kChunk;
+    int incl0 = c0, incl1 = c1;
+    for (int o = 1; o < 32; o <<= 1) {
+      const int t0 = __shfl_up_sync(0xffffffffu, incl0, o), t1 = __shfl_up_sync(0xffffffffu, incl1, o);
+      if (lane >= o) incl0 += t0, incl1 += t1;
+    }
+    const int total0 = __shfl_sync(0xffffffffu, incl0, 31);
+    total_chunks = total0 + __shfl_sync(0xffffffffu, incl1, 31);
+    v0.w = incl0 - c0;
+    v1.w = total0 + incl1 - c1;
+    if (keep0) {
+      ranges[__popc(kept0 & below)] = v0;
+      fill_range(v0, 0);
+    }
+    if (keep1) {
+      ranges[n0 + __popc(kept1 & below)] = v1;
+      fill_range(v1, 0);
+    }
+    __syncwarp();
+  } else {
+    // Wider windows (HALOMD_GPU_REACH_XY 3 or 4): the columns in the lanes' order, each written at its
+    // place, then the empty ranges dropped, the chunks counted and the table filled from shared memory.
+    // col / wy in float: exact, as (col + 0.5) / wy lies at least 0.5 / wy > 0.05 from any integer.
+    const float inv_wy = 1.f / static_cast<float>(max(wy, 1));
+    for (int col = lane; col < ncolumns; col += 32) {
+      const int ox = static_cast<int>((static_cast<float>(col) + 0.5f) * inv_wy), oy = col - ox * wy;
+      const int rx = shift_of(lo[0] + ox, nc[0]) + 1, ry = shift_of(lo[1] + oy, nc[1]) + 1;
+      const int place = column_place(ox, oy, rx, ry, cnt_x, cnt_y);
+      int4 v0, v1;
+      column_ranges(ox, oy, rx, ry, v0, v1);
+      ranges[place] = v0;
+      ranges[ncolumns + place] = v1;
+    }
+    __syncwarp();
+    for (int r0 = 0; r0 < 2 * ncolumns; r0 += 32) {
+      const int4 v = r0 + lane < 2 * ncolumns ? ranges[r0 + lane] : make_int4(0, 0, 0, 0);
+      const bool keep = v.y > v.x;
+      const unsigned kept = __ballot_sync(0xffffffffu, keep);
+      __syncwarp();  // every lane has read its entry before any is overwritten (a kept entry only moves down)
+      if (keep) ranges[nranges + __popc(kept & below)] = v;
+      nranges += __popc(kept);
+      __syncwarp();
+    }
+    for (int r0 = 0; r0 < nranges; r0 += 32) {
+      const int r = r0 + lane;
+      const int c = r < nranges ? (ranges[r].y - ranges[r].x + kChunk - 1) / kChunk : 0;
+      int incl = c;
+      for (int o = 1; o < 32; o <<= 1) {
+        const int t = __shfl_up_sync(0xffffffffu, incl, o);
+        if (lane >= o) incl += t;
+      }
+      if (r < nranges) ranges[r].w = total_chunks + incl - c;
+      total_chunks += __shfl_sync(0xffffffffu, incl, 31);
+    }
+    __syncwarp();
+    for (int r = lane; r < nranges; r += 32) fill_range(ranges[r], 0);
+    __syncwarp();
+  }
   auto fill = [&](int from) {
     __syncwarp();
-    for (int r = lane; r < nranges; r += 32) {
-      const int4 rg = ranges[r];
-      const int c = (rg.y - rg.x + kChunk - 1) / kChunk;
-      const int hi = min(rg.w + c, from + cap);
-      for (int k = max(rg.w, from); k < hi; ++k) {
-        const int first = rg.x + (k - rg.w) * kChunk;
-        chunks[k - from] = (first << 5) | min(kChunk, rg.y - first);
-      }
-    }
+    for (int r = lane; r < nranges; r += 32) fill_range(ranges[r], from);
     __syncwarp();
     k0 = from;
   };
-  fill(0);
 
   int* stage = s_stage[warp];
   const int group_places = kListGroup * L;
@@ -422,7 +473,6 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
   int staged = 0;           // places in the stage
   int markers = 0;          // places taken by markers (shift changes, the end's padding)
   int code_now = kNoShift;
-  const unsigned below = (1u << lane) - 1u;
   // Writes the first `places` places of the stage (whole rounds of groups, one group per list lane each)
   // and moves the rest to the stage's front.
   auto write = [&](int places) {
