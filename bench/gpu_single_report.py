@@ -61,10 +61,15 @@ def main():
             "gpu_phase_us_kernel_by_kernel": timed.get("gpu_phase_us", {}),
             "gpu_phase_us_ns_and_energy_steps": run.get("gpu_phase_us", {}),
             # The "average step including NS steps within 1.2x a regular step": the steady-state
-            # wall time per step of the graph run over the regular step's GPU time (CUDA events around
-            # each kernel of a regular step, in the kernel-by-kernel run).
-            "avg_over_regular_step": (round(us / timed["gpu_phase_us"]["step_regular"], 3)
-                                      if timed.get("gpu_phase_us", {}).get("step_regular") else None),
+            # wall time per step of the graph run over the GPU time of a regular step as the graph runs it
+            # (CUDA events around the 5th regular step's graph launch after each search). Also over the
+            # regular step of the kernel-by-kernel run (events around each kernel), which has launch gaps.
+            "regular_step_graph_gpu_us": run.get("gpu_phase_us", {}).get("step_regular_graph"),
+            "avg_over_regular_step": (round(us / run["gpu_phase_us"]["step_regular_graph"], 3)
+                                      if run.get("gpu_phase_us", {}).get("step_regular_graph") else None),
+            "avg_over_kernel_by_kernel_regular_step": (
+                round(us / timed["gpu_phase_us"]["step_regular"], 3)
+                if timed.get("gpu_phase_us", {}).get("step_regular") else None),
             "command": hcmd,
         }
         records.append(h)

@@ -53,6 +53,13 @@ class CudaExecutor::Impl {
     cuda::launch_nonbonded(c, ds.nonbonded, false);
     cuda::launch_update(c, ds.update, false);
   }
+  // A search step without energies, as its own graph (the search's kernels read nothing that changes
+  // between searches from their arguments either): one launch instead of seven, and no gaps between
+  // its small kernels.
+  void enqueue_search_step(gpu::GpuCalls& c) {
+    cuda::launch_pair_search(c, ds.search);
+    enqueue_regular_step(c);
+  }
 
   // Copies the step state back and waits: the one place (with save, positions, forces) the host blocks.
   void sync_state() {
@@ -77,9 +84,13 @@ class CudaExecutor::Impl {
   cuda::GpuTiming timing;
   gpu::PinnedBuffer<double> hx, hv;  // x, y, z arrays one after the other
   gpu::PinnedBuffer<StepState> hst;
-  gpu::StepGraph graph;
+  gpu::StepGraph graph, search_graph;
   bool every_step_timed = false;
   bool searched = false;
+  // Regular steps before the one whose graph is timed (events around its launch: step_regular_graph in
+  // gpu_phase_us, the steady state's regular step as the graph runs it), counted from each search; -1: none.
+  static constexpr int kMidStep = 5;
+  int mid_in = -1;
   int64_t step = 0;
   std::string gpu_name;
   size_t pairs = 0;
@@ -108,6 +119,11 @@ const cuda::GpuTiming::PhaseTable& step_phases(bool ns, bool energy) {
                                             {"step_ns", kStart, kUpdated}}}};
   return tables[ns][energy];
 }
+const cuda::GpuTiming::PhaseTable& graph_step_phases(bool ns) {
+  static const cuda::GpuTiming::PhaseTable regular{{"step_regular_graph", kStart, kUpdated}};
+  static const cuda::GpuTiming::PhaseTable search{{"step_ns_graph", kStart, kUpdated}};
+  return ns ? search : regular;
+}
 
 }  // namespace
 
@@ -130,7 +146,10 @@ void CudaExecutor::load(const MdState& s) {
   }
   m.hst[0] = cuda::initial_step_state(s);
   m.calls.copy_async(m.ds.st.get(), m.hst.get(), sizeof(StepState), cudaMemcpyHostToDevice);
-  if (cuda::size_pair_list(s.x, m.calls, m.ds)) m.graph.invalidate();
+  if (cuda::size_pair_list(s.x, m.calls, m.ds)) {
+    m.graph.invalidate();
+    m.search_graph.invalidate();
+  }
   cuda::launch_begin_step(m.calls, m.ds.update);
   m.calls.sync();  // the staging buffers are reused at once; errors show up here rather than at step 1
   m.step = s.step;
@@ -143,8 +162,27 @@ void CudaExecutor::step(const StepRequest& r, StepEnergies* e) {
   cuda::check_request(up, r, m.step);
   const bool ns = r.ns || !m.searched;
   const bool energy = r.energy && e != nullptr;
-  if (!ns && !energy && !m.every_step_timed) {
-    m.graph.launch(m.calls, [&m](gpu::GpuCalls& c) { m.enqueue_regular_step(c); });
+  if (!energy && !m.every_step_timed) {
+    // A graph step: regular, or a search without energies. Timed (events around the launch, after any
+    // re-recording so that the host's recording is not counted) at every search and at the kMidStep-th
+    // regular step after it.
+    gpu::StepGraph& g = ns ? m.search_graph : m.graph;
+    auto record = [&m, ns](gpu::GpuCalls& c) {
+      if (ns)
+        m.enqueue_search_step(c);
+      else
+        m.enqueue_regular_step(c);
+    };
+    cuda::GpuTiming::Sample* t = ns || m.mid_in == 0 ? m.timing.begin(graph_step_phases(ns)) : nullptr;
+    if (!ns && m.mid_in >= 0) --m.mid_in;
+    g.prepare(m.calls, record);
+    if (t) m.calls.record(t->ev[kStart]);
+    g.launch(m.calls, record);
+    if (t) m.calls.record(t->ev[kUpdated]);
+    if (ns) {
+      m.searched = true;
+      m.mid_in = Impl::kMidStep - 1;
+    }
     ++m.step;
     return;
   }
@@ -153,6 +191,7 @@ void CudaExecutor::step(const StepRequest& r, StepEnergies* e) {
   if (ns) {
     cuda::launch_pair_search(m.calls, m.ds.search);
     m.searched = true;
+    m.mid_in = Impl::kMidStep - 1;
   }
   if (t) m.calls.record(t->ev[kSearched]);
   if (energy)
