@@ -58,7 +58,7 @@ summary() {  # run.json -> one line
 import json, sys
 r = json.load(open(sys.argv[1]))
 ph = r.get("gpu_phase_us", {})
-keys = ["ns_search", "nonbonded", "update", "step_regular", "step_ns", "step_regular_graph", "step_ns_graph"]
+keys = ["ns_search", "nonbonded", "nonbonded_energy", "update", "step_regular", "step_ns", "step_regular_graph", "step_ns_graph"]
 print(f"ns/day {r['ns_per_day']:.0f} tpa {r.get('gpu_lanes_per_atom')} grid {r.get('gpu_grid')} "
       f"pairs {r['pairs_in_list']} entries/lane max {r.get('gpu_list_entries_per_lane_max')} "
       + " ".join(f"{k} {ph[k]:.1f}" for k in keys if k in ph))
