@@ -246,8 +246,11 @@ TEST(CudaExecutor, EveryListLaneCountAndSearchGridFindsTheSamePairs) {
       continue;
     }
     EXPECT_EQ(r.pairs, first.pairs);
-    EXPECT_LT(rel_diff(r.e.lj, first.e.lj), 1e-9);
-    EXPECT_LT(rel_diff(r.e.coulomb, first.e.coulomb), 1e-9);
+    // The energy kernel sums each group of eight list entries in float before adding it in double, so the
+    // energies depend on how the list is dealt to the lanes, by the float rounding of those sums (~1e-8
+    // relative measured on spce_9k); the pairs themselves are compared exactly above.
+    EXPECT_LT(rel_diff(r.e.lj, first.e.lj), 1e-7);
+    EXPECT_LT(rel_diff(r.e.coulomb, first.e.coulomb), 1e-7);
     double f2 = 0.0, d_max = 0.0;
     for (size_t i = 0; i < r.f.size(); ++i) {
       f2 += norm2(first.f[i]);

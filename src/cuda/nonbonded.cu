@@ -13,8 +13,13 @@ constexpr int kBlock = 128;
 // thread scheduling. The pair arithmetic is pair_lj_rf and pair_rf_exclusion of cpu/pair_interaction.h,
 // written out in float with the charges scaled by sqrt(f/eps_r) beforehand (test_cuda_executor checks the
 // two against each other).
+// Energy steps: a group's eight pairs are summed in float, then the group's sums added in double: eight
+// float-to-double conversions per group, not per pair (a slow pipe on Hopper: with per-pair double sums the
+// energy kernel took twice the regular one's time). Its register budget is 4 blocks per multiprocessor
+// (128 registers), against 6 for the regular kernel: the group sums spilled at 6 (bench/NOTES.md, twelfth
+// session).
 template <bool kEnergy>
-__global__ void __launch_bounds__(kBlock, 6) nonbonded_kernel(NonbondedParams p, int pass) {
+__global__ void __launch_bounds__(kBlock, kEnergy ? 4 : 6) nonbonded_kernel(NonbondedParams p, int pass) {
   extern __shared__ float2 s_lj[];
   for (int k = threadIdx.x; k < p.ntypes * p.ntypes; k += blockDim.x) s_lj[k] = p.lj[k];
   __syncthreads();
@@ -47,6 +52,7 @@ __global__ void __launch_bounds__(kBlock, 6) nonbonded_kernel(NonbondedParams p,
       }
       float4 xj[kListGroup];
       int tj[kListGroup];
+      float gsum[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};  // energy steps: this group's sums
 #pragma unroll
       for (int u = 0; u < kListGroup; ++u) {
         const int j = e[u] < 0 ? s : e[u];  // a marker loads the atom itself, unused
@@ -80,15 +86,19 @@ __global__ void __launch_bounds__(kBlock, 6) nonbonded_kernel(NonbondedParams p,
         fy += fscal * dy;
         fz += fscal * dz;
         if (kEnergy && in) {
-          sums[0] += (vrep - cc.y * p.sh12) - (vdisp - cc.x * p.sh6);
-          sums[1] += qq * (rinv + p.k_rf * r2 - p.c_rf);
-          sums[2] += fscal * dx * dx;
-          sums[3] += fscal * dy * dy;
-          sums[4] += fscal * dz * dz;
-          sums[5] += fscal * dx * dy;
-          sums[6] += fscal * dx * dz;
-          sums[7] += fscal * dy * dz;
+          gsum[0] += (vrep - cc.y * p.sh12) - (vdisp - cc.x * p.sh6);
+          gsum[1] += qq * (rinv + p.k_rf * r2 - p.c_rf);
+          gsum[2] += fscal * dx * dx;
+          gsum[3] += fscal * dy * dy;
+          gsum[4] += fscal * dz * dz;
+          gsum[5] += fscal * dx * dy;
+          gsum[6] += fscal * dx * dz;
+          gsum[7] += fscal * dy * dz;
         }
+      }
+      if constexpr (kEnergy) {
+#pragma unroll
+        for (int c = 0; c < 8; ++c) sums[c] += gsum[c];
       }
     }
     // Reaction-field correction of the excluded pairs within the cut-off (each pair seen from both atoms);
