@@ -7,6 +7,17 @@ namespace {
 
 constexpr int kBlock = 128;
 
+// A pair's virial terms, fscal d (x) d (xx yy zz xy xz yz, in float), added to v[2..7].
+template <class T>
+__device__ inline void add_pair_virial(T* v, float fscal, float dx, float dy, float dz) {
+  v[2] += fscal * dx * dx;
+  v[3] += fscal * dy * dy;
+  v[4] += fscal * dz * dz;
+  v[5] += fscal * dx * dy;
+  v[6] += fscal * dx * dz;
+  v[7] += fscal * dy * dz;
+}
+
 // One atom's lanes (tpa of them, adjacent in a warp) each walk their own list and sum the force on the atom
 // in float, in list order; the lanes' sums are then added in a fixed butterfly. Every pair is listed from
 // both of its atoms, so nothing is written to another atom's force and the result does not depend on
@@ -88,12 +99,7 @@ __global__ void __launch_bounds__(kBlock, kEnergy ? 4 : 6) nonbonded_kernel(Nonb
         if (kEnergy && in) {
           gsum[0] += (vrep - cc.y * p.sh12) - (vdisp - cc.x * p.sh6);
           gsum[1] += qq * (rinv + p.k_rf * r2 - p.c_rf);
-          gsum[2] += fscal * dx * dx;
-          gsum[3] += fscal * dy * dy;
-          gsum[4] += fscal * dz * dz;
-          gsum[5] += fscal * dx * dy;
-          gsum[6] += fscal * dx * dz;
-          gsum[7] += fscal * dy * dz;
+          add_pair_virial(gsum, fscal, dx, dy, dz);
         }
       }
       if constexpr (kEnergy) {
@@ -121,12 +127,7 @@ __global__ void __launch_bounds__(kBlock, kEnergy ? 4 : 6) nonbonded_kernel(Nonb
       fz += fscal * dz;
       if (kEnergy) {
         sums[1] += qq * (p.k_rf * r2 - p.c_rf);
-        sums[2] += fscal * dx * dx;
-        sums[3] += fscal * dy * dy;
-        sums[4] += fscal * dz * dz;
-        sums[5] += fscal * dx * dy;
-        sums[6] += fscal * dx * dz;
-        sums[7] += fscal * dy * dz;
+        add_pair_virial(sums, fscal, dx, dy, dz);
       }
     }
   }

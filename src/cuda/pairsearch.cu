@@ -328,8 +328,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
   // The atom's ranges of candidates, in the order the search visits them: by z run (at most two: the window
   // spans at most 2 reach + 1 z cells, and a periodic z has at least 2 reach cells as rlist < L/2), then x
   // run, then y run (so that one periodic shift's ranges are consecutive and a list lane gets one marker per
-  // shift), then x, then y. Each column writes its two z parts at their places (b, e, shift code); the
-  // non-empty ones are then packed to the front, nranges of them.
+  // shift), then x, then y. A column's two z parts (b, e, shift code) take their places in that order; the
+  // non-empty ones are packed to the front, nranges of them (below: in registers or through shared memory).
   int4* ranges = s_table + warp * 2 * columns(p);
   const int z0_end = run_end(lo[2], hi[2], nc[2]);  // the z cells of the first shift; the rest the other
   const int sz0 = shift_of(lo[2], nc[2]), sz1 = shift_of(z0_end + 1, nc[2]);
