@@ -173,9 +173,9 @@ void CudaExecutor::step(const StepRequest& r, StepEnergies* e) {
       else
         m.enqueue_regular_step(c);
     };
+    g.prepare(m.calls, record);  // before a sample is taken: a failed recording leaves none unrecorded
     cuda::GpuTiming::Sample* t = ns || m.mid_in == 0 ? m.timing.begin(graph_step_phases(ns)) : nullptr;
     if (!ns && m.mid_in >= 0) --m.mid_in;
-    g.prepare(m.calls, record);
     if (t) m.calls.record(t->ev[kStart]);
     g.launch(m.calls, record);
     if (t) m.calls.record(t->ev[kUpdated]);

@@ -681,6 +681,8 @@ void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p) {
     calls.memset_async(p.partner_ext, 0, 3 * sizeof(unsigned long long));
     calls.launch("ns_partner_ext_kernel", ns_partner_ext_kernel, atom_blocks, kBlock, 0, p);
   }
+  // Always scan_tiles(ncell) blocks: the tickets since the grid's set-up must come in whole launches of that
+  // many, or a tile would wait for an epoch its predecessor never publishes.
   calls.launch("ns_scan_kernel", ns_scan_kernel, scan_tiles(p.ncell), kScanThreads, 0, p);
   calls.launch("ns_scatter_kernel", ns_scatter_kernel, atom_blocks, kBlock, 0, p);
   calls.launch("ns_rank_kernel", ns_rank_kernel, atom_blocks, kBlock, 0, p);
