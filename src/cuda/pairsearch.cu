@@ -378,6 +378,13 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
     }
   };
   int nranges = 0, total_chunks = 0;
+  // Fills the table with chunks [from, from + cap) of the ranges in shared memory.
+  auto fill = [&](int from) {
+    __syncwarp();
+    for (int r = lane; r < nranges; r += 32) fill_range(ranges[r], from);
+    __syncwarp();
+    k0 = from;
+  };
   if (ncolumns <= 32) {
     // One column per lane, lane = the column's place in the search's order (the inverse of column_place),
     // so the ranges are packed, counted and numbered in registers: ballots for their places in the table
@@ -453,16 +460,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
       if (r < nranges) ranges[r].w = total_chunks + incl - c;
       total_chunks += __shfl_sync(0xffffffffu, incl, 31);
     }
-    __syncwarp();
-    for (int r = lane; r < nranges; r += 32) fill_range(ranges[r], 0);
-    __syncwarp();
+    fill(0);
   }
-  auto fill = [&](int from) {
-    __syncwarp();
-    for (int r = lane; r < nranges; r += 32) fill_range(ranges[r], from);
-    __syncwarp();
-    k0 = from;
-  };
 
   int* stage = s_stage[warp];
   const int group_places = kListGroup * L;
