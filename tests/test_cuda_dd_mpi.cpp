@@ -137,7 +137,9 @@ TEST(CudaDomains, TheDomainsListTheSingleGpuPairs) {
 }
 
 // Every transport moves the same bytes with the same arithmetic (comm/gpu/gpu_halo_device.cuh) and sums
-// integers, so a v-rescale run gives bitwise the same files on the same grid, whichever carries the halo.
+// integers, so a v-rescale run gives bitwise the same files on the same grid, whichever carries the halo,
+// and however a step's non-bonded passes are split and ordered around the halos (HALOMD_DD_OVERLAP 0, 1
+// and 2: the host-orchestrated transports run 1 by default, the device-initiated ones 2).
 TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
   SKIP_WITHOUT_GPU_AND_MPI();
   const std::string out = make_temp_dir("cuda_dd_bitwise");
@@ -148,12 +150,21 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
   std::string log;
   for (const auto& [ranks, grid] : std::vector<std::pair<int, std::string>>{{4, "2 2 1"}, {2, "2 1 1"}}) {
     std::string first;
-    for (const std::string& t : transports()) {
-      const std::string dir = out + "/" + t + std::to_string(ranks);
-      ASSERT_EQ(run_halomd_under(mpirun(ranks), "spce_9k", "nve.mdp", set, dir,
+    std::vector<std::pair<std::string, std::string>> runs;  // (environment, transport)
+    for (const std::string& t : transports()) runs.emplace_back("", t);
+    runs.emplace_back("HALOMD_DD_OVERLAP=0", transports().back());
+    runs.emplace_back("HALOMD_DD_OVERLAP=2", transports().front());
+    runs.emplace_back("HALOMD_DD_OVERLAP=1", transports().back());
+    for (const auto& [env, t] : runs) {
+      std::string dir = out + "/" + t + std::to_string(ranks);
+      if (!env.empty()) {
+        dir += "_overlap";
+        dir += env.back();
+      }
+      ASSERT_EQ(run_halomd_under(env + " " + mpirun(ranks), "spce_9k", "nve.mdp", set, dir,
                                  "--backend cuda --transport " + t + " --dd " + grid, &log),
                 0)
-          << t << ":\n"
+          << env << " " << t << ":\n"
           << log;
       if (first.empty()) {
         first = dir;

@@ -1,5 +1,6 @@
 // The in-process halo exchange (src/domdec/exchange.h): forward positions bit-identical to a direct gather,
-// reverse force reduction equal to the direct per-atom sum (integer-valued forces, so exact).
+// reverse force reduction equal to the direct per-atom sum (integer-valued forces, so exact), also when the
+// returned forces are summed apart (reduce_f_apart, the GPU transports' form).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -77,14 +78,23 @@ void check_reverse_reduction(std::mt19937_64& rng, const Case& c) {
       expected[dp.global[i]] += v;  // every copy of the atom contributes once
     }
   }
+  // The GPU transports' form: f is only read, the returned forces are summed apart, home f + received is
+  // the same total.
+  const std::vector<std::vector<F>> f_before = f;
+  std::vector<std::vector<F>> received(plan.domains.size());
+  for (const DomainPlan& dp : plan.domains) received[dp.domain].assign(dp.num_local(), F{0, 0, 0});
+  reduce_f_apart(plan, f, received);
   reduce_f(plan, f);
   std::vector<int> seen(s.x.size(), 0);
   for (const DomainPlan& dp : plan.domains) {
     for (int i = 0; i < dp.num_home; ++i) {
       const int g = dp.global[i];
       ++seen[g];
-      for (int d = 0; d < 3; ++d)
+      const F apart = f_before[dp.domain][i] + received[dp.domain][i];
+      for (int d = 0; d < 3; ++d) {
         ASSERT_EQ(f[dp.domain][i][d], expected[g][d]) << "atom " << g << " dim " << d;
+        ASSERT_EQ(apart[d], expected[g][d]) << "summed apart: atom " << g << " dim " << d;
+      }
     }
   }
   for (int count : seen) ASSERT_EQ(count, 1);

@@ -77,7 +77,16 @@ class CudaDdExecutor::Impl {
     gpu_name = prop.name;
     gpu_key = static_cast<int64_t>(prop.pciDomainID) << 16 | prop.pciBusID << 8 | prop.pciDeviceID;
     multiprocessors = prop.multiProcessorCount;
-    calls.create_stream();
+    // HALOMD_DD_PRIORITY (1 by default): the main stream (the halos, the halo rows, the update: the step's
+    // critical path, enqueue_step) at the highest priority, the side stream (the home rows) at the lowest,
+    // so that the block scheduler starts the critical path's blocks first; the graphs keep the streams'
+    // priorities per kernel.
+    priority = env_number("HALOMD_DD_PRIORITY", 1) != 0;
+    int least = 0, greatest = 0;
+    if (priority) HALOMD_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    calls.create_stream(greatest);
+    graph_reduce.use_node_priority(priority);
+    graph_plain.use_node_priority(priority);
     first_atom = domdec::first_atoms(top.molecule);
     for (double m : top.mass) total_mass += m;
     skin = skin_asked = std::max(0.0, env_number("HALOMD_DD_SKIN", kDefaultSkin));
@@ -86,7 +95,7 @@ class CudaDdExecutor::Impl {
     HALOMD_CUDA_CHECK(cudaEventCreate(&ev_end));
     HALOMD_CUDA_CHECK(cudaEventCreate(&ev_mid_begin));
     HALOMD_CUDA_CHECK(cudaEventCreate(&ev_mid_end));
-    HALOMD_CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+    HALOMD_CUDA_CHECK(cudaStreamCreateWithPriority(&side, cudaStreamNonBlocking, least));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_fork, cudaEventDisableTiming));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_join, cudaEventDisableTiming));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_spec, cudaEventDisableTiming));
@@ -99,11 +108,11 @@ class CudaDdExecutor::Impl {
     if (every_step_timed) timing.create(256);
     flip_reduce_at = static_cast<int64_t>(env_number("HALOMD_TEST_FLIP_REDUCE_AT", -1));
     fail_check_at = static_cast<int64_t>(env_number("HALOMD_TEST_FAIL_SKIN_CHECK_AT", -1));
-    // Measured on one H200 with 4 domains (bench/NOTES.md, seventh session): with device-initiated
-    // transports the interior pass slows the halo kernels more than it hides (the halo is a chain of
-    // latency-bound steps, the boundary pass most of the work); the host-orchestrated ones gain a little.
-    overlap = env_number("HALOMD_DD_OVERLAP", transport->device_initiated() ? 0 : 1) != 0;
-    ds.interior_cells = overlap;  // without the interior pass, no search classifies its cells
+    // enqueue_step says what the modes do; bench/NOTES.md (thirteenth session) what they measured.
+    overlap = static_cast<int>(env_number("HALOMD_DD_OVERLAP", transport->device_initiated() ? 2 : 1));
+    if (overlap < 0 || overlap > 2)
+      throw InputError("", 0, "HALOMD_DD_OVERLAP must be 0, 1 or 2, not " + std::to_string(overlap));
+    ds.interior_cells = overlap == 1;  // only its interior pass reads the cells' classification
   }
   ~Impl() {
     if (ev_begin) (void)cudaEventDestroy(ev_begin);
@@ -118,16 +127,15 @@ class CudaDdExecutor::Impl {
 
   // The step's kernels after the search (which placed the halo, or exchanged it before a GPU-only search):
   // non-bonded forces, the force halo back, the update, the reduction over domains, the end of the step.
-  // reduce: the step's sums are summed over domains at its end (reduce_at). Otherwise the update kernel
-  // ends the step itself, and neither the reduction nor finish_dd_step is enqueued.
   void enqueue_forces_and_update(bool energy, bool reduce) {
     cuda::launch_nonbonded(calls, ds.nonbonded, energy);
+    transport->exchange_f(calls);
     enqueue_update(energy, reduce);
   }
 
+  // reduce: the step's sums are summed over domains at its end (reduce_at). Otherwise the update kernel
+  // ends the step itself, and neither the reduction nor finish_dd_step is enqueued.
   void enqueue_update(bool energy, bool reduce) {
-    transport->exchange_f(calls);
-    mark(kHaloF);
     cuda::launch_update(calls, ds.update, energy, reduce ? 1 : 0);
     if (reduce) {
       transport->reduce(calls, ds.st.get()->red, cuda::kRedCount, &ds.st.get()->red_active, true);
@@ -140,17 +148,45 @@ class CudaDdExecutor::Impl {
   // (GpuLocalArrays::xq).
   void enqueue_exchange_x() { transport->exchange_x(calls); }
 
-  // A step between searches. With `overlap`, the forces of the atoms whose neighbours are all home (interior
-  // cells) are computed on a second stream while the coordinate halo moves; the other atoms' forces follow
-  // the halo, and the force halo goes back once both are done (it adds into home atoms the interior pass
-  // writes). Without, all forces follow the halo in one pass.
+  // A step between searches, by `overlap` (HALOMD_DD_OVERLAP; bench/NOTES.md, thirteenth session, has
+  // what each measured):
+  // 0: every row's forces after the coordinate halo, in one pass, then the force halo.
+  // 1 (host-orchestrated transports): the interior rows (home atoms whose neighbours are all home) on the
+  //    side stream while the coordinate halo moves; the other rows after it; the force halo once both are
+  //    done.
+  // 2 (device-initiated transports): after the coordinate halo, the halo rows and right after them the
+  //    force halo on the main stream, while every home row runs on the side stream. The force halo writes
+  //    only f_halo (the returned forces, summed apart), which no non-bonded pass touches, so it need not
+  //    wait for the home rows; the update waits for both. Nothing runs beside the coordinate halo: interior
+  //    rows there slowed it by more than they hid.
   void enqueue_step(bool energy, bool reduce) {
-    if (!overlap) {
+    if (overlap == 0) {
       mark(kInterior);
       enqueue_exchange_x();
       mark(kHaloX);
       cuda::launch_nonbonded(calls, ds.nonbonded, energy);
+      mark(kHaloRows);
       mark(kBoundary);
+      transport->exchange_f(calls);
+      mark(kHaloF);
+      mark(kJoined);
+      enqueue_update(energy, reduce);
+      return;
+    }
+    if (overlap == 2) {
+      mark(kInterior);
+      enqueue_exchange_x();
+      mark(kHaloX);
+      calls.fork(side, ev_fork);
+      cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kHaloAtoms);
+      mark(kHaloRows);
+      transport->exchange_f(calls);
+      mark(kHaloF);
+      const cudaStream_t main = calls.use(side);
+      cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kHomeAtoms);
+      mark(kBoundary);
+      calls.use(main);
+      calls.join(side, ev_join);
       mark(kJoined);
       enqueue_update(energy, reduce);
       return;
@@ -163,22 +199,27 @@ class CudaDdExecutor::Impl {
     enqueue_exchange_x();
     mark(kHaloX);
     cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kBoundaryAtoms);
+    mark(kHaloRows);
     mark(kBoundary);
     calls.join(side, ev_join);
+    transport->exchange_f(calls);
+    mark(kHaloF);
     mark(kJoined);
     enqueue_update(energy, reduce);
   }
 
   // HALOMD_GPU_TIMING=1: every regular step runs kernel by kernel (no graph) with CUDA events between its
-  // phases; the events are read at the next host wait (sync_state) and reported as gpu_phase_us.
-  enum Mark { kStart, kInterior, kHaloX, kBoundary, kJoined, kHaloF, kEnd };
+  // phases; the events are read at the next host wait (sync_state) and reported as gpu_phase_us. Every mark
+  // is recorded in every overlap mode (some at the same point); "joined" is where the update may start.
+  enum Mark { kStart, kInterior, kHaloX, kHaloRows, kBoundary, kHaloF, kJoined, kEnd };
   static const cuda::GpuTiming::PhaseTable& regular_phases() {
     static const cuda::GpuTiming::PhaseTable table{{"nonbonded_interior", kStart, kInterior},
                                                    {"x_halo", kStart, kHaloX},
+                                                   {"nonbonded_halo_rows", kHaloX, kHaloRows},
                                                    {"nonbonded_boundary", kHaloX, kBoundary},
-                                                   {"interior_wait", kBoundary, kJoined},
-                                                   {"f_halo", kJoined, kHaloF},
-                                                   {"update_reduce", kHaloF, kEnd},
+                                                   {"f_halo", kHaloRows, kHaloF},
+                                                   {"joined", kStart, kJoined},
+                                                   {"update_reduce", kJoined, kEnd},
                                                    {"step_regular", kStart, kEnd}};
     return table;
   }
@@ -550,6 +591,7 @@ class CudaDdExecutor::Impl {
     comm::GpuLocalArrays arrays;
     for (int d = 0; d < 3; ++d) arrays.x[d] = ds.x[d].get();
     arrays.f = ds.f.get();
+    arrays.f_halo = ds.f_halo.get();
     arrays.sorted_of = ds.sorted_of.get();
     arrays.num_local = num_local;
     arrays.xq = ds.update.xq;
@@ -637,7 +679,7 @@ class CudaDdExecutor::Impl {
   double search_part_max_s[kNumParts] = {};  // the largest over the ranks, as of the last save (all ranks)
   std::chrono::steady_clock::time_point last_mark;
   cudaEvent_t ev_begin = nullptr, ev_end = nullptr;
-  cudaStream_t side = nullptr;  // the interior atoms' non-bonded forces, while the halo moves
+  cudaStream_t side = nullptr;  // the home rows' non-bonded forces, while the halos move (enqueue_step)
   cudaEvent_t ev_fork = nullptr, ev_join = nullptr;
   bool step_timed = false, time_next_step = false;
   bool mid_timed = false;
@@ -646,7 +688,8 @@ class CudaDdExecutor::Impl {
   double mid_gpu_s = 0.0;
   int64_t mid_samples = 0;
   bool every_step_timed = false;  // HALOMD_GPU_TIMING=1
-  bool overlap = true;  // HALOMD_DD_OVERLAP: the interior pass on the side stream while the halo moves
+  int overlap = 2;                // HALOMD_DD_OVERLAP (enqueue_step)
+  bool priority = true;           // HALOMD_DD_PRIORITY: the main stream before the side stream
   cuda::GpuTiming timing;
   cuda::GpuTiming::Sample* timed_sample = nullptr;  // the step being enqueued, when timed
   double step_gpu_s = 0.0;
@@ -931,7 +974,7 @@ std::string CudaDdExecutor::report_json() const {
       "  \"dd_skin_nm\": {}, \"repartitions\": {}, \"gpu_only_searches\": {}, \"skin_check_us_mean\": "
       "{:.1f}, "
       "\"max_drift_kept_nm\": {:.4f},\n  \"atom_array_regrows\": {}, \"pair_list_regrows\": {},\n"
-      "  \"dd_overlap\": {}, \"gpu_timing_every_step\": {},\n"
+      "  \"dd_overlap\": {}, \"dd_priority\": {}, \"gpu_timing_every_step\": {},\n"
       "  \"pairs_in_list_all_domains\": {}, \"halo_rows_skipped_all_domains\": {},\n"
       "  \"dd_speculate\": {}, \"speculative_checks\": {}, \"rollbacks\": {}, \"rollback_steps\": {}, "
       "\"rollbacks_outside_searches\": {}, \"speculation_wait_us_mean\": {:.1f},\n  {}",
@@ -944,8 +987,8 @@ std::string CudaDdExecutor::report_json() const {
       m.graph_reduce.instantiations() + m.graph_plain.instantiations(),
       m.graph_reduce.updates() + m.graph_plain.updates(), m.skin, m.searches, m.gpu_searches,
       m.checks > 0 ? 1e6 * m.check_s / m.checks : 0.0, m.max_drift, m.atom_regrows, m.list_regrows, m.overlap,
-      m.every_step_timed, m.pairs_all, m.skipped_all, m.speculate_below, m.spec_checks, m.rollbacks,
-      m.rollback_steps, m.rollbacks_outside_searches,
+      m.priority, m.every_step_timed, m.pairs_all, m.skipped_all, m.speculate_below, m.spec_checks,
+      m.rollbacks, m.rollback_steps, m.rollbacks_outside_searches,
       m.spec_checks > 0 ? 1e6 * m.spec_wait_s / m.spec_checks : 0.0, m.timing.json());
 }
 

@@ -164,13 +164,24 @@ struct NonbondedParams {
   float4* f;  // sorted order
   StepState* st;
   // Domain decomposition: the cell of each sorted atom and the search's interior flag per cell, so the
-  // forces of atoms with home neighbours only can be computed before the halo arrives (null for one domain).
+  // forces of atoms with home neighbours only can be computed before the halo arrives (null without the
+  // classification), and each sorted atom's zone mask (not 0: a halo atom; null for one domain).
   const int* cell_s;
   const unsigned char* cell_interior;
+  const int* zone_mask_s;
 };
 
-// Which atoms a non-bonded launch computes.
-enum NonbondedPass : int { kAllAtoms = 0, kInteriorAtoms = 1, kBoundaryAtoms = 2 };
+// Which atoms a non-bonded launch computes: a set of the three kinds of rows. Interior: home atoms in cells
+// whose neighbours are all home (they need no halo); boundary: the other home atoms; halo: the received atoms
+// that have pairs (the force halo sends their forces back, so it can go as soon as these are done).
+enum NonbondedPass : int {
+  kInteriorAtoms = 1,
+  kHomeBoundaryAtoms = 2,
+  kHaloAtoms = 4,
+  kAllAtoms = 7,
+  kHomeAtoms = kInteriorAtoms | kHomeBoundaryAtoms,
+  kBoundaryAtoms = kHomeBoundaryAtoms | kHaloAtoms,
+};
 
 // One SETTLE water on the device.
 struct SettleDev {
@@ -188,6 +199,9 @@ struct UpdateParams {
   const double* inv_mass;
   const double* mass;
   const float4* f;  // sorted order
+  // Domain decomposition: per local atom, what the force halo brought back, added to f and zeroed here
+  // (comm::GpuLocalArrays::f_halo); null for one domain.
+  float4* f_halo;
   const int* sorted_of;
   const int4* img;
   const float* qs;

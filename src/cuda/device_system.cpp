@@ -212,6 +212,7 @@ bool upload_atoms(const HostAtoms& a, gpu::GpuCalls& calls, DeviceSystem& ds) {
     if (!a.zone_mask.empty()) {
       ds.zone_mask.allocate(cap, per_atom);
       ds.zone_mask_s.allocate(cap, per_atom);
+      ds.f_halo.allocate(cap, per_atom);
     }
     ds.capacity = cap;
     grown = true;
@@ -252,6 +253,8 @@ bool upload_atoms(const HostAtoms& a, gpu::GpuCalls& calls, DeviceSystem& ds) {
   put(ds.settles, a.settles);
   put(ds.free_atoms, a.free_atoms);
   ds.staging.end(calls);
+  // A new plan: its home atoms have nothing returned yet (the halo's entries are zeroed as they arrive).
+  if (!a.zone_mask.empty()) calls.memset_async(ds.f_halo.get(), 0, static_cast<size_t>(n) * sizeof(float4));
 
   SearchParams& sp = ds.search;
   sp.n = n;
@@ -291,6 +294,7 @@ bool upload_atoms(const HostAtoms& a, gpu::GpuCalls& calls, DeviceSystem& ds) {
   np.f = ds.f.get();
   np.cell_s = ds.cell_s.get();
   np.cell_interior = sp.cell_interior;
+  np.zone_mask_s = sp.zone_mask_s;
   UpdateParams& up = ds.update;
   up.n = n;
   up.nsettle = static_cast<int>(a.settles.size());
@@ -304,6 +308,7 @@ bool upload_atoms(const HostAtoms& a, gpu::GpuCalls& calls, DeviceSystem& ds) {
   up.inv_mass = ds.inv_mass.get();
   up.mass = ds.mass.get();
   up.f = ds.f.get();
+  up.f_halo = a.zone_mask.empty() ? nullptr : ds.f_halo.get();
   up.sorted_of = ds.sorted_of.get();
   up.img = ds.img.get();
   up.qs = ds.qs.get();

@@ -31,6 +31,8 @@ struct DeviceSystem {
   gpu::DeviceBuffer<int> cell_count, cell_start, order_tmp, atom_of, cell_s, type_s;
   gpu::DeviceBuffer<unsigned long long> scan_state;  // SearchParams::scan_ticket, then scan_prefix per tile
   gpu::DeviceBuffer<float4> xq, f;
+  // Domain decomposition: per local atom, the forces the halo brought back (comm::GpuLocalArrays::f_halo).
+  gpu::DeviceBuffer<float4> f_halo;
   gpu::DeviceBuffer<float2> lj;
   // Pair list, per lane.
   gpu::DeviceBuffer<int> list, groups;
@@ -39,7 +41,7 @@ struct DeviceSystem {
   gpu::DeviceBuffer<int> cell_halo;  // domain decomposition only, per cell (zeroed by each search)
   gpu::DeviceBuffer<unsigned char> cell_interior;
   // Domain decomposition: whether each search classifies its cells as interior or not (three passes over
-  // the cells), which only the interior pass beside the halo (HALOMD_DD_OVERLAP) reads.
+  // the cells), which only the interior pass beside the halo (HALOMD_DD_OVERLAP 1 or 2) reads.
   bool interior_cells = true;
   // Domain decomposition: the search skips halo rows that cannot have a pair (SearchParams::partner_ext;
   // HALOMD_GPU_SKIP_HALO_ROWS=0 keeps them, a check).

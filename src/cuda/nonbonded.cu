@@ -18,6 +18,12 @@ __device__ inline void add_pair_virial(T* v, float fscal, float dx, float dy, fl
   v[7] += fscal * dy * dz;
 }
 
+// Which of the NonbondedPass kinds sorted atom s's row is (as a bit index); domains only.
+__device__ inline int row_kind(const NonbondedParams& p, int s) {
+  if (p.zone_mask_s[s] != 0) return 2;                                  // kHaloAtoms
+  return p.cell_interior && p.cell_interior[p.cell_s[s]] != 0 ? 0 : 1;  // kInteriorAtoms : kHomeBoundaryAtoms
+}
+
 // One atom's lanes (tpa of them, adjacent in a warp) each walk their own list and sum the force on the atom
 // in float, in list order; the lanes' sums are then added in a fixed butterfly. Every pair is listed from
 // both of its atoms, so nothing is written to another atom's force and the result does not depend on
@@ -41,8 +47,7 @@ __global__ void __launch_bounds__(kBlock, kEnergy ? 4 : 6) nonbonded_kernel(Nonb
   float fx = 0.f, fy = 0.f, fz = 0.f;
   double sums[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // LJ, Coulomb, d (x) F: xx yy zz xy xz yz
   // The same for all lanes of an atom, so the butterfly below sees whole atoms.
-  const bool active =
-      s < p.n && (pass == kAllAtoms || (p.cell_interior[p.cell_s[s]] != 0) == (pass == kInteriorAtoms));
+  const bool active = s < p.n && (pass == kAllAtoms || (pass >> row_kind(p, s) & 1) != 0);
   if (active) {
     const float4 xi = p.xq[s];
     const int ti = p.type_s[s] * p.ntypes;

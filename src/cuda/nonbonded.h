@@ -9,8 +9,8 @@
 namespace halomd::cuda {
 
 // Forces (sorted order) and, with energy, the full-list sums of LJ, Coulomb and d (x) F added to
-// st->nb_acc (which the caller zeroes before an energy step). With domains, a pass may compute the atoms of
-// interior cells only (their neighbours are all home atoms, so they need no halo) or the others only.
+// st->nb_acc (which the caller zeroes before an energy step). With domains, a pass may compute some kinds of
+// rows only (NonbondedPass): the passes of one step must together cover every row once.
 void launch_nonbonded(gpu::GpuCalls& calls, const NonbondedParams& p, bool energy,
                       NonbondedPass pass = kAllAtoms);
 

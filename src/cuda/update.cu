@@ -47,13 +47,20 @@ __device__ inline void leapfrog(const UpdateParams& p, int a, int sa, double lam
   vn = Vec3{p.v[0][a], p.v[1][a], p.v[2][a]};
   rec.img = p.img[a];
   rec.q = p.qs[a];
+  float4 f = p.f[sa];
+  if (p.f_halo) {  // domains: what the force halo brought back, taken (left zero for the next step)
+    const float4 h = p.f_halo[a];
+    f.x += h.x;
+    f.y += h.y;
+    f.z += h.z;
+    p.f_halo[a] = make_float4(0.f, 0.f, 0.f, 0.f);
+  }
   const double im = p.inv_mass[a];
   if (im == 0.0) {
     xn = xo;
     return;
   }
   vn -= Vec3{vcm[0], vcm[1], vcm[2]};
-  const float4 f = p.f[sa];
   if (!(f.x * f.x + f.y * f.y + f.z * f.z < p.max_force2)) flag_error(p.st, step, a, kErrForce);
   vn = vn * lambda + Vec3{f.x, f.y, f.z} * (im * p.dt);
   xn = xo + vn * p.dt;

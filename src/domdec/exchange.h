@@ -51,4 +51,36 @@ void reduce_f(const DdPlan& plan, std::vector<std::vector<T>>& f_local) {
   }
 }
 
+// The reduction as the GPU transports make it (comm/gpu/gpu_halo_device.cuh): f_local is only read, and what
+// comes back for each local atom is summed apart into received[D] (num_local entries, zero on entry), which
+// the update then adds to f. Pulses in reverse order; a receiver sends f + received of its range (received
+// is not 0 there only for atoms that it forwarded in a later pulse). T needs + and +=.
+template <class T>
+void reduce_f_apart(const DdPlan& plan, const std::vector<std::vector<T>>& f_local,
+                    std::vector<std::vector<T>>& received) {
+  const int nd = static_cast<int>(plan.domains.size());
+  if (static_cast<int>(f_local.size()) != nd || static_cast<int>(received.size()) != nd)
+    throw RuntimeError(-1, -1, "reduce_f_apart: one array per domain");
+  for (int dom = 0; dom < nd; ++dom) {
+    const size_t n = static_cast<size_t>(plan.domains[dom].num_local());
+    if (f_local[dom].size() != n || received[dom].size() != n) {
+      throw RuntimeError(
+          -1, -1, "reduce_f_apart: domain " + std::to_string(dom) + "'s arrays have not num_local entries");
+    }
+  }
+  for (int k = static_cast<int>(plan.domains.empty() ? 0 : plan.domains[0].pulses.size()) - 1; k >= 0; --k) {
+    for (int dom = 0; dom < nd; ++dom) {
+      const Pulse& p = plan.domains[dom].pulses[k];
+      const Pulse& r = plan.domains[p.send_to].pulses[k];
+      const std::vector<T>& f = f_local[p.send_to];
+      const std::vector<T>& got = received[p.send_to];
+      std::vector<T>& to = received[dom];
+      for (size_t i = 0; i < p.send.size(); ++i) {
+        const int l = r.recv_start + static_cast<int>(i);
+        to[p.send[i]] += f[l] + got[l];
+      }
+    }
+  }
+}
+
 }  // namespace halomd::domdec

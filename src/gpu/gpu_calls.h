@@ -27,7 +27,10 @@ class GpuCalls {
   ~GpuCalls() {
     if (stream_) (void)cudaStreamDestroy(stream_);
   }
-  void create_stream() { HALOMD_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  // priority: as cudaStreamCreateWithPriority takes it (lower numbers run first; 0 is the default).
+  void create_stream(int priority = 0) {
+    HALOMD_CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, priority));
+  }
   cudaStream_t stream() const { return stream_; }
 
   // A kernel launch; `name` says which kernel in an error message. The arguments are converted to the

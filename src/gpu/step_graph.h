@@ -22,6 +22,10 @@ class StepGraph {
 
   // The next launch records the step again.
   void invalidate() { current_ = false; }
+  // Run the kernels at the priorities of the streams they were recorded from (the stream capture copies a
+  // stream's priority into its kernel nodes) instead of the launch stream's; takes effect at the next
+  // instantiation.
+  void use_node_priority(bool on) { flags_ = on ? cudaGraphInstantiateFlagUseNodePriority : 0; }
   int64_t instantiations() const { return instantiations_; }
   int64_t updates() const { return updates_; }
 
@@ -63,7 +67,7 @@ class StepGraph {
       }
     }
     if (!updated) {
-      const cudaError_t err = cudaGraphInstantiate(&exec_, graph, 0);
+      const cudaError_t err = cudaGraphInstantiate(&exec_, graph, flags_);
       (void)cudaGraphDestroy(graph);
       HALOMD_CUDA_CHECK(err);
       ++instantiations_;
@@ -76,6 +80,7 @@ class StepGraph {
 
   cudaGraphExec_t exec_ = nullptr;
   bool current_ = false;
+  unsigned long long flags_ = 0;
   int64_t instantiations_ = 0, updates_ = 0;
 };
 

@@ -10,8 +10,13 @@ namespace halomd::comm {
 // pulse's atoms in pulse order).
 struct GpuLocalArrays {
   double* x[3] = {nullptr, nullptr, nullptr};  // per local atom, the domain's frame (nm)
-  float4* f = nullptr;                         // per sorted slot: force x, y, z (kJ/mol/nm); w untouched
-  const int* sorted_of = nullptr;              // local atom -> sorted slot
+  float4* f = nullptr;                         // per sorted slot: force x, y, z (kJ/mol/nm); read only
+  // Per local atom: the forces the force halo brought back for it, summed apart from f (0 + the pulses' in
+  // reverse pulse order), so that the exchange never writes what a non-bonded pass may still be writing;
+  // the update adds f + f_halo. The coordinate unpack zeroes a received atom's entry, the update a home
+  // atom's; the executor zeroes the whole array when the plan changes.
+  float4* f_halo = nullptr;
+  const int* sorted_of = nullptr;  // local atom -> sorted slot
   int num_local = 0;
   // Optional: when xq is set, unpacking a received atom also writes its sorted non-bonded record as the
   // pair search places it (x minus its image shift, in float, with its scaled charge), so the exchange

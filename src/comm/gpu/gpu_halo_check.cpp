@@ -27,6 +27,7 @@ struct F3 {
     z += o.z;
     return *this;
   }
+  F3 operator+(const F3& o) const { return {x + o.x, y + o.y, z + o.z}; }
 };
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof(double)) == 0; }
@@ -60,10 +61,11 @@ std::string gpu_halo_check(GpuHaloTransport& transport, const domdec::DdGrid& gr
   gpu::GpuCalls calls;
   calls.create_stream();
   gpu::DeviceBuffer<double> dx[3];
-  gpu::DeviceBuffer<float4> df;
+  gpu::DeviceBuffer<float4> df, dfh;
   gpu::DeviceBuffer<int> dsorted;
   for (int d = 0; d < 3; ++d) dx[d].allocate(nl, "halo check positions");
   df.allocate(nl, "halo check forces");
+  dfh.allocate(nl, "halo check returned forces");
   dsorted.allocate(nl, "halo check sorted order");
   std::vector<int> sorted_of(nl);  // a permutation, so that the sorted-slot indirection is exercised
   for (int i = 0; i < nl; ++i) sorted_of[i] = nl - 1 - i;
@@ -71,6 +73,7 @@ std::string gpu_halo_check(GpuHaloTransport& transport, const domdec::DdGrid& gr
   GpuLocalArrays arrays;
   for (int d = 0; d < 3; ++d) arrays.x[d] = dx[d].get();
   arrays.f = df.get();
+  arrays.f_halo = dfh.get();
   arrays.sorted_of = dsorted.get();
   arrays.num_local = nl;
 
@@ -95,8 +98,9 @@ std::string gpu_halo_check(GpuHaloTransport& transport, const domdec::DdGrid& gr
       }
     }
     domdec::exchange_x(plan, xl);
-    const std::vector<std::vector<F3>> f_before = fl;
-    domdec::reduce_f(plan, fl);
+    std::vector<std::vector<F3>> got(nd);
+    for (int dom = 0; dom < nd; ++dom) got[dom].assign(fl[dom].size(), F3{});
+    domdec::reduce_f_apart(plan, fl, got);
 
     // Upload the home positions (the halo poisoned) and every local atom's force, exchange both ways.
     for (int d = 0; d < 3; ++d) {
@@ -104,10 +108,15 @@ std::string gpu_halo_check(GpuHaloTransport& transport, const domdec::DdGrid& gr
       calls.copy_sync(dx[d].get(), hx.data(), nl * sizeof(double), cudaMemcpyHostToDevice);
     }
     for (int i = 0; i < nl; ++i) {
-      const F3& f = f_before[me][i];
+      const F3& f = fl[me][i];
       hf[sorted_of[i]] = make_float4(f.x, f.y, f.z, 0.f);
     }
     calls.copy_sync(df.get(), hf.data(), nl * sizeof(float4), cudaMemcpyHostToDevice);
+    // The returned forces start from zero for the home atoms (the update leaves them so) and anything for
+    // the halo (the coordinate unpack must zero them).
+    for (int i = 0; i < nl; ++i)
+      hf[i] = i < nh ? make_float4(0.f, 0.f, 0.f, 0.f) : make_float4(1.f, 2.f, 3.f, 4.f);
+    calls.copy_sync(dfh.get(), hf.data(), nl * sizeof(float4), cudaMemcpyHostToDevice);
     if (round == 1 && stall_rank == me) {
       // The timeout test: this rank stops taking part, so its peers must report the pulse and peer they
       // waited for, within their timeout.
@@ -130,17 +139,22 @@ std::string gpu_halo_check(GpuHaloTransport& transport, const domdec::DdGrid& gr
                         transport.name(), me, round, i, d, hx[i], xl[me][i][d]));
       }
     }
+    // The forces themselves are only read; what came back is in f_halo, per local atom.
+    auto check_forces = [&](const char* what, const std::vector<F3>& want, bool sorted) {
+      for (int i = 0; i < nl; ++i) {
+        const float4 g = hf[sorted ? sorted_of[i] : i];
+        const F3& w = want[i];
+        if (same_bits(g.x, w.x) && same_bits(g.y, w.y) && same_bits(g.z, w.z)) continue;
+        throw RuntimeError(-1, mine.global[i],
+                           fmt::format("{} halo check, rank {}, round {}: local atom {} {} ({}, {}, {}), the "
+                                       "reference reduction gives ({}, {}, {})",
+                                       transport.name(), me, round, i, what, g.x, g.y, g.z, w.x, w.y, w.z));
+      }
+    };
     calls.copy_sync(hf.data(), df.get(), nl * sizeof(float4), cudaMemcpyDeviceToHost);
-    for (int i = 0; i < nl; ++i) {
-      const float4 got = hf[sorted_of[i]];
-      const F3& want = fl[me][i];
-      if (same_bits(got.x, want.x) && same_bits(got.y, want.y) && same_bits(got.z, want.z)) continue;
-      throw RuntimeError(
-          -1, mine.global[i],
-          fmt::format("{} halo check, rank {}, round {}: local atom {} force ({}, {}, {}), the "
-                      "reference reduction gives ({}, {}, {})",
-                      transport.name(), me, round, i, got.x, got.y, got.z, want.x, want.y, want.z));
-    }
+    check_forces("force", fl[me], true);
+    calls.copy_sync(hf.data(), dfh.get(), nl * sizeof(float4), cudaMemcpyDeviceToHost);
+    check_forces("returned force", got[me], false);
 
     // The reduction: every rank contributes (rank + 1) * (k + 1) to value k.
     long long hv[kMaxGpuReduce];

@@ -1,7 +1,8 @@
 // Device-side pieces shared by the GPU halo transports (gpu_halo.h): one pulse as its kernels see it and
 // the per-atom pack, unpack and force-add steps, so that every transport does the same arithmetic and the
-// trajectories are bitwise identical whichever carries the data. Wire formats: coordinates 3 doubles per
-// atom, forces 3 floats per atom, in the pulse's send order.
+// trajectories are bitwise identical whichever carries the data (domdec::reduce_f_apart is the host's
+// reference of the force side). Wire formats: coordinates 3 doubles per atom, forces 3 floats per atom, in
+// the pulse's send order.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -20,6 +21,7 @@ __device__ inline void unpack_x_atom(const GpuLocalArrays& a, const HaloPulseDev
   const int l = p.recv_start + i;
   double v[3];
   for (int d = 0; d < 3; ++d) a.x[d][l] = v[d] = wire[3 * i + d];
+  a.f_halo[l] = make_float4(0.f, 0.f, 0.f, 0.f);
   if (a.xq) {
     const int4 k = a.img[l];
     a.xq[a.sorted_of[l]] =
@@ -28,20 +30,23 @@ __device__ inline void unpack_x_atom(const GpuLocalArrays& a, const HaloPulseDev
   }
 }
 
-// The force on received atom i, to go back to its owner.
+// The force on received atom i, to go back to its owner: its own (non-bonded) force plus what later pulses
+// brought back for it, if it was forwarded.
 __device__ inline void pack_f_atom(const GpuLocalArrays& a, const HaloPulseDev& p, int i, float* wire) {
-  const float4 f = a.f[a.sorted_of[p.recv_start + i]];
-  wire[3 * i + 0] = f.x;
-  wire[3 * i + 1] = f.y;
-  wire[3 * i + 2] = f.z;
+  const int l = p.recv_start + i;
+  const float4 f = a.f[a.sorted_of[l]], h = a.f_halo[l];
+  wire[3 * i + 0] = f.x + h.x;
+  wire[3 * i + 1] = f.y + h.y;
+  wire[3 * i + 2] = f.z + h.z;
 }
 
-// Adds the returned force of sent atom i (each atom appears once in a pulse's send list, so no race).
+// Adds the returned force of sent atom i into its f_halo entry (each atom appears once in a pulse's send
+// list, so no race).
 __device__ inline void add_f_atom(const GpuLocalArrays& a, const HaloPulseDev& p, int i, const float* wire) {
-  float4& f = a.f[a.sorted_of[p.send[i]]];
-  f.x += wire[3 * i + 0];
-  f.y += wire[3 * i + 1];
-  f.z += wire[3 * i + 2];
+  float4& h = a.f_halo[p.send[i]];
+  h.x += wire[3 * i + 0];
+  h.y += wire[3 * i + 1];
+  h.z += wire[3 * i + 2];
 }
 
 }  // namespace halomd::comm
