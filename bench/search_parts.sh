@@ -35,7 +35,7 @@ for timing in ${TIMINGS:-0}; do
       launch=""
       extra=""
     else
-      launch="$mpirun -n $n -x HALOMD_DD_SKIN -x HALOMD_GPU_TPA -x HALOMD_GPU_TIMING -x HALOMD_DD_OVERLAP -x HALOMD_HALO_STAMPS -x HALOMD_HALO_BLOCKS"
+      launch="$mpirun -n $n -x HALOMD_DD_SKIN -x HALOMD_GPU_TPA -x HALOMD_GPU_TIMING -x HALOMD_DD_OVERLAP -x HALOMD_HALO_STAMPS -x HALOMD_HALO_BLOCKS -x HALOMD_DD_PRIORITY"
       extra="--transport $t --dd $dd"
     fi
     stamps=""
