@@ -77,16 +77,22 @@ class CudaDdExecutor::Impl {
     gpu_name = prop.name;
     gpu_key = static_cast<int64_t>(prop.pciDomainID) << 16 | prop.pciBusID << 8 | prop.pciDeviceID;
     multiprocessors = prop.multiProcessorCount;
-    // HALOMD_DD_PRIORITY (1 by default): the main stream (the halos, the halo rows, the update: the step's
-    // critical path, enqueue_step) at the highest priority, the side stream (the home rows) at the lowest,
-    // so that the block scheduler starts the critical path's blocks first; the graphs keep the streams'
-    // priorities per kernel.
-    priority = env_number("HALOMD_DD_PRIORITY", 1) != 0;
+    // HALOMD_DD_PRIORITY: 0: every stream at the default priority; 1 (host-orchestrated transports): the
+    // main stream (the halos, the boundary rows, the update) at the highest, the interior rows' side stream
+    // at the lowest; 2 (device-initiated transports): only the halo rows and the force halo (their own
+    // stream `urgent` in overlap 2) at the highest, everything else at the lowest. With 1 and overlap 2,
+    // a rank's coordinate halo and update at the highest priority arrived while the other ranks' home rows
+    // ran at the lowest, and the halo took 48 us instead of 22 at 45k (bench/NOTES.md, thirteenth session).
+    // The graphs keep the streams' priorities per kernel.
+    priority = static_cast<int>(env_number("HALOMD_DD_PRIORITY", transport->device_initiated() ? 2 : 1));
+    if (priority < 0 || priority > 2)
+      throw InputError("", 0, "HALOMD_DD_PRIORITY must be 0, 1 or 2, not " + std::to_string(priority));
     int least = 0, greatest = 0;
-    if (priority) HALOMD_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    calls.create_stream(greatest);
-    graph_reduce.use_node_priority(priority);
-    graph_plain.use_node_priority(priority);
+    if (priority != 0) HALOMD_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    calls.create_stream(priority == 1 ? greatest : least);
+    HALOMD_CUDA_CHECK(cudaStreamCreateWithPriority(&urgent, cudaStreamNonBlocking, greatest));
+    graph_reduce.use_node_priority(priority != 0);
+    graph_plain.use_node_priority(priority != 0);
     first_atom = domdec::first_atoms(top.molecule);
     for (double m : top.mass) total_mass += m;
     skin = skin_asked = std::max(0.0, env_number("HALOMD_DD_SKIN", kDefaultSkin));
@@ -96,6 +102,7 @@ class CudaDdExecutor::Impl {
     HALOMD_CUDA_CHECK(cudaEventCreate(&ev_mid_begin));
     HALOMD_CUDA_CHECK(cudaEventCreate(&ev_mid_end));
     HALOMD_CUDA_CHECK(cudaStreamCreateWithPriority(&side, cudaStreamNonBlocking, least));
+    HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_urgent, cudaEventDisableTiming));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_fork, cudaEventDisableTiming));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_join, cudaEventDisableTiming));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_spec, cudaEventDisableTiming));
@@ -120,6 +127,8 @@ class CudaDdExecutor::Impl {
     if (ev_join) (void)cudaEventDestroy(ev_join);
     if (ev_spec) (void)cudaEventDestroy(ev_spec);
     if (side) (void)cudaStreamDestroy(side);
+    if (urgent) (void)cudaStreamDestroy(urgent);
+    if (ev_urgent) (void)cudaEventDestroy(ev_urgent);
     if (ev_end) (void)cudaEventDestroy(ev_end);
     if (ev_mid_begin) (void)cudaEventDestroy(ev_mid_begin);
     if (ev_mid_end) (void)cudaEventDestroy(ev_mid_end);
@@ -177,15 +186,18 @@ class CudaDdExecutor::Impl {
       mark(kInterior);
       enqueue_exchange_x();
       mark(kHaloX);
+      calls.fork(urgent, ev_fork);
       calls.fork(side, ev_fork);
+      const cudaStream_t main = calls.use(urgent);
       cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kHaloAtoms);
       mark(kHaloRows);
       transport->exchange_f(calls);
       mark(kHaloF);
-      const cudaStream_t main = calls.use(side);
+      calls.use(side);
       cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kHomeAtoms);
       mark(kBoundary);
       calls.use(main);
+      calls.join(urgent, ev_urgent);
       calls.join(side, ev_join);
       mark(kJoined);
       enqueue_update(energy, reduce);
@@ -679,7 +691,9 @@ class CudaDdExecutor::Impl {
   double search_part_max_s[kNumParts] = {};  // the largest over the ranks, as of the last save (all ranks)
   std::chrono::steady_clock::time_point last_mark;
   cudaEvent_t ev_begin = nullptr, ev_end = nullptr;
-  cudaStream_t side = nullptr;  // the home rows' non-bonded forces, while the halos move (enqueue_step)
+  cudaStream_t side = nullptr;    // the home rows' non-bonded forces, while the halos move (enqueue_step)
+  cudaStream_t urgent = nullptr;  // overlap 2: the halo rows and the force halo
+  cudaEvent_t ev_urgent = nullptr;
   cudaEvent_t ev_fork = nullptr, ev_join = nullptr;
   bool step_timed = false, time_next_step = false;
   bool mid_timed = false;
@@ -689,7 +703,7 @@ class CudaDdExecutor::Impl {
   int64_t mid_samples = 0;
   bool every_step_timed = false;  // HALOMD_GPU_TIMING=1
   int overlap = 2;                // HALOMD_DD_OVERLAP (enqueue_step)
-  bool priority = true;           // HALOMD_DD_PRIORITY: the main stream before the side stream
+  int priority = 1;               // HALOMD_DD_PRIORITY (the constructor)
   cuda::GpuTiming timing;
   cuda::GpuTiming::Sample* timed_sample = nullptr;  // the step being enqueued, when timed
   double step_gpu_s = 0.0;
