@@ -77,6 +77,11 @@ class CudaDdExecutor::Impl {
     gpu_name = prop.name;
     gpu_key = static_cast<int64_t>(prop.pciDomainID) << 16 | prop.pciBusID << 8 | prop.pciDeviceID;
     multiprocessors = prop.multiProcessorCount;
+    // enqueue_step says what the modes do; bench/NOTES.md (thirteenth session) what they measured. Read
+    // before any stream or event is made, so that a bad value leaks nothing.
+    overlap = env_int("HALOMD_DD_OVERLAP", transport->device_initiated() ? 2 : 1);
+    if (overlap < 0 || overlap > 2)
+      throw InputError("", 0, "HALOMD_DD_OVERLAP must be 0, 1 or 2, not " + std::to_string(overlap));
     // HALOMD_DD_PRIORITY: 0: every stream at the default priority; 1 (host-orchestrated transports): the
     // main stream (the halos, the boundary rows, the update) at the highest, the interior rows' side stream
     // at the lowest; 2 (device-initiated transports): only the halo rows and the force halo (their own
@@ -84,7 +89,7 @@ class CudaDdExecutor::Impl {
     // a rank's coordinate halo and update at the highest priority arrived while the other ranks' home rows
     // ran at the lowest, and the halo took 48 us instead of 22 at 45k (bench/NOTES.md, thirteenth session).
     // The graphs keep the streams' priorities per kernel.
-    priority = static_cast<int>(env_number("HALOMD_DD_PRIORITY", transport->device_initiated() ? 2 : 1));
+    priority = env_int("HALOMD_DD_PRIORITY", transport->device_initiated() ? 2 : 1);
     if (priority < 0 || priority > 2)
       throw InputError("", 0, "HALOMD_DD_PRIORITY must be 0, 1 or 2, not " + std::to_string(priority));
     int least = 0, greatest = 0;
@@ -115,10 +120,6 @@ class CudaDdExecutor::Impl {
     if (every_step_timed) timing.create(256);
     flip_reduce_at = static_cast<int64_t>(env_number("HALOMD_TEST_FLIP_REDUCE_AT", -1));
     fail_check_at = static_cast<int64_t>(env_number("HALOMD_TEST_FAIL_SKIN_CHECK_AT", -1));
-    // enqueue_step says what the modes do; bench/NOTES.md (thirteenth session) what they measured.
-    overlap = static_cast<int>(env_number("HALOMD_DD_OVERLAP", transport->device_initiated() ? 2 : 1));
-    if (overlap < 0 || overlap > 2)
-      throw InputError("", 0, "HALOMD_DD_OVERLAP must be 0, 1 or 2, not " + std::to_string(overlap));
     ds.interior_cells = overlap == 1;  // only its interior pass reads the cells' classification
   }
   ~Impl() {
@@ -188,15 +189,19 @@ class CudaDdExecutor::Impl {
       mark(kHaloX);
       calls.fork(urgent, ev_fork);
       calls.fork(side, ev_fork);
-      const cudaStream_t main = calls.use(urgent);
-      cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kHaloAtoms);
-      mark(kHaloRows);
-      transport->exchange_f(calls);
-      mark(kHaloF);
-      calls.use(side);
-      cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kHomeAtoms);
-      mark(kBoundary);
-      calls.use(main);
+      {
+        // The home rows first: a host-orchestrated force halo blocks the host until it is done.
+        const gpu::GpuCalls::Use on(calls, side);
+        cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kHomeAtoms);
+        mark(kBoundary);
+      }
+      {
+        const gpu::GpuCalls::Use on(calls, urgent);
+        cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kHaloAtoms);
+        mark(kHaloRows);
+        transport->exchange_f(calls);
+        mark(kHaloF);
+      }
       calls.join(urgent, ev_urgent);
       calls.join(side, ev_join);
       mark(kJoined);
@@ -204,10 +209,11 @@ class CudaDdExecutor::Impl {
       return;
     }
     calls.fork(side, ev_fork);
-    const cudaStream_t main = calls.use(side);
-    cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kInteriorAtoms);
-    mark(kInterior);
-    calls.use(main);
+    {
+      const gpu::GpuCalls::Use on(calls, side);
+      cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kInteriorAtoms);
+      mark(kInterior);
+    }
     enqueue_exchange_x();
     mark(kHaloX);
     cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kBoundaryAtoms);

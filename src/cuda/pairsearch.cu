@@ -9,6 +9,8 @@ namespace halomd::cuda {
 namespace {
 
 constexpr int kBlock = 128;
+// nm: the rounding room of a window clipped at partner_ext (float position times float inverse cell size).
+constexpr float kExtSlack = 1e-3f;
 
 __device__ inline int clamp_int(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
@@ -318,6 +320,18 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) ns_warp_search_kernel(Sear
   for (int d = 0; d < 3; ++d) {
     lo[d] = max(cc[d] - p.reach[d], static_cast<int>(floorf((xv_of(xi, d) - p.prune) * p.inv_cell_size[d])));
     hi[d] = min(cc[d] + p.reach[d], static_cast<int>(floorf((xv_of(xi, d) + p.prune) * p.inv_cell_size[d])));
+  }
+  // A halo row's partners all have zone offset 0 where its own is not, so they lie at or below partner_ext
+  // there: the cells above it hold none, and the window ends at the cell of partner_ext (plus a rounding
+  // slack; the decomposed dimensions are not periodic in the search box, so the cell is floor(x / size)),
+  // or is empty (hi = lo - 1).
+  // The same pairs in the same order, so the same list (bench/NOTES.md, thirteenth session).
+  if (p.partner_ext && zm_i != 0) {
+    for (int d = 0; d < 3; ++d) {
+      if (!((zm_i >> d) & 1)) continue;
+      const float ext = static_cast<float>(from_ordered_bits(p.partner_ext[d]));
+      hi[d] = max(lo[d] - 1, min(hi[d], static_cast<int>(floorf((ext + kExtSlack) * p.inv_cell_size[d]))));
+    }
   }
   // Widths clamped at 0: a runaway position (a blow-up, which the update kernel reports) gives an empty
   // window, never more than columns(p) columns (2 columns(p) ranges).

@@ -90,6 +90,18 @@ class GpuCalls {
     stream_ = stream;
     return previous;
   }
+  // use(stream) for a scope: the previous stream is back when it ends, also when a call in it throws.
+  class Use {
+   public:
+    Use(GpuCalls& calls, cudaStream_t stream) : calls_(calls), previous_(calls.use(stream)) {}
+    Use(const Use&) = delete;
+    Use& operator=(const Use&) = delete;
+    ~Use() { calls_.use(previous_); }
+
+   private:
+    GpuCalls& calls_;
+    cudaStream_t previous_;
+  };
   void join(cudaStream_t side, cudaEvent_t event) {
     HALOMD_CUDA_CHECK(cudaEventRecord(event, side));
     HALOMD_CUDA_CHECK(cudaStreamWaitEvent(stream_, event, 0));

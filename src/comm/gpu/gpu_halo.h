@@ -47,9 +47,9 @@ class GpuHaloTransport {
   // (the peer being recv_from). When it returns, the work is enqueued (device-initiated) or done up to the
   // unpack, which is enqueued (host-driven).
   virtual void exchange_x(gpu::GpuCalls& calls) = 0;
-  // The force pulses in reverse plan order: each rank returns f[sorted_of[recv_start + i]] (x, y, z) of its
-  // received atoms to recv_from, which adds them in float into f[sorted_of[send[i]]], pulse by pulse, in
-  // the send order (so every transport gives the same bits).
+  // The force pulses in reverse plan order: each rank returns f[sorted_of[l]] + f_halo[l] (x, y, z) of its
+  // received atoms l = recv_start + i to recv_from, which adds them in float into f_halo[send[i]], pulse by
+  // pulse, in the send order (so every transport gives the same bits). f is only read (GpuLocalArrays).
   virtual void exchange_f(gpu::GpuCalls& calls) = 0;
   // values[0, count) (device memory) summed over ranks in place, exactly (integers). device_initiated(): the
   // kernels read *active (device memory) and do nothing when it is 0, every rank alike. Host-driven: nothing

@@ -23,7 +23,9 @@
 //
 // Why it should not deadlock (several PEs on one GPU under MPS, or one PE per GPU):
 // - The only kernels that spin are the exchange kernels here, B = Launch::blocks blocks of kThreads each
-//   (the reduction: one block), and a PE has at most one of them running at a time (one stream). A pulse is
+//   (the reduction: one block), and a PE has at most one of them running at a time (stream order; with
+//   HALOMD_DD_OVERLAP=2 the force halo runs on a stream of its own, and the update, which precedes the next
+//   exchange, waits for it: cuda_dd_executor.cpp enqueue_step). A pulse is
 //   released only when all B blocks have packed it, and a block packs pulse k + 1 only after its own wait
 //   for pulse k, so every block of every PE's exchange kernel must be resident at the same time; other
 //   kernels (a big non-bonded kernel) end by themselves and free their SMs. This is an assumption about the
