@@ -41,7 +41,7 @@ struct DeviceSystem {
   gpu::DeviceBuffer<int> cell_halo;  // domain decomposition only, per cell (zeroed by each search)
   gpu::DeviceBuffer<unsigned char> cell_interior;
   // Domain decomposition: whether each search classifies its cells as interior or not (three passes over
-  // the cells), which only the interior pass beside the halo (HALOMD_DD_OVERLAP 1 or 2) reads.
+  // the cells), which only the interior pass beside the halo (HALOMD_DD_OVERLAP=1) reads.
   bool interior_cells = true;
   // Domain decomposition: the search skips halo rows that cannot have a pair (SearchParams::partner_ext;
   // HALOMD_GPU_SKIP_HALO_ROWS=0 keeps them, a check).

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/errors.h"
@@ -28,27 +29,49 @@ std::vector<Vec3> gather_local_x(const DdPlan& plan, const DomainPlan& domain,
 // which the home part is set; the halo part is filled with x_local[sender][send[i]] + shift.
 void exchange_x(const DdPlan& plan, std::vector<std::vector<Vec3>>& x_local);
 
-// The reverse reduction: the pulses in reverse order, each receiver's range added into the sender's `send`
-// atoms (f_local[D] has num_local entries; the halo entries are read, not cleared). T needs +=.
+namespace detail {
+
+// Throws unless `arrays` holds one array of num_local entries per domain (`what` names the caller).
 template <class T>
-void reduce_f(const DdPlan& plan, std::vector<std::vector<T>>& f_local) {
+void check_local_arrays(const DdPlan& plan, const std::vector<std::vector<T>>& arrays, const char* what) {
   const int nd = static_cast<int>(plan.domains.size());
-  if (static_cast<int>(f_local.size()) != nd) throw RuntimeError(-1, -1, "reduce_f: one array per domain");
+  if (static_cast<int>(arrays.size()) != nd)
+    throw RuntimeError(-1, -1, std::string(what) + ": one array per domain");
   for (int dom = 0; dom < nd; ++dom) {
-    if (static_cast<int>(f_local[dom].size()) != plan.domains[dom].num_local()) {
-      throw RuntimeError(-1, -1,
-                         "reduce_f: domain " + std::to_string(dom) + "'s array has not num_local entries");
+    if (static_cast<int>(arrays[dom].size()) != plan.domains[dom].num_local()) {
+      throw RuntimeError(
+          -1, -1,
+          std::string(what) + ": domain " + std::to_string(dom) + "'s array has not num_local entries");
     }
   }
+}
+
+// Calls add(dom, sent, from, received) for every atom a pulse returns, pulses in reverse order, domains in
+// order, atoms in send order: local atom `sent` of domain dom gets back what local atom `received` of domain
+// `from` (its copy there) holds.
+template <class Add>
+void for_each_return(const DdPlan& plan, Add&& add) {
+  const int nd = static_cast<int>(plan.domains.size());
   for (int k = static_cast<int>(plan.domains.empty() ? 0 : plan.domains[0].pulses.size()) - 1; k >= 0; --k) {
     for (int dom = 0; dom < nd; ++dom) {
       const Pulse& p = plan.domains[dom].pulses[k];
       const Pulse& r = plan.domains[p.send_to].pulses[k];
-      const std::vector<T>& from = f_local[p.send_to];
-      std::vector<T>& to = f_local[dom];
-      for (size_t i = 0; i < p.send.size(); ++i) to[p.send[i]] += from[r.recv_start + i];
+      for (size_t i = 0; i < p.send.size(); ++i)
+        add(dom, p.send[i], p.send_to, r.recv_start + static_cast<int>(i));
     }
   }
+}
+
+}  // namespace detail
+
+// The reverse reduction: the pulses in reverse order, each receiver's range added into the sender's `send`
+// atoms (f_local[D] has num_local entries; the halo entries are read, not cleared). T needs +=.
+template <class T>
+void reduce_f(const DdPlan& plan, std::vector<std::vector<T>>& f_local) {
+  detail::check_local_arrays(plan, f_local, "reduce_f");
+  detail::for_each_return(plan, [&](int dom, int sent, int from, int received) {
+    f_local[dom][sent] += f_local[from][received];
+  });
 }
 
 // The reduction as the GPU transports make it (comm/gpu/gpu_halo_device.cuh): f_local is only read, and what
@@ -58,29 +81,11 @@ void reduce_f(const DdPlan& plan, std::vector<std::vector<T>>& f_local) {
 template <class T>
 void reduce_f_apart(const DdPlan& plan, const std::vector<std::vector<T>>& f_local,
                     std::vector<std::vector<T>>& received) {
-  const int nd = static_cast<int>(plan.domains.size());
-  if (static_cast<int>(f_local.size()) != nd || static_cast<int>(received.size()) != nd)
-    throw RuntimeError(-1, -1, "reduce_f_apart: one array per domain");
-  for (int dom = 0; dom < nd; ++dom) {
-    const size_t n = static_cast<size_t>(plan.domains[dom].num_local());
-    if (f_local[dom].size() != n || received[dom].size() != n) {
-      throw RuntimeError(
-          -1, -1, "reduce_f_apart: domain " + std::to_string(dom) + "'s arrays have not num_local entries");
-    }
-  }
-  for (int k = static_cast<int>(plan.domains.empty() ? 0 : plan.domains[0].pulses.size()) - 1; k >= 0; --k) {
-    for (int dom = 0; dom < nd; ++dom) {
-      const Pulse& p = plan.domains[dom].pulses[k];
-      const Pulse& r = plan.domains[p.send_to].pulses[k];
-      const std::vector<T>& f = f_local[p.send_to];
-      const std::vector<T>& got = received[p.send_to];
-      std::vector<T>& to = received[dom];
-      for (size_t i = 0; i < p.send.size(); ++i) {
-        const int l = r.recv_start + static_cast<int>(i);
-        to[p.send[i]] += f[l] + got[l];
-      }
-    }
-  }
+  detail::check_local_arrays(plan, f_local, "reduce_f_apart");
+  detail::check_local_arrays(plan, received, "reduce_f_apart");
+  detail::for_each_return(plan, [&](int dom, int sent, int from, int copy) {
+    received[dom][sent] += f_local[from][copy] + received[from][copy];
+  });
 }
 
 }  // namespace halomd::domdec
