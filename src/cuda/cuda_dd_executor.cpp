@@ -121,6 +121,7 @@ class CudaDdExecutor::Impl {
     flip_reduce_at = static_cast<int64_t>(env_number("HALOMD_TEST_FLIP_REDUCE_AT", -1));
     fail_check_at = static_cast<int64_t>(env_number("HALOMD_TEST_FAIL_SKIN_CHECK_AT", -1));
     ds.interior_cells = overlap == 1;  // only its interior pass reads the cells' classification
+    ds.row_lists = overlap == 2;       // only its home and halo passes read the rows by kind
   }
   ~Impl() {
     if (ev_begin) (void)cudaEventDestroy(ev_begin);

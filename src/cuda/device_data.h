@@ -124,7 +124,13 @@ struct SearchParams {
   // whose distance beyond these in its zone's dimensions is at least rlist has no pair under the
   // eighth-shell rule (its partners all have offset 0 where it has not), so the search skips its row.
   unsigned long long* partner_ext;  // null: no row is skipped (also HALOMD_GPU_SKIP_HALO_ROWS=0)
-  int4* img;                        // periodic image of each atom at this search
+  // Domain decomposition: the sorted rows by kind, each kind ascending: the n_home home rows (zone mask 0),
+  // then the halo rows, so that a non-bonded pass over one kind launches for its rows only; per block of
+  // kRowListBlock rows the number of halo rows (pairsearch.cu). Null for one domain.
+  int* rows;
+  int* row_block_halo;
+  int n_home;
+  int4* img;  // periodic image of each atom at this search
   int* cell_of;
   int* slot;
   int* sorted_of;
@@ -169,6 +175,10 @@ struct NonbondedParams {
   const int* cell_s;
   const unsigned char* cell_interior;
   const int* zone_mask_s;
+  // Domain decomposition: SearchParams::rows (home rows, then halo rows) and the home rows' count; the home
+  // and halo passes (kHomeAtoms, kHaloAtoms) launch for their rows only. Null for one domain.
+  const int* rows;
+  int n_home;
 };
 
 // Which atoms a non-bonded launch computes: a set of the three kinds of rows. Interior: home atoms in cells

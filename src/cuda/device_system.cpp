@@ -255,6 +255,12 @@ bool upload_atoms(const HostAtoms& a, gpu::GpuCalls& calls, DeviceSystem& ds) {
   ds.staging.end(calls);
   // A new plan: its home atoms have nothing returned yet (the halo's entries are zeroed as they arrive).
   if (!a.zone_mask.empty()) calls.memset_async(ds.f_halo.get(), 0, static_cast<size_t>(n) * sizeof(float4));
+  const bool row_lists = !a.zone_mask.empty() && ds.row_lists;
+  if (row_lists && ds.rows.size() < ds.capacity) {
+    ds.rows.allocate(ds.capacity, "rows by kind");
+    ds.row_block_halo.allocate(ds.capacity / kRowListBlock + 1, "rows by kind");
+  }
+  const int n_home = static_cast<int>(std::count(a.zone_mask.begin(), a.zone_mask.end(), 0));
 
   SearchParams& sp = ds.search;
   sp.n = n;
@@ -274,6 +280,9 @@ bool upload_atoms(const HostAtoms& a, gpu::GpuCalls& calls, DeviceSystem& ds) {
   sp.partner_ext = a.zone_mask.empty() || !ds.skip_halo_rows ? nullptr : ds.partner_ext.get();
   sp.cell_halo = a.zone_mask.empty() ? nullptr : ds.cell_halo.get();
   sp.cell_interior = interior ? ds.cell_interior.get() : nullptr;
+  sp.rows = row_lists ? ds.rows.get() : nullptr;
+  sp.row_block_halo = row_lists ? ds.row_block_halo.get() : nullptr;
+  sp.n_home = n_home;
   sp.img = ds.img.get();
   sp.cell_of = ds.cell_of.get();
   sp.slot = ds.slot.get();
@@ -295,6 +304,8 @@ bool upload_atoms(const HostAtoms& a, gpu::GpuCalls& calls, DeviceSystem& ds) {
   np.cell_s = ds.cell_s.get();
   np.cell_interior = sp.cell_interior;
   np.zone_mask_s = sp.zone_mask_s;
+  np.rows = sp.rows;
+  np.n_home = n_home;
   UpdateParams& up = ds.update;
   up.n = n;
   up.nsettle = static_cast<int>(a.settles.size());

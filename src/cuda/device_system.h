@@ -33,6 +33,10 @@ struct DeviceSystem {
   gpu::DeviceBuffer<float4> xq, f;
   // Domain decomposition: per local atom, the forces the halo brought back (comm::GpuLocalArrays::f_halo).
   gpu::DeviceBuffer<float4> f_halo;
+  // Domain decomposition: the sorted rows by kind (SearchParams::rows), made by every search when row_lists
+  // (the executor's home and halo passes read them).
+  gpu::DeviceBuffer<int> rows, row_block_halo;
+  bool row_lists = false;
   gpu::DeviceBuffer<float2> lj;
   // Pair list, per lane.
   gpu::DeviceBuffer<int> list, groups;

@@ -41,13 +41,18 @@ __global__ void __launch_bounds__(kBlock, kEnergy ? 4 : 6) nonbonded_kernel(Nonb
   for (int k = threadIdx.x; k < p.ntypes * p.ntypes; k += blockDim.x) s_lj[k] = p.lj[k];
   __syncthreads();
 
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  const int s = t >> p.log2_tpa;
-  const int r = t & (p.tpa - 1);
+  const int u = (blockIdx.x * blockDim.x + threadIdx.x) >> p.log2_tpa;  // the launch's row
+  const int r = threadIdx.x & (p.tpa - 1);
+  // The sorted row: the u-th of its kind for a home or halo pass over the row lists, else u.
+  const bool listed = p.rows && (pass == kHomeAtoms || pass == kHaloAtoms);
+  const int first = pass == kHaloAtoms ? p.n_home : 0, count = pass == kHomeAtoms ? p.n_home : p.n - p.n_home;
+  const bool in_range = listed ? u < count : u < p.n;
+  const int s = listed ? (in_range ? p.rows[first + u] : 0) : u;
+  const int t = s * p.tpa + r;  // the row's list lane
   float fx = 0.f, fy = 0.f, fz = 0.f;
   double sums[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // LJ, Coulomb, d (x) F: xx yy zz xy xz yz
   // The same for all lanes of an atom, so the butterfly below sees whole atoms.
-  const bool active = s < p.n && (pass == kAllAtoms || (pass >> row_kind(p, s) & 1) != 0);
+  const bool active = in_range && (listed || pass == kAllAtoms || (pass >> row_kind(p, s) & 1) != 0);
   if (active) {
     const float4 xi = p.xq[s];
     const int ti = p.type_s[s] * p.ntypes;
@@ -153,8 +158,11 @@ __global__ void __launch_bounds__(kBlock, kEnergy ? 4 : 6) nonbonded_kernel(Nonb
 }  // namespace
 
 void launch_nonbonded(gpu::GpuCalls& calls, const NonbondedParams& p, bool energy, NonbondedPass pass) {
-  const long long lanes = static_cast<long long>(p.n) * p.tpa;
+  const bool listed = p.rows && (pass == kHomeAtoms || pass == kHaloAtoms);
+  const int rows = !listed ? p.n : (pass == kHomeAtoms ? p.n_home : p.n - p.n_home);
+  const long long lanes = static_cast<long long>(rows) * p.tpa;
   const int blocks = static_cast<int>((lanes + kBlock - 1) / kBlock);
+  if (blocks == 0) return;  // a pass with no rows of its kind
   const size_t shared = sizeof(float2) * p.ntypes * p.ntypes;
   if (energy)
     calls.launch("nonbonded_kernel<energy>", nonbonded_kernel<true>, blocks, kBlock, shared, p, pass);

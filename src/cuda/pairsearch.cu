@@ -63,6 +63,37 @@ __global__ void ns_partner_ext_kernel(SearchParams p) {
   }
 }
 
+// Domain decomposition: the sorted rows by kind (SearchParams::rows), in two passes over blocks of
+// kRowListBlock rows: the halo rows per block, then each block's rows placed after the blocks before it (a
+// sum over at most n / kRowListBlock counts, ~30 at 30k local atoms), in ascending order within each kind.
+__global__ void __launch_bounds__(kRowListBlock) ns_row_count_kernel(SearchParams p) {
+  const int s = blockIdx.x * kRowListBlock + threadIdx.x;
+  const int halo = __syncthreads_count(s < p.n && p.zone_mask_s[s] != 0);
+  if (threadIdx.x == 0) p.row_block_halo[blockIdx.x] = halo;
+}
+__global__ void __launch_bounds__(kRowListBlock) ns_row_list_kernel(SearchParams p) {
+  __shared__ int warp_halo[kRowListBlock / 32];
+  __shared__ int halo_before;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (warp == 0) {
+    int sum = 0;
+    for (int b = lane; b < static_cast<int>(blockIdx.x); b += 32) sum += p.row_block_halo[b];
+    for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+    if (lane == 0) halo_before = sum;
+  }
+  const int s = blockIdx.x * kRowListBlock + threadIdx.x;
+  const bool in = s < p.n;
+  const bool halo = in && p.zone_mask_s[s] != 0;
+  const unsigned ballot = __ballot_sync(0xffffffffu, halo);
+  if (lane == 0) warp_halo[warp] = __popc(ballot);
+  __syncthreads();
+  int halo_in_block = 0;  // halo rows of this block's warps before this one
+  for (int w = 0; w < warp; ++w) halo_in_block += warp_halo[w];
+  const int halo_rank = halo_before + halo_in_block + __popc(ballot & ((1u << lane) - 1u));
+  // Rows before s in the whole order: s of them, of which halo_rank are halo rows.
+  if (in) p.rows[halo ? p.n_home + halo_rank : s - halo_rank] = s;
+}
+
 // Exclusive scan of the cell counts into cell_start; zeroes the counts (and the halo flags) for the next
 // search and the search statistics. One block per tile of kScanThreads x 8 cells, in one pass: each thread
 // loads its 8 consecutive counts into registers (all loads before any store), the block scans the threads'
@@ -699,6 +730,11 @@ void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p) {
   calls.launch("ns_scan_kernel", ns_scan_kernel, scan_tiles(p.ncell), kScanThreads, 0, p);
   calls.launch("ns_scatter_kernel", ns_scatter_kernel, atom_blocks, kBlock, 0, p);
   calls.launch("ns_rank_kernel", ns_rank_kernel, atom_blocks, kBlock, 0, p);
+  if (p.rows) {
+    const int row_blocks = (p.n + kRowListBlock - 1) / kRowListBlock;
+    calls.launch("ns_row_count_kernel", ns_row_count_kernel, row_blocks, kRowListBlock, 0, p);
+    calls.launch("ns_row_list_kernel", ns_row_list_kernel, row_blocks, kRowListBlock, 0, p);
+  }
   if (p.cell_interior) {
     const int cell_blocks = (p.ncell + kBlock - 1) / kBlock;
     calls.launch("ns_interior_pass_kernel", ns_interior_pass_kernel, cell_blocks, kBlock, 0, p, 2,

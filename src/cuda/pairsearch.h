@@ -21,6 +21,8 @@ void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p);
 
 // The cell scan's tiles (blocks) for a grid of ncell cells.
 constexpr int kScanTile = 8192;
+// Rows per block of the kernels that list the sorted rows by kind (SearchParams::rows).
+inline constexpr int kRowListBlock = 1024;
 inline int scan_tiles(int ncell) { return (ncell + kScanTile - 1) / kScanTile; }
 
 // The shift code of no shift.
