@@ -35,24 +35,30 @@ __device__ inline int row_kind(const NonbondedParams& p, int s) {
 // energy kernel took twice the regular one's time). Its register budget is 4 blocks per multiprocessor
 // (128 registers), against 6 for the regular kernel: the group sums spilled at 6 (bench/NOTES.md, twelfth
 // session).
-template <bool kEnergy>
+// kListed: a home or halo pass over the row lists (NonbondedParams::rows), the launch's row u being the u-th
+// row of its kind; otherwise row u is sorted row u. Two instantiations, so that the plain one keeps the
+// single-GPU kernel's code (computing the lane from a loaded row there cost it ~3.5% at 203k atoms,
+// bench/NOTES.md, thirteenth session).
+template <bool kEnergy, bool kListed>
 __global__ void __launch_bounds__(kBlock, kEnergy ? 4 : 6) nonbonded_kernel(NonbondedParams p, int pass) {
   extern __shared__ float2 s_lj[];
   for (int k = threadIdx.x; k < p.ntypes * p.ntypes; k += blockDim.x) s_lj[k] = p.lj[k];
   __syncthreads();
 
-  const int u = (blockIdx.x * blockDim.x + threadIdx.x) >> p.log2_tpa;  // the launch's row
-  const int r = threadIdx.x & (p.tpa - 1);
-  // The sorted row: the u-th of its kind for a home or halo pass over the row lists, else u.
-  const bool listed = p.rows && (pass == kHomeAtoms || pass == kHaloAtoms);
-  const int first = pass == kHaloAtoms ? p.n_home : 0, count = pass == kHomeAtoms ? p.n_home : p.n - p.n_home;
-  const bool in_range = listed ? u < count : u < p.n;
-  const int s = listed ? (in_range ? p.rows[first + u] : 0) : u;
-  const int t = s * p.tpa + r;  // the row's list lane
+  int t = blockIdx.x * blockDim.x + threadIdx.x;  // the row's first list lane plus r, below
+  int s = t >> p.log2_tpa;
+  const int r = t & (p.tpa - 1);
+  bool in_range = s < p.n;
+  if constexpr (kListed) {
+    const int first = pass == kHaloAtoms ? p.n_home : 0;
+    in_range = s < (pass == kHomeAtoms ? p.n_home : p.n - p.n_home);
+    s = in_range ? p.rows[first + s] : 0;
+    t = s * p.tpa + r;
+  }
   float fx = 0.f, fy = 0.f, fz = 0.f;
   double sums[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // LJ, Coulomb, d (x) F: xx yy zz xy xz yz
   // The same for all lanes of an atom, so the butterfly below sees whole atoms.
-  const bool active = in_range && (listed || pass == kAllAtoms || (pass >> row_kind(p, s) & 1) != 0);
+  const bool active = in_range && (kListed || pass == kAllAtoms || (pass >> row_kind(p, s) & 1) != 0);
   if (active) {
     const float4 xi = p.xq[s];
     const int ti = p.type_s[s] * p.ntypes;
@@ -164,10 +170,15 @@ void launch_nonbonded(gpu::GpuCalls& calls, const NonbondedParams& p, bool energ
   const int blocks = static_cast<int>((lanes + kBlock - 1) / kBlock);
   if (blocks == 0) return;  // a pass with no rows of its kind
   const size_t shared = sizeof(float2) * p.ntypes * p.ntypes;
-  if (energy)
-    calls.launch("nonbonded_kernel<energy>", nonbonded_kernel<true>, blocks, kBlock, shared, p, pass);
+  if (energy && listed)
+    calls.launch("nonbonded_kernel<energy, listed>", nonbonded_kernel<true, true>, blocks, kBlock, shared, p,
+                 pass);
+  else if (energy)
+    calls.launch("nonbonded_kernel<energy>", nonbonded_kernel<true, false>, blocks, kBlock, shared, p, pass);
+  else if (listed)
+    calls.launch("nonbonded_kernel<listed>", nonbonded_kernel<false, true>, blocks, kBlock, shared, p, pass);
   else
-    calls.launch("nonbonded_kernel", nonbonded_kernel<false>, blocks, kBlock, shared, p, pass);
+    calls.launch("nonbonded_kernel", nonbonded_kernel<false, false>, blocks, kBlock, shared, p, pass);
 }
 
 }  // namespace halomd::cuda
