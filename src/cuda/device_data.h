@@ -193,6 +193,14 @@ enum NonbondedPass : int {
   kBoundaryAtoms = kHomeBoundaryAtoms | kHaloAtoms,
 };
 
+// The rows of a home or halo pass over NonbondedParams::rows: [first, first + count) of that list.
+__host__ __device__ inline int listed_first(const NonbondedParams& p, int pass) {
+  return pass == kHaloAtoms ? p.n_home : 0;
+}
+__host__ __device__ inline int listed_count(const NonbondedParams& p, int pass) {
+  return pass == kHomeAtoms ? p.n_home : p.n - p.n_home;
+}
+
 // One SETTLE water on the device.
 struct SettleDev {
   int o, h1, h2, pad;

@@ -50,8 +50,8 @@ __global__ void __launch_bounds__(kBlock, kEnergy ? 4 : 6) nonbonded_kernel(Nonb
   const int r = t & (p.tpa - 1);
   bool in_range = s < p.n;
   if constexpr (kListed) {
-    const int first = pass == kHaloAtoms ? p.n_home : 0;
-    in_range = s < (pass == kHomeAtoms ? p.n_home : p.n - p.n_home);
+    const int first = listed_first(p, pass);
+    in_range = s < listed_count(p, pass);
     s = in_range ? p.rows[first + s] : 0;
     t = s * p.tpa + r;
   }
@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(kBlock, kEnergy ? 4 : 6) nonbonded_kernel(Nonb
 
 void launch_nonbonded(gpu::GpuCalls& calls, const NonbondedParams& p, bool energy, NonbondedPass pass) {
   const bool listed = p.rows && (pass == kHomeAtoms || pass == kHaloAtoms);
-  const int rows = !listed ? p.n : (pass == kHomeAtoms ? p.n_home : p.n - p.n_home);
+  const int rows = listed ? listed_count(p, pass) : p.n;
   const long long lanes = static_cast<long long>(rows) * p.tpa;
   const int blocks = static_cast<int>((lanes + kBlock - 1) / kBlock);
   if (blocks == 0) return;  // a pass with no rows of its kind
