@@ -5,7 +5,7 @@
 # repartition from run.json. A diagnostic, not a benchmark record: the figures go to bench/NOTES.md with the
 # command. Used by `STAGES=ab bench/device_halo.sh` with devbin/halomd_base as A.
 # Usage: bench/halo_ab.sh BIN_A BIN_B   (AB_SYSTEMS "spce_45k:3000 spce_9k:6000", AB_TRANSPORTS
-# "nvshmem mpi_staged", AB_REPEATS 2)
+# "nvshmem mpi_staged", AB_REPEATS 2; AB_KEEP: a folder to keep each run's run.json in)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source bench/bench_mdp.sh
@@ -34,7 +34,11 @@ print(f"ns/day {r['ns_per_day']:.0f} regular GPU step {r.get('regular_step_gpu_u
       f"repartition {r.get('search_wall_us_mean', 0):.0f} us: "
       + " ".join(f"{k} {parts.get(k, 0):.0f}" for k in keep)
       + f" | speculative {r.get('speculative_checks', 0)} rollbacks {r.get('rollbacks', 0)}"
-      f" settle wait {r.get('speculation_wait_us_mean', 0):.0f} us gpu-only {r.get('gpu_only_searches', 0)}")
+      f" settle wait {r.get('speculation_wait_us_mean', 0):.0f} us gpu-only {r.get('gpu_only_searches', 0)}"
+      + "".join(f" | {name} GPU {r[key]['us']:.0f} us: "
+                + " ".join(f"{k} {v:.0f}" for k, v in r[key]["phases_us"].items())
+                for key, name in (("gpu_only_search_step_gpu", "gpu-only search step"),
+                                  ("repartition_step_gpu", "repartition step")) if key in r))
 PY
 }
 
@@ -51,6 +55,7 @@ for item in ${AB_SYSTEMS:-spce_45k:3000 spce_9k:6000}; do
         if (cd "$work" && timeout 200 $mpirun -n 4 "$bin" run -c "$name.gro" -p "$name.top" -f "$name.mdp" \
           -o "$out" --backend cuda --transport "$t" --dd 2 2 1 > "$out.log" 2>&1); then
           echo "$name $t $tag $rep: $(summary "$out/run.json")"
+          [ -n "${AB_KEEP:-}" ] && mkdir -p "$AB_KEEP" && cp "$out/run.json" "$AB_KEEP/${name}_${t}_${tag}_$rep.json"
         else
           echo "$name $t $tag $rep: FAILED"
           tail -3 "$out.log"

@@ -66,7 +66,8 @@ TEST(CudaDomains, StepZeroEnergiesEqualTheSingleGpuRun) {
   // 2x1x1; 2x2x1; 4x1x1 has cells of 1.125 nm against a plan reach of rlist 1.1 + 2 skins + 2 margins: two
   // pulses with the default skin (0.45 nm), three with a skin of 0.6 nm, which the rule that the plan's
   // range stays below half the box lowers to 0.55 (the largest that fits, in 0.05 nm steps). 2x2x1
-  // with 8 list lanes per atom (the others 32) and search cells of rlist/2 in z (the others rlist/8).
+  // with 8 list lanes per atom and search cells of rlist/2 in z (the others rlist/8), 2x1x1 with 32 lanes
+  // (ranks sharing a GPU get at most 8 otherwise, cuda_dd_executor.cpp kSharedGpuMaxLanes).
   const std::vector<std::pair<int, std::string>> grids = {
       {2, "2 1 1"}, {4, "2 2 1"}, {4, "4 1 1"}, {4, "4 1 1 skin"}};
   for (const auto& [ranks, spec] : grids) {
@@ -74,9 +75,10 @@ TEST(CudaDomains, StepZeroEnergiesEqualTheSingleGpuRun) {
     const bool three_pulses = spec == "4 1 1 skin";
     const std::string dir = out + "/dd" + std::to_string(ranks) + "_" + grid.substr(0, 1) +
                             grid.substr(2, 1) + (three_pulses ? "_skin" : "");
-    const std::string lanes = grid == "2 2 1" ? "HALOMD_GPU_TPA=8 HALOMD_GPU_REACH_Z=2 "
-                              : three_pulses  ? "HALOMD_DD_SKIN=0.6 "
-                                              : "";
+    const std::string lanes = grid == "2 2 1"   ? "HALOMD_GPU_TPA=8 HALOMD_GPU_REACH_Z=2 "
+                              : grid == "2 1 1" ? "HALOMD_GPU_TPA=32 "
+                              : three_pulses    ? "HALOMD_DD_SKIN=0.6 "
+                                                : "";
     ASSERT_EQ(run_halomd_under(lanes + mpirun(ranks), "spce_9k", "nve.mdp", set, dir,
                                "--backend cuda --transport mpi_staged --dd " + grid, &log),
               0)
@@ -89,9 +91,11 @@ TEST(CudaDomains, StepZeroEnergiesEqualTheSingleGpuRun) {
     EXPECT_LT(rel(e["kinetic"][0], ref["kinetic"][0]), kKineticRelTol) << grid;
     // Ten steps later the trajectories differ only by float rounding.
     EXPECT_LT(rel(e["total"][10], ref["total"][10]), 1e-4) << grid;
-    if (grid == "2 2 1") {
-      EXPECT_EQ(json_number(read_text(dir + "/run.json"), "gpu_lanes_per_atom"), 8.0);
-    }
+    const std::string run_json = read_text(dir + "/run.json");
+    if (grid == "2 2 1") EXPECT_EQ(json_number(run_json, "gpu_lanes_per_atom"), 8.0);
+    if (grid == "2 1 1") EXPECT_EQ(json_number(run_json, "gpu_lanes_per_atom"), 32.0);
+    if (grid == "4 1 1" && json_number(run_json, "ranks_per_gpu") > 1)  // the whole-GPU rule gives 32 here
+      EXPECT_EQ(json_number(run_json, "gpu_lanes_per_atom"), 8.0) << run_json;
     if (grid == "4 1 1") {
       const std::string pulses = three_pulses ? "\"halo_pulses\": 3" : "\"halo_pulses\": 2";
       EXPECT_NE(read_text(dir + "/run.json").find(pulses), std::string::npos) << read_text(dir + "/run.json");

@@ -59,6 +59,13 @@ constexpr double kMarginQuantum = 0.25;  // nm
 // back (Impl::settle_speculation).
 constexpr double kDefaultSpeculate = 0.8;
 
+// The most list lanes per atom when several ranks share the GPU. Their domains' rows are home and halo rows,
+// and many halo rows have short lists, which more lanes split further. Measured on one H200 with 4 domains
+// of spce_9k (nvshmem, bench/NOTES.md, fourteenth session): 4 / 8 / 16 lanes against the 32 of the
+// whole-GPU rule gave +10% / +16% / +14% ns/day. At 45k that rule already gives 8; there 4 and 16 lost 2% and
+// 11%.
+constexpr int kSharedGpuMaxLanes = 8;
+
 }  // namespace
 
 class CudaDdExecutor::Impl {
@@ -106,6 +113,8 @@ class CudaDdExecutor::Impl {
     HALOMD_CUDA_CHECK(cudaEventCreate(&ev_end));
     HALOMD_CUDA_CHECK(cudaEventCreate(&ev_mid_begin));
     HALOMD_CUDA_CHECK(cudaEventCreate(&ev_mid_end));
+    search_gpu.create();
+    repart_gpu.create();
     HALOMD_CUDA_CHECK(cudaStreamCreateWithPriority(&side, cudaStreamNonBlocking, least));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_urgent, cudaEventDisableTiming));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_fork, cudaEventDisableTiming));
@@ -134,13 +143,20 @@ class CudaDdExecutor::Impl {
     if (ev_end) (void)cudaEventDestroy(ev_end);
     if (ev_mid_begin) (void)cudaEventDestroy(ev_mid_begin);
     if (ev_mid_end) (void)cudaEventDestroy(ev_mid_end);
+    search_gpu.destroy();
+    repart_gpu.destroy();
   }
 
   // The step's kernels after the search (which placed the halo, or exchanged it before a GPU-only search):
   // non-bonded forces, the force halo back, the update, the reduction over domains, the end of the step.
+  // Every row in one pass, whatever the overlap mode: an energy step's sums then come out the same in every
+  // mode, as the bitwise test compares them (energy steps usually are search steps). Splitting it as
+  // overlap 2 splits a regular step gained nothing (bench/NOTES.md, fourteenth session, section 3).
   void enqueue_forces_and_update(bool energy, bool reduce) {
     cuda::launch_nonbonded(calls, ds.nonbonded, energy);
+    search_mark(kSearchForces);
     transport->exchange_f(calls);
+    search_mark(kSearchHaloF);
     enqueue_update(energy, reduce);
   }
 
@@ -336,6 +352,76 @@ class CudaDdExecutor::Impl {
   void harvest_step_events() {
     harvest(step_timed, ev_begin, ev_end, step_gpu_s, step_samples);
     harvest(mid_timed, ev_mid_begin, ev_mid_end, mid_gpu_s, mid_samples);
+    search_gpu.harvest();
+    repart_gpu.harvest();
+  }
+  // The GPU time of a search step from its coordinate halo to its end, by phase (SearchMark), sampled
+  // whenever the last sample of its kind has been read. A GPU-only search: the halo, the pair search, the
+  // forces, the force halo and the update; a repartition: the same without the pair search, which ran during
+  // its bind (its phase reads 0).
+  enum SearchMark { kSearchBegin, kSearchHaloX, kSearchList, kSearchForces, kSearchHaloF, kSearchEnd };
+  static constexpr int kSearchMarks = kSearchEnd + 1;
+  static constexpr const char* kSearchPhases[kSearchEnd] = {"x_halo", "pair_search", "nonbonded", "f_halo",
+                                                            "update"};
+  struct EventSample {
+    cudaEvent_t ev[kSearchMarks] = {};
+    bool pending = false;
+    bool now = false;  // the step being enqueued is sampled
+    double phase_s[kSearchEnd] = {};
+    int64_t samples = 0;
+    void create() {
+      for (cudaEvent_t& e : ev) HALOMD_CUDA_CHECK(cudaEventCreate(&e));
+    }
+    void destroy() {
+      for (cudaEvent_t e : ev)
+        if (e) (void)cudaEventDestroy(e);
+    }
+    void start(gpu::GpuCalls& calls) {
+      now = !pending;
+      if (now) calls.record(ev[kSearchBegin]);
+    }
+    void mark(gpu::GpuCalls& calls, SearchMark k) {
+      if (now) calls.record(ev[k]);
+    }
+    void stop(gpu::GpuCalls& calls) {
+      if (!now) return;
+      calls.record(ev[kSearchEnd]);
+      pending = true;
+      now = false;
+    }
+    // The sample, when its end has run (a failed query drops it; the error reports at the next sync).
+    void harvest() {
+      if (!pending) return;
+      const cudaError_t ready = cudaEventQuery(ev[kSearchEnd]);
+      if (ready == cudaErrorNotReady) return;
+      pending = false;
+      double part[kSearchEnd] = {};
+      for (int k = 0; k < kSearchEnd; ++k) {
+        float ms = 0.f;
+        if (ready != cudaSuccess || cudaEventElapsedTime(&ms, ev[k], ev[k + 1]) != cudaSuccess) {
+          (void)cudaGetLastError();
+          return;
+        }
+        part[k] = 1e-3 * ms;
+      }
+      for (int k = 0; k < kSearchEnd; ++k) phase_s[k] += part[k];
+      ++samples;
+    }
+    std::string json() const {
+      double total = 0.0;
+      std::string phases;
+      for (int k = 0; k < kSearchEnd; ++k) {
+        const double us = samples > 0 ? 1e6 * phase_s[k] / samples : 0.0;
+        total += us;
+        phases += fmt::format("{}\"{}\": {:.1f}", k > 0 ? ", " : "", kSearchPhases[k], us);
+      }
+      return fmt::format("{{\"us\": {:.1f}, \"samples\": {}, \"phases_us\": {{{}}}}}", total, samples,
+                         phases);
+    }
+  };
+  EventSample* sampling = nullptr;  // the search step being enqueued, when sampled
+  void search_mark(SearchMark k) {
+    if (sampling) sampling->mark(calls, k);
   }
   static void harvest(bool& pending, cudaEvent_t begin, cudaEvent_t end, double& sum_s, int64_t& samples) {
     if (!pending) return;
@@ -708,6 +794,9 @@ class CudaDdExecutor::Impl {
   cudaEvent_t ev_mid_begin = nullptr, ev_mid_end = nullptr;
   double mid_gpu_s = 0.0;
   int64_t mid_samples = 0;
+  EventSample search_gpu, repart_gpu;  // GPU time of GPU-only search steps and of repartition steps
+  double graph_record_s = 0.0;         // host time of the regular steps' graph recordings (and updates)
+  int64_t graph_records = 0;
   bool every_step_timed = false;  // HALOMD_GPU_TIMING=1
   int overlap = 2;                // HALOMD_DD_OVERLAP (enqueue_step)
   int priority = 1;               // HALOMD_DD_PRIORITY (the constructor)
@@ -782,9 +871,12 @@ void CudaDdExecutor::load(const MdState& s) {
     for (size_t r = 0; r + 1 < all.size(); r += 2)
       m.ranks_per_gpu += all[r] == mine[0] && all[r + 1] == mine[1];
   }
+  // Where ranks share the GPU, at most kSharedGpuMaxLanes.
   const int tpa_env = env_int("HALOMD_GPU_TPA", 0);
   const int atoms_on_gpu = m.top.num_atoms() / nd * std::max(1, m.ranks_per_gpu);
-  const int tpa = tpa_env > 0 ? tpa_env : cuda::choose_lanes_per_atom(atoms_on_gpu, m.multiprocessors);
+  int tpa = cuda::choose_lanes_per_atom(atoms_on_gpu, m.multiprocessors);
+  if (m.ranks_per_gpu > 1) tpa = std::min(tpa, kSharedGpuMaxLanes);
+  if (tpa_env > 0) tpa = tpa_env;
   if (m.ds.st.size() == 0)
     cuda::setup_device_constants(m.cfg, m.search_len, m.total_mass, tpa, m.calls, m.ds);
   m.ds.update.dd = 1;
@@ -824,7 +916,15 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
   // Regular steps that sum over domains and those that do not are two graphs, recorded again after each
   // repartition (the plan and the buffers change there).
   auto record_regular = [&m, reduce](gpu::GpuCalls&) { m.enqueue_step(false, reduce); };
-  if (graph_step) graph.prepare(m.calls, record_regular);
+  if (graph_step) {
+    const int64_t before = graph.instantiations() + graph.updates();
+    const auto t0 = std::chrono::steady_clock::now();
+    graph.prepare(m.calls, record_regular);
+    if (graph.instantiations() + graph.updates() != before) {
+      m.graph_record_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      ++m.graph_records;
+    }
+  }
   const bool timed = !ns && !energy && m.time_next_step;
   if (timed) {
     m.calls.record(m.ev_begin);
@@ -861,14 +961,20 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
         m.search(r.step);
         m.searched = true;
       }
+      if (!energy) {
+        m.sampling = repartition ? &m.repart_gpu : &m.search_gpu;
+        m.sampling->start(m.calls);
+      }
       // Also after a repartition, whose plan already placed the halo: every step then runs the same
       // exchange sequence (x, then f), which the transports' buffer-reuse rules assume, for the same bits.
       m.enqueue_exchange_x();
+      m.search_mark(Impl::kSearchHaloX);
       if (!repartition) {
         cuda::launch_pair_search(m.calls, m.ds.search);
         ++m.gpu_searches;
         if (!m.mid_timed) m.mid_in = Impl::kMidStep - 1;
       }
+      m.search_mark(Impl::kSearchList);
     }
     if (energy) {
       m.reduce_ke_prev();
@@ -879,6 +985,8 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
       m.enqueue_forces_and_update(energy, reduce);
     else
       m.enqueue_step(energy, reduce);
+    if (m.sampling) m.sampling->stop(m.calls);
+    m.sampling = nullptr;
   }
   if (timed) {
     m.calls.record(m.ev_end);
@@ -991,6 +1099,8 @@ std::string CudaDdExecutor::report_json() const {
       "  \"search_parts_us_mean\": {{{}}},\n  \"search_parts_us_mean_max_over_ranks\": {{{}}},\n"
       "  \"regular_step_gpu_us\": {:.1f}, \"regular_step_gpu_samples\": {},\n"
       "  \"regular_step_gpu_mid_window_us\": {:.1f}, \"regular_step_gpu_mid_window_samples\": {},\n"
+      "  \"gpu_only_search_step_gpu\": {},\n  \"repartition_step_gpu\": {},\n"
+      "  \"graph_record_us_mean\": {:.1f}, \"graph_records\": {},\n"
       "  \"graph_instantiations\": {}, \"graph_updates\": {},\n"
       "  \"dd_skin_nm\": {}, \"repartitions\": {}, \"gpu_only_searches\": {}, \"skin_check_us_mean\": "
       "{:.1f}, "
@@ -1004,8 +1114,9 @@ std::string CudaDdExecutor::report_json() const {
       m.searches > 0 ? static_cast<double>(m.halo_atoms_sum) / m.searches : 0.0, m.dom.plan.pulses.size(),
       m.transport->allocations(), m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches, parts,
       parts_max, m.step_samples > 0 ? 1e6 * m.step_gpu_s / m.step_samples : 0.0, m.step_samples,
-      m.mid_samples > 0 ? 1e6 * m.mid_gpu_s / m.mid_samples : 0.0, m.mid_samples,
-      m.graph_reduce.instantiations() + m.graph_plain.instantiations(),
+      m.mid_samples > 0 ? 1e6 * m.mid_gpu_s / m.mid_samples : 0.0, m.mid_samples, m.search_gpu.json(),
+      m.repart_gpu.json(), m.graph_records > 0 ? 1e6 * m.graph_record_s / m.graph_records : 0.0,
+      m.graph_records, m.graph_reduce.instantiations() + m.graph_plain.instantiations(),
       m.graph_reduce.updates() + m.graph_plain.updates(), m.skin, m.searches, m.gpu_searches,
       m.checks > 0 ? 1e6 * m.check_s / m.checks : 0.0, m.max_drift, m.atom_regrows, m.list_regrows, m.overlap,
       m.priority, m.every_step_timed, m.pairs_all, m.skipped_all, m.speculate_below, m.spec_checks,
