@@ -35,6 +35,9 @@ print(f"ns/day {r['ns_per_day']:.0f} regular GPU step {r.get('regular_step_gpu_u
       + " ".join(f"{k} {parts.get(k, 0):.0f}" for k in keep)
       + f" | speculative {r.get('speculative_checks', 0)} rollbacks {r.get('rollbacks', 0)}"
       f" settle wait {r.get('speculation_wait_us_mean', 0):.0f} us gpu-only {r.get('gpu_only_searches', 0)}"
+      + (f" | ahead: committed {r['plans_ahead']['committed']} dropped {r['plans_ahead']['dropped']}"
+         f" join {parts.get('ahead_join', 0):.0f} us thread "
+         f"{sum(r['plans_ahead']['thread_parts_us_mean'].values()):.0f} us" if "plans_ahead" in r else "")
       + "".join(f" | {name} GPU {r[key]['us']:.0f} us: "
                 + " ".join(f"{k} {v:.0f}" for k, v in r[key]["phases_us"].items())
                 for key, name in (("gpu_only_search_step_gpu", "gpu-only search step"),

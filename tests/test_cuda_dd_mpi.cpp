@@ -143,7 +143,10 @@ TEST(CudaDomains, TheDomainsListTheSingleGpuPairs) {
 // Every transport moves the same bytes with the same arithmetic (comm/gpu/gpu_halo_device.cuh) and sums
 // integers, so a v-rescale run gives bitwise the same files on the same grid, whichever carries the halo,
 // and however a step's non-bonded passes are split and ordered around the halos (HALOMD_DD_OVERLAP 0, 1
-// and 2: the host-orchestrated transports run 1 by default, the device-initiated ones 2).
+// and 2: the host-orchestrated transports run 1 by default, the device-initiated ones 2). On 4 domains the
+// next plan is built ahead from every search's positions after the first check and replaces the current one
+// at the next search (HALOMD_DD_AHEAD, HALOMD_DD_AHEAD_SEARCHES): that too must not depend on the transport
+// or on when each rank's thread finishes.
 TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
   SKIP_WITHOUT_GPU_AND_MPI();
   const std::string out = make_temp_dir("cuda_dd_bitwise");
@@ -165,11 +168,16 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
         dir += "_overlap";
         dir += env.back();
       }
-      ASSERT_EQ(run_halomd_under(env + " " + mpirun(ranks), "spce_9k", "nve.mdp", set, dir,
+      const std::string ahead = ranks == 4 ? "HALOMD_DD_AHEAD=0.01 HALOMD_DD_AHEAD_SEARCHES=1 " : "";
+      ASSERT_EQ(run_halomd_under(ahead + env + " " + mpirun(ranks), "spce_9k", "nve.mdp", set, dir,
                                  "--backend cuda --transport " + t + " --dd " + grid, &log),
                 0)
           << env << " " << t << ":\n"
           << log;
+      if (ranks == 4) {
+        const std::string json = read_text(dir + "/run.json");
+        EXPECT_GE(json_number(json, "committed"), 2.0) << t << " " << env << "\n" << json;
+      }
       if (first.empty()) {
         first = dir;
         continue;
@@ -194,12 +202,18 @@ TEST(CudaDomains, APlanKeptWithinTheSkinGivesTheEnergiesOfRepartitioningAtEveryS
       {"nsteps", "100"}, {"nstenergy", "10"}, {"nstcalcenergy", "10"}};
   std::string log;
   for (const char* skin : {"0", "0.25"}) {
-    ASSERT_EQ(
-        run_halomd_under(std::string("HALOMD_DD_SKIN=") + skin + " " + mpirun(4), "spce_9k", "nve.mdp", set,
-                         out + "/skin" + skin, "--backend cuda --transport mpi_staged --dd 2 2 1", &log),
-        0)
+    ASSERT_EQ(run_halomd_under(std::string("HALOMD_DD_AHEAD=0 HALOMD_DD_SKIN=") + skin + " " + mpirun(4),
+                               "spce_9k", "nve.mdp", set, out + "/skin" + skin,
+                               "--backend cuda --transport mpi_staged --dd 2 2 1", &log),
+              0)
         << log;
   }
+  // Plans built ahead from the positions of one search and put in at the next: they too hold every pair.
+  ASSERT_EQ(run_halomd_under(
+                "HALOMD_DD_AHEAD=0.01 HALOMD_DD_AHEAD_SEARCHES=1 HALOMD_DD_SKIN=0.25 " + mpirun(4), "spce_9k",
+                "nve.mdp", set, out + "/ahead", "--backend cuda --transport mpi_staged --dd 2 2 1", &log),
+            0)
+      << log;
   const std::string kept = read_text(out + "/skin0.25/run.json"), every = read_text(out + "/skin0/run.json");
   EXPECT_EQ(json_number(every, "gpu_only_searches"), 0.0) << every;
   EXPECT_GE(json_number(every, "repartitions"), 10.0) << every;
@@ -208,11 +222,21 @@ TEST(CudaDomains, APlanKeptWithinTheSkinGivesTheEnergiesOfRepartitioningAtEveryS
             json_number(every, "repartitions"))
       << kept;
   EXPECT_LE(json_number(kept, "max_drift_kept_nm"), 0.25) << kept;
-  auto a = read_csv(out + "/skin0.25/energy.csv"), b = read_csv(out + "/skin0/energy.csv");
-  ASSERT_EQ(a["step"].size(), b["step"].size());
-  for (size_t k = 0; k < a["step"].size(); ++k)
-    for (const char* term : {"potential", "total"})
-      EXPECT_LT(rel(a[term][k], b[term][k]), 1e-5) << term << " at step " << a["step"][k];
+  EXPECT_EQ(json_number(kept, "committed"), 0.0) << kept;
+  const std::string ahead = read_text(out + "/ahead/run.json");
+  EXPECT_GE(json_number(ahead, "committed"), 3.0) << ahead;
+  EXPECT_EQ(json_number(ahead, "gpu_only_searches") + json_number(ahead, "repartitions"),
+            json_number(every, "repartitions"))
+      << ahead;
+  EXPECT_LE(json_number(ahead, "max_drift_kept_nm"), 0.25) << ahead;
+  auto b = read_csv(out + "/skin0/energy.csv");
+  for (const char* run : {"/skin0.25", "/ahead"}) {
+    auto a = read_csv(out + run + "/energy.csv");
+    ASSERT_EQ(a["step"].size(), b["step"].size()) << run;
+    for (size_t k = 0; k < a["step"].size(); ++k)
+      for (const char* term : {"potential", "total"})
+        EXPECT_LT(rel(a[term][k], b[term][k]), 1e-5) << run << ": " << term << " at step " << a["step"][k];
+  }
 }
 
 // A run continued from a checkpoint (written at a search step) follows the run that went through: the

@@ -111,6 +111,11 @@ class HaloTransport {
   // Every process's atoms concatenated in rank order on rank 0 (left empty elsewhere).
   virtual void gather(std::span<const AtomState> mine, std::vector<AtomState>& all) = 0;
 
+  // A second transport over the same processes, whose calls may run on another thread at the same time as
+  // this one's (its own communicator): for a thread that builds the next plan while the steps run.
+  // Collective; nullptr where that is not possible (the default; mpi: unless MPI gave MPI_THREAD_MULTIPLE).
+  virtual std::unique_ptr<HaloTransport> clone_for_thread() { return nullptr; }
+
   // host_syncs and launches stay 0 on the CPU; mpi_waits counts calls that block on another rank,
   // halo_bytes the bytes sent to other domains (coordinates, forces and neighbour-search traffic).
   const CallCounters& counters() const { return counters_; }

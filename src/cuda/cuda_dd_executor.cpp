@@ -4,13 +4,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <string>
+#include <thread>
 
 #include "comm/gpu/gpu_halo.h"
 #include "comm/plan_build.h"
@@ -59,6 +63,20 @@ constexpr double kMarginQuantum = 0.25;  // nm
 // back (Impl::settle_speculation).
 constexpr double kDefaultSpeculate = 0.8;
 
+// The default of HALOMD_DD_AHEAD: off. With it (a fraction of the skin), once a skin check finds an atom
+// beyond that fraction, a thread builds the next plan from the positions of the next GPU-only search while
+// the steps run on (CudaDdExecutor::Impl::Ahead). Measured on one H200 with 4 domains (bench/NOTES.md,
+// fourteenth session), it lost: nvshmem at 45k 856 -> 808 ns/day with 0.6 and 870 -> 655-696 with 0.8,
+// 9k 1,921 -> 1,010 with 0.8; the threads' collectives waited for each other for milliseconds, and a plan
+// committed a few windows after its positions lives shorter, so commits came 1.4-2.5x as often as the
+// repartitions they replaced.
+constexpr double kDefaultAhead = 0.0;
+// The default of HALOMD_DD_AHEAD_SEARCHES: the plan built ahead replaces the current one at this many
+// searches after the one whose positions it partitions. The thread has the GPU time of one window less than
+// that to do a repartition's host work (~4 ms at 45k, 4 domains on one H200; a window is ~1.9 ms there),
+// and the atoms move for that many windows before the plan takes over.
+constexpr int kDefaultAheadSearches = 4;
+
 // The most list lanes per atom when several ranks share the GPU. Their domains' rows are home and halo rows,
 // and many halo rows have short lists, which more lanes split further. Measured on one H200 with 4 domains
 // of spce_9k (nvshmem, bench/NOTES.md, fourteenth session): 4 / 8 / 16 lanes against the 32 of the
@@ -77,7 +95,6 @@ class CudaDdExecutor::Impl {
         transport(std::move(t)),
         host(transport->host()),
         requested(req) {
-    int device = 0;
     HALOMD_CUDA_CHECK(cudaGetDevice(&device));
     cudaDeviceProp prop{};
     HALOMD_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
@@ -99,6 +116,11 @@ class CudaDdExecutor::Impl {
     priority = env_int("HALOMD_DD_PRIORITY", transport->device_initiated() ? 2 : 1);
     if (priority < 0 || priority > 2)
       throw InputError("", 0, "HALOMD_DD_PRIORITY must be 0, 1 or 2, not " + std::to_string(priority));
+    ahead_below = std::max(0.0, env_number("HALOMD_DD_AHEAD", kDefaultAhead));
+    ahead_searches = env_int("HALOMD_DD_AHEAD_SEARCHES", kDefaultAheadSearches);
+    if (ahead_searches < 1)
+      throw InputError("", 0,
+                       "HALOMD_DD_AHEAD_SEARCHES must be at least 1, not " + std::to_string(ahead_searches));
     int least = 0, greatest = 0;
     if (priority != 0) HALOMD_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     calls.create_stream(priority == 1 ? greatest : least);
@@ -120,6 +142,8 @@ class CudaDdExecutor::Impl {
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_fork, cudaEventDisableTiming));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_join, cudaEventDisableTiming));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_spec, cudaEventDisableTiming));
+    HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_ahead, cudaEventDisableTiming | cudaEventBlockingSync));
+
     speculate_below = transport->device_initiated()
                           ? std::max(0.0, env_number("HALOMD_DD_SPECULATE", kDefaultSpeculate))
                           : 0.0;
@@ -133,6 +157,8 @@ class CudaDdExecutor::Impl {
     ds.row_lists = overlap == 2;       // only its home and halo passes read the rows by kind
   }
   ~Impl() {
+    if (ahead.worker.joinable()) ahead.worker.join();  // its collectives end: every rank's thread runs them
+    if (ev_ahead) (void)cudaEventDestroy(ev_ahead);
     if (ev_begin) (void)cudaEventDestroy(ev_begin);
     if (ev_fork) (void)cudaEventDestroy(ev_fork);
     if (ev_join) (void)cudaEventDestroy(ev_join);
@@ -311,11 +337,12 @@ class CudaDdExecutor::Impl {
   }
 
   // Host wall time of the search's parts (report_json): lap(k) adds the time since the last lap to part k.
-  // plan_mpi is the part of build_plans spent in the transport's exchanges (taken out of plan).
+  // plan_mpi is the part of build_plans spent in the transport's exchanges (taken out of plan); at a commit
+  // of a plan built ahead (commit_ahead), the halo positions' exchange. ahead_join: the wait for that thread.
   static constexpr const char* kParts[] = {"download",    "departures",  "migrate_mpi", "set_home",
                                            "margin_max",  "plan",        "topology",    "upload",
                                            "launch_bind", "search_wait", "frame",       "plan_mpi",
-                                           "local_atoms", "positions",   "list_size"};
+                                           "local_atoms", "positions",   "list_size",   "ahead_join"};
   enum Part {
     kDownload,
     kDepartures,
@@ -332,6 +359,7 @@ class CudaDdExecutor::Impl {
     kLocalAtoms,
     kPositions,
     kListSize,
+    kAheadJoin,
     kPartCount
   };
   static constexpr int kNumParts = sizeof(kParts) / sizeof(kParts[0]);
@@ -561,99 +589,137 @@ class CudaDdExecutor::Impl {
   void replay(int64_t s);
   void run_step(const StepRequest& r, StepEnergies* e);
 
-  void migrate() {
-    std::vector<std::vector<comm::AtomState>> leaving(1), arriving(1);
-    leaving[0] = take_departures(dom, grid, cfg.box, first_atom);
-    dom.departed = static_cast<int64_t>(leaving[0].size());
-    lap(kDepartures);
-    host.migrate(leaving, arriving);
-    lap(kMigrateMpi);
-    std::vector<comm::AtomState> atoms;  // the kept home atoms (ascending), then the arrivals
-    atoms.reserve(dom.home.size() + arriving[0].size());
-    for (size_t i = 0; i < dom.home.size(); ++i)
-      atoms.push_back({dom.home[i], dom.index, dom.x[i], dom.v[i]});
-    atoms.insert(atoms.end(), arriving[0].begin(), arriving[0].end());
-    set_home(dom, top, std::move(atoms));
-  }
-
-  void search(int64_t step) {
-    const Box& box = cfg.box;
-    lap(-1);
-    if (on_device) download_home(true);  // waits for the steps queued before: not the search's time
-    harvest_step_events();
-    lap(kDownload);
-    const auto t0 = last_mark;
-    migrate();
-    double margin = home_margin(dom, first_atom);
-    lap(kSetHome);
-    host.max({&margin, 1});
-    try {
-      range = usable_range(margin, [&](const domdec::HaloRange& r) {
-        domdec::validate_grid(grid, grid.num_domains(), box, r);
-      });
-    } catch (const InputError& e) {
-      throw RuntimeError(step, -1, e.what());
+  // Host wall time by part (kParts) for a search's host work, on whichever thread does it.
+  struct PartClock {
+    double* parts;
+    std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+    void lap(int k) {
+      const auto now = std::chrono::steady_clock::now();
+      parts[k] += std::chrono::duration<double>(now - last).count();
+      last = now;
     }
-    lap(kMarginMax);
-    std::vector<Vec3> frame = place_home_atoms(dom, box, first_atom);
-    std::vector<comm::HomeAtoms> home{{dom.home, dom.image, frame}};
+  };
+
+  // What a repartition builds on the host from the home atoms' positions (d.x, global frame): the new home
+  // atoms (migrated through h), their images, the plan and the local topology of domain d, the atoms as the
+  // device system sees them (a), and the plan's range. may_lower: the skin may be lowered for a grid too
+  // narrow for its halo (usable_range); otherwise a range the grid rejects throws InputError. Collective
+  // over h. Reads no member that the main thread changes while a thread builds ahead (skin, grid, search_len
+  // stay as they are until the thread is joined).
+  void partition(DdDomain& d, comm::HaloTransport& h, bool may_lower, PartClock& clock, int64_t at_step,
+                 cuda::HostAtoms& a, domdec::HaloRange& r, std::vector<comm::AtomState>* leaving_out) {
+    const Box& box = cfg.box;
+    std::vector<std::vector<comm::AtomState>> leaving(1), arriving(1);
+    leaving[0] = take_departures(d, grid, box, first_atom);
+    d.departed = static_cast<int64_t>(leaving[0].size());
+    clock.lap(kDepartures);
+    h.migrate(leaving, arriving);
+    clock.lap(kMigrateMpi);
+    std::vector<comm::AtomState> atoms;  // the kept home atoms (ascending), then the arrivals
+    atoms.reserve(d.home.size() + arriving[0].size());
+    for (size_t i = 0; i < d.home.size(); ++i) atoms.push_back({d.home[i], d.index, d.x[i], d.v[i]});
+    atoms.insert(atoms.end(), arriving[0].begin(), arriving[0].end());
+    set_home(d, top, std::move(atoms));
+    if (leaving_out) *leaving_out = std::move(leaving[0]);
+    double margin = home_margin(d, first_atom);
+    clock.lap(kSetHome);
+    h.max({&margin, 1});
+    const auto check = [&](const domdec::HaloRange& range) {
+      domdec::validate_grid(grid, grid.num_domains(), box, range);
+    };
+    if (may_lower) {
+      try {
+        r = usable_range(margin, check);
+      } catch (const InputError& e) {
+        throw RuntimeError(at_step, -1, e.what());
+      }
+    } else {
+      r = plan_range(margin);
+      check(r);
+    }
+    clock.lap(kMarginMax);
+    std::vector<Vec3> frame = place_home_atoms(d, box, first_atom);
+    std::vector<comm::HomeAtoms> home{{d.home, d.image, frame}};
     std::vector<domdec::DomainPlan> plans;
     std::vector<std::vector<Vec3>> x_local;
-    lap(kFrame);
+    clock.lap(kFrame);
     double exchange_s = 0.0;
-    comm::build_plans(host, grid, box, range, home, plans, x_local, &exchange_s);
-    dom.plan = std::move(plans[0]);
-    dom.x_local = std::move(x_local[0]);
-    lap(kPlan);
-    search_part_s[kPlan] -= exchange_s;
-    search_part_s[kPlanMpi] += exchange_s;
-    build_local_interactions(dom, top);
-    lap(kTopology);
-    num_home = dom.plan.num_home;
-    num_local = dom.plan.num_local();
+    comm::build_plans(h, grid, box, r, home, plans, x_local, &exchange_s);
+    d.plan = std::move(plans[0]);
+    d.x_local = std::move(x_local[0]);
+    clock.lap(kPlan);
+    clock.parts[kPlan] -= exchange_s;
+    clock.parts[kPlanMpi] += exchange_s;
+    build_local_interactions(d, top);
+    clock.lap(kTopology);
+    const int nl = d.plan.num_local(), nh = d.plan.num_home;
 
     // The local atoms as the device system sees them.
-    cuda::HostAtoms a;
-    a.n = num_local;
-    a.qs.resize(num_local);
-    for (int i = 0; i < num_local; ++i) a.qs[i] = static_cast<float>(dom.charge[i] * q_scale);
-    a.type = dom.type;
-    a.excl_start = dom.excl_start;
-    a.excl = dom.excl;
-    a.mass.assign(num_local, 0.0);
-    a.inv_mass.assign(num_local, 0.0);
-    std::copy(dom.mass.begin(), dom.mass.end(), a.mass.begin());
-    std::copy(dom.inv_mass.begin(), dom.inv_mass.end(), a.inv_mass.begin());
-    a.zone_mask.resize(num_local);
-    for (int i = 0; i < num_local; ++i) {
-      const domdec::IVec3& z = dom.plan.zone[i];
+    a = cuda::HostAtoms{};
+    a.n = nl;
+    a.qs.resize(nl);
+    for (int i = 0; i < nl; ++i) a.qs[i] = static_cast<float>(d.charge[i] * q_scale);
+    a.type = d.type;
+    a.excl_start = d.excl_start;
+    a.excl = d.excl;
+    a.mass.assign(nl, 0.0);
+    a.inv_mass.assign(nl, 0.0);
+    std::copy(d.mass.begin(), d.mass.end(), a.mass.begin());
+    std::copy(d.inv_mass.begin(), d.inv_mass.end(), a.inv_mass.begin());
+    a.zone_mask.resize(nl);
+    for (int i = 0; i < nl; ++i) {
+      const domdec::IVec3& z = d.plan.zone[i];
       a.zone_mask[i] = (z.x != 0 ? 1 : 0) | (z.y != 0 ? 2 : 0) | (z.z != 0 ? 4 : 0);
     }
-    std::vector<char> in_settle(num_home, 0);
-    for (const Settle& w : home_waters(dom, top)) {
-      a.settles.push_back({w.o, w.h1, w.h2, 0, dom.mass[w.o], dom.mass[w.h1], w.d_oh, w.d_hh});
+    std::vector<char> in_settle(nh, 0);
+    for (const Settle& w : home_waters(d, top)) {
+      a.settles.push_back({w.o, w.h1, w.h2, 0, d.mass[w.o], d.mass[w.h1], w.d_oh, w.d_hh});
       in_settle[w.o] = in_settle[w.h1] = in_settle[w.h2] = 1;
     }
-    for (int i = 0; i < num_home; ++i)
+    for (int i = 0; i < nh; ++i)
       if (!in_settle[i]) a.free_atoms.push_back(i);
 
     // Every local atom must fit the search box with room for a neighbour beyond it (no false periodic pair).
-    for (int d = 0; d < 3; ++d) {
-      if (grid.n[d] == 1) continue;
+    for (int dim = 0; dim < 3; ++dim) {
+      if (grid.n[dim] == 1) continue;
       double lo = 1e300, hi = -1e300;
-      for (const Vec3& p : dom.x_local) {
-        lo = std::min(lo, p[d]);
-        hi = std::max(hi, p[d]);
+      for (const Vec3& p : d.x_local) {
+        lo = std::min(lo, p[dim]);
+        hi = std::max(hi, p[dim]);
       }
-      if (hi - lo + mdp.rlist + 0.1 > search_len[d])
+      if (hi - lo + mdp.rlist + 0.1 > search_len[dim])
         throw RuntimeError(
-            step, -1,
+            at_step, -1,
             fmt::format("domain {}'s atoms span {:.3f} nm in dimension {}, more than its search "
                         "box of {:.3f} nm allows (molecules grew too long?)",
-                        dom.index, hi - lo, "xyz"[d], search_len[d]));
+                        d.index, hi - lo, "xyz"[dim], search_len[dim]));
     }
+    clock.lap(kLocalAtoms);
+  }
 
-    lap(kLocalAtoms);
+  // A repartition at this step: the home atoms' x and v from the device (unless `have_state`: dom.x, dom.v
+  // already hold them), the host's partition, and install.
+  void search(int64_t at_step, bool have_state = false) {
+    lap(-1);
+    if (on_device && !have_state) download_home(true);  // waits for the steps queued before: not the search's
+    harvest_step_events();
+    lap(kDownload);
+    const auto t0 = last_mark;
+    PartClock clock{search_part_s, last_mark};
+    cuda::HostAtoms a;
+    partition(dom, host, true, clock, at_step, a, range, nullptr);
+    last_mark = clock.last;
+    install(a, nullptr, t0);
+    last_worst = 0.0;
+  }
+
+  // Puts the partition in dom on the device: the atoms, the positions (dom.x_local, all local atoms) and
+  // velocities, the skin's reference (ref: the home atoms' positions in the domain's frame, by default
+  // dom.x_local's), the pair list and the transport's binding. Waits for the device at its end.
+  void install(const cuda::HostAtoms& a, const std::vector<Vec3>* ref,
+               std::chrono::steady_clock::time_point t0) {
+    num_home = dom.plan.num_home;
+    num_local = dom.plan.num_local();
     const bool grown = cuda::upload_atoms(a, calls, ds);
     atom_regrows += grown ? 1 : 0;
     lap(kUpload);
@@ -661,12 +727,19 @@ class CudaDdExecutor::Impl {
       hx.allocate(3 * ds.capacity, "positions (host staging)");
       hv.allocate(3 * ds.capacity, "velocities (host staging)");
     }
+    if (ahead_host && hx_ahead.size() < 3 * ds.capacity)
+      hx_ahead.allocate(3 * ds.capacity, "positions for the next plan (host staging)");
     const size_t nl = static_cast<size_t>(num_local), nh = static_cast<size_t>(num_home);
     for (size_t i = 0; i < nl; ++i)
       for (int d = 0; d < 3; ++d) {
         hx[d * nl + i] = dom.x_local[i][d];
         if (i < nh) hv[d * nh + i] = dom.v[i][d];
       }
+    if (ref) {
+      if (hr.size() < 3 * ds.capacity) hr.allocate(3 * ds.capacity, "skin reference (host staging)");
+      for (size_t i = 0; i < nh; ++i)
+        for (int d = 0; d < 3; ++d) hr[d * nh + i] = (*ref)[i][d];
+    }
     for (int d = 0; d < 3; ++d) {
       calls.copy_async(ds.x[d].get(), hx.get() + d * nl, nl * sizeof(double), cudaMemcpyHostToDevice);
       calls.copy_async(ds.v[d].get(), hv.get() + d * nh, nh * sizeof(double), cudaMemcpyHostToDevice);
@@ -678,7 +751,8 @@ class CudaDdExecutor::Impl {
           snap_x[d].allocate(ds.capacity, "home positions at a speculative search");
           snap_v[d].allocate(ds.capacity, "home velocities at a speculative search");
         }
-        calls.copy_async(x_plan[d].get(), hx.get() + d * nl, nh * sizeof(double), cudaMemcpyHostToDevice);
+        const double* from = ref ? hr.get() + d * nh : hx.get() + d * nl;
+        calls.copy_async(x_plan[d].get(), from, nh * sizeof(double), cudaMemcpyHostToDevice);
       }
     }
     lap(kPositions);
@@ -718,10 +792,217 @@ class CudaDdExecutor::Impl {
     search_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ++searches;
     halo_atoms_sum += num_local - num_home;
-    last_worst = 0.0;
     time_next_step = !step_timed;
     if (!mid_timed) mid_in = kMidStep - 1;
   }
+
+  // --- The next plan, built ahead (HALOMD_DD_AHEAD) ---
+  // A plan built from the positions of search step s holds at a later search while no atom has moved more
+  // than the skin since s: the displacement check then measures from s. So once the last check found an
+  // atom beyond `ahead_below` of the skin, a GPU-only search copies the home atoms' positions to the host
+  // and a thread partitions them (migration of the atoms' identities, plan, local topology: the host work
+  // of a repartition) over its own communicator, while the steps run on. At the ahead_searches-th search
+  // after s the next plan replaces the current one (commit_ahead, which waits for the thread if need be):
+  // only the atoms' present state moves to their new owners and onto the device. The positions they hold
+  // then are checked against s on the host; an atom beyond the skin (rare: s is a few windows back)
+  // repartitions at once. Needs a second communicator (HaloTransport::clone_for_thread).
+  struct Ahead {
+    std::thread worker;
+    int64_t from_step = -1;                // the search step whose positions it partitions
+    int searches_left = 0;                 // searches until the commit
+    DdDomain dom;                          // the next domain; x, v are filled in at the commit
+    std::vector<comm::AtomState> leaving;  // this domain's atoms that go (global index, new owner)
+    domdec::HaloRange range;
+    cuda::HostAtoms atoms;
+    std::vector<Vec3> ref;  // the home atoms' positions at from_step in the next domain's frame
+    std::atomic<bool> done{false};
+    bool rejected = false;  // the grid does not take the plan's range at the skin: repartition instead
+    std::exception_ptr error;
+    double part_s[kNumParts] = {};
+  };
+
+  bool ahead_running() const { return ahead.worker.joinable(); }
+
+  // Starts the thread at a GPU-only search step (before its update): the home positions to the host (an
+  // event the thread waits for) and a copy of what it reads of the current domain.
+  void begin_ahead() {
+    const size_t nh = static_cast<size_t>(num_home);
+    for (int d = 0; d < 3; ++d)
+      calls.copy_async(hx_ahead.get() + d * nh, ds.x[d].get(), nh * sizeof(double), cudaMemcpyDeviceToHost);
+    calls.record(ev_ahead);
+    ahead.from_step = step;
+    ahead.searches_left = ahead_searches;
+    ahead.dom = DdDomain{};
+    ahead.dom.index = dom.index;
+    ahead.dom.home = dom.home;
+    ahead.dom.image = dom.image;
+    ahead.dom.home_of = std::move(ahead_home_of);  // scratch (cleared after use), reused between plans
+    ahead.dom.settle_of_oxygen = std::move(ahead_settle_of);
+    ahead.done = false;
+    ahead.rejected = false;
+    ahead.error = nullptr;
+    std::fill(std::begin(ahead.part_s), std::end(ahead.part_s), 0.0);
+    ++ahead_started;
+    ahead.worker = std::thread([this] { build_ahead(); });
+  }
+
+  void build_ahead() {
+    try {
+      HALOMD_CUDA_CHECK(cudaSetDevice(device));
+      HALOMD_CUDA_CHECK(cudaEventSynchronize(ev_ahead));
+      DdDomain& d = ahead.dom;
+      const size_t nh = d.home.size();
+      d.x.resize(nh);
+      d.v.assign(nh, Vec3{});
+      for (size_t i = 0; i < nh; ++i) {
+        const Vec3 local{hx_ahead[i], hx_ahead[nh + i], hx_ahead[2 * nh + i]};
+        const domdec::IVec3& k = d.image[i];
+        d.x[i] = domdec::shifted(local, domdec::IVec3{-k.x, -k.y, -k.z}, cfg.box);
+      }
+      set_home(d, top, home_states(d));
+      PartClock clock{ahead.part_s};
+      try {
+        partition(d, *ahead_host, false, clock, ahead.from_step, ahead.atoms, ahead.range, &ahead.leaving);
+      } catch (const InputError&) {
+        ahead.rejected = true;  // every rank alike: the check reads the maximum margin
+      }
+      if (!ahead.rejected) ahead.ref.assign(d.x_local.begin(), d.x_local.begin() + d.plan.num_home);
+    } catch (...) {
+      ahead.error = std::current_exception();
+    }
+    ahead.done = true;
+  }
+  static std::vector<comm::AtomState> home_states(const DdDomain& d) {
+    std::vector<comm::AtomState> atoms;
+    atoms.reserve(d.home.size());
+    for (size_t i = 0; i < d.home.size(); ++i) atoms.push_back({d.home[i], d.index, d.x[i], d.v[i]});
+    return atoms;
+  }
+
+  // Waits for the thread; what it built is dropped unless `keep`.
+  void join_ahead(bool keep) {
+    if (!ahead_running()) return;
+    const auto t0 = std::chrono::steady_clock::now();
+    ahead.worker.join();
+    ahead_join_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (ahead.error) {
+      std::exception_ptr e = ahead.error;
+      ahead.error = nullptr;
+      std::rethrow_exception(e);
+    }
+    for (int k = 0; k < kNumParts; ++k) ahead_part_s[k] += ahead.part_s[k];
+    if (!keep) {
+      ++ahead_dropped;
+      recycle_ahead();
+    }
+  }
+  void recycle_ahead() {
+    ahead_home_of = std::move(ahead.dom.home_of);
+    ahead_settle_of = std::move(ahead.dom.settle_of_oxygen);
+    ahead.dom = DdDomain{};
+    ahead.from_step = -1;
+  }
+
+  // The next plan replaces the current one at this search step (see Ahead). Returns false when it cannot
+  // (the grid rejected its range, or an atom moved beyond the skin since its positions): then dom holds the
+  // home atoms' present state and the caller repartitions from it.
+  bool commit_ahead(int64_t at_step) {
+    lap(-1);
+    const auto t0 = last_mark;
+    join_ahead(true);
+    lap(kAheadJoin);
+    download_home(true);  // the present state of the current home atoms
+    harvest_step_events();
+    lap(kDownload);
+    if (ahead.rejected) {
+      ++ahead_dropped;
+      recycle_ahead();
+      return false;
+    }
+    // The atoms that go: their present state to their new owners.
+    std::vector<std::vector<comm::AtomState>> leaving(1), arriving(1);
+    leaving[0] = std::move(ahead.leaving);
+    for (comm::AtomState& a : leaving[0]) {
+      const auto it = std::lower_bound(dom.home.begin(), dom.home.end(), a.global);
+      if (it == dom.home.end() || *it != a.global)
+        throw RuntimeError(at_step, a.global, "internal error: an atom of the next plan left from elsewhere");
+      const size_t i = static_cast<size_t>(it - dom.home.begin());
+      a.x = dom.x[i];
+      a.v = dom.v[i];
+    }
+    host.migrate(leaving, arriving);
+    lap(kMigrateMpi);
+    // The next home atoms (ascending) are the kept ones (ascending in dom.home) and the arrivals: one merge.
+    std::sort(arriving[0].begin(), arriving[0].end(),
+              [](const comm::AtomState& p, const comm::AtomState& q) { return p.global < q.global; });
+    DdDomain& d = ahead.dom;
+    const size_t nh = d.home.size();
+    {
+      size_t i = 0, k = 0;
+      const size_t n_old = dom.home.size(), n_in = arriving[0].size();
+      for (size_t j = 0; j < nh; ++j) {
+        const int g = d.home[j];
+        while (i < n_old && dom.home[i] < g) ++i;  // skips the atoms that left
+        if (i < n_old && dom.home[i] == g) {
+          d.x[j] = dom.x[i];
+          d.v[j] = dom.v[i];
+        } else if (k < n_in && arriving[0][k].global == g) {
+          d.x[j] = arriving[0][k].x;
+          d.v[j] = arriving[0][k].v;
+          ++k;
+        } else {
+          throw RuntimeError(at_step, g, "internal error: an atom of the next plan did not arrive");
+        }
+      }
+      if (k != n_in)
+        throw RuntimeError(at_step, -1, "internal error: an atom arrived that the next plan lacks");
+    }
+    // The home atoms in the next frame, and how far they are from where the plan was built.
+    double worst2 = 0.0;
+    for (size_t j = 0; j < nh; ++j) {
+      d.x_local[j] = domdec::shifted(d.x[j], d.image[j], cfg.box);
+      worst2 = std::max(worst2, norm2(d.x_local[j] - ahead.ref[j]));
+    }
+    double worst = std::sqrt(worst2);
+    host.max({&worst, 1});
+    lap(kSetHome);
+    if (worst > skin) {
+      // dom keeps the present state of the current home atoms (download_home above); drop the next plan.
+      ++ahead_dropped;
+      recycle_ahead();
+      return false;
+    }
+    // The halo's positions now, through the host transport, pulse by pulse.
+    const domdec::DomainPlan* next_plan[1] = {&d.plan};
+    host.allocate(next_plan);
+    Vec3* xl[1] = {d.x_local.data()};
+    for (size_t k = 0; k < d.plan.pulses.size(); ++k) {
+      host.post_x(static_cast<int>(k), xl);
+      host.wait_x(static_cast<int>(k), xl);
+    }
+    lap(kPlanMpi);
+    std::swap(dom, d);
+    range = ahead.range;
+    install(ahead.atoms, &ahead.ref, t0);
+    recycle_ahead();  // the old domain's scratch, kept for the next thread
+    last_worst = worst;
+    max_drift = std::max(max_drift, worst);
+    ++ahead_commits;
+    return true;
+  }
+
+  // The next plan built ahead (Ahead, begin_ahead, commit_ahead).
+  std::unique_ptr<comm::HaloTransport> ahead_host;  // the thread's communicator (nullptr: built at searches)
+  double ahead_below = 0.0;                         // HALOMD_DD_AHEAD: a fraction of the skin (0: never)
+  int ahead_searches = kDefaultAheadSearches;       // HALOMD_DD_AHEAD_SEARCHES: searches to the commit
+  Ahead ahead;
+  cudaEvent_t ev_ahead = nullptr;
+  gpu::PinnedBuffer<double> hx_ahead, hr;           // the thread's positions; the skin reference at a commit
+  std::vector<int> ahead_home_of, ahead_settle_of;  // scratch for the thread (DdDomain::home_of, ...)
+  int64_t ahead_started = 0, ahead_commits = 0, ahead_dropped = 0;
+  double ahead_join_s = 0.0;
+  double ahead_part_s[kNumParts] = {};  // the thread's host time by part, summed over the plans joined
+  int device = 0;
 
   ExecutorConfig cfg;
   const Topology& top;
@@ -823,11 +1104,14 @@ void CudaDdExecutor::load(const MdState& s) {
     throw RuntimeError(s.step, -1, "the state to load has not one position and velocity per atom");
   {
     // Every rank must take the same decisions from these (the skin checks are collectives).
-    double asked[2] = {m.skin_asked, m.speculate_below};
+    double asked[4] = {m.skin_asked, m.speculate_below, m.ahead_below, static_cast<double>(m.ahead_searches)};
     m.host.max(asked);
     m.skin = m.skin_asked = asked[0];
     m.speculate_below = asked[1];
+    m.ahead_below = asked[2];
+    m.ahead_searches = static_cast<int>(asked[3]);
   }
+  m.join_ahead(false);
   const double margin = domdec::molecule_margin(s.x, m.first_atom);
   m.range = m.usable_range(margin, [&](const domdec::HaloRange& r) {
     if (m.requested.n.x > 0) {
@@ -838,6 +1122,8 @@ void CudaDdExecutor::load(const MdState& s) {
     }
   });
   m.host.set_grid(m.grid);
+  if (m.ahead_below > 0.0 && !m.ahead_host) m.ahead_host = m.host.clone_for_thread();  // collective
+  if (m.ahead_host) m.ahead_host->set_grid(m.grid);
 
   const domdec::HomeAssignment owner = domdec::assign_home(m.grid, box, s.x, m.first_atom);
   const int me = m.host.rank();
@@ -951,15 +1237,29 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
       // does at its first step: the continuation then gives the same bits.
       // With a device-initiated transport the check need not hold the queue up (may_speculate): the
       // search then goes ahead as if the plan held, and settle_speculation checks it later.
+      // A plan built ahead (Impl::Ahead) replaces the current one at the ahead_searches-th search after the
+      // one whose positions it partitions, waiting for its thread if need be. When to start one and when to
+      // commit it depend only on the checks' results up to the last search, which a speculative run knows
+      // there as a waiting one does, and a repartition drops it: the trajectory is the same either way, and
+      // with any transport.
       bool repartition = !m.searched || m.repartition_next;
-      if (!repartition && !energy && m.may_speculate())
+      const bool start_ahead = !repartition && m.ahead_host && !m.ahead_running() && m.skin > 0.0 &&
+                               m.ahead_below > 0.0 && m.last_worst > m.ahead_below * m.skin;
+      const bool commit = !repartition && m.ahead_running() && --m.ahead.searches_left <= 0;
+      if (!repartition && !commit && !energy && m.may_speculate())
         m.begin_speculation();
-      else if (!repartition)
+      else if (!repartition && !commit)
         repartition = !m.plan_still_holds();
+      if (repartition) m.join_ahead(false);
       m.repartition_next = false;
-      if (repartition) {
+      if (commit) {
+        if (!m.commit_ahead(r.step)) m.search(r.step, true);
+        repartition = true;
+      } else if (repartition) {
         m.search(r.step);
         m.searched = true;
+      } else if (start_ahead) {
+        m.begin_ahead();
       }
       if (!energy) {
         m.sampling = repartition ? &m.repart_gpu : &m.search_gpu;
@@ -1081,8 +1381,11 @@ CallCounters CudaDdExecutor::counters() const {
 
 std::string CudaDdExecutor::report_json() const {
   const Impl& m = *impl_;
-  std::string parts, parts_max;
+  std::string parts, parts_max, ahead_parts;
+  const int64_t joined = m.ahead_commits + m.ahead_dropped;
   for (int k = 0; k < Impl::kNumParts; ++k) {
+    ahead_parts += fmt::format("{}\"{}\": {:.1f}", k > 0 ? ", " : "", Impl::kParts[k],
+                               joined > 0 ? 1e6 * m.ahead_part_s[k] / joined : 0.0);
     parts += fmt::format("{}\"{}\": {:.1f}", k > 0 ? ", " : "", Impl::kParts[k],
                          m.searches > 0 ? 1e6 * m.search_part_s[k] / m.searches : 0.0);
     parts_max += fmt::format("{}\"{}\": {:.1f}", k > 0 ? ", " : "", Impl::kParts[k],
@@ -1108,7 +1411,9 @@ std::string CudaDdExecutor::report_json() const {
       "  \"dd_overlap\": {}, \"dd_priority\": {}, \"gpu_timing_every_step\": {},\n"
       "  \"pairs_in_list_all_domains\": {}, \"halo_rows_skipped_all_domains\": {},\n"
       "  \"dd_speculate\": {}, \"speculative_checks\": {}, \"rollbacks\": {}, \"rollback_steps\": {}, "
-      "\"rollbacks_outside_searches\": {}, \"speculation_wait_us_mean\": {:.1f},\n  {}",
+      "\"rollbacks_outside_searches\": {}, \"speculation_wait_us_mean\": {:.1f},\n"
+      "  \"dd_ahead\": {}, \"plans_ahead\": {{\"started\": {}, \"committed\": {}, \"dropped\": {}, "
+      "\"thread_parts_us_mean\": {{{}}}}},\n  {}",
       m.grid.num_domains(), m.grid.str(), m.host.num_ranks(), m.gpu_name, m.ranks_per_gpu, m.ds.tpa, sp.nc[0],
       sp.nc[1], sp.nc[2], m.num_home,
       m.searches > 0 ? static_cast<double>(m.halo_atoms_sum) / m.searches : 0.0, m.dom.plan.pulses.size(),
@@ -1121,7 +1426,8 @@ std::string CudaDdExecutor::report_json() const {
       m.checks > 0 ? 1e6 * m.check_s / m.checks : 0.0, m.max_drift, m.atom_regrows, m.list_regrows, m.overlap,
       m.priority, m.every_step_timed, m.pairs_all, m.skipped_all, m.speculate_below, m.spec_checks,
       m.rollbacks, m.rollback_steps, m.rollbacks_outside_searches,
-      m.spec_checks > 0 ? 1e6 * m.spec_wait_s / m.spec_checks : 0.0, m.timing.json());
+      m.spec_checks > 0 ? 1e6 * m.spec_wait_s / m.spec_checks : 0.0, m.ahead_host ? m.ahead_below : 0.0,
+      m.ahead_started, m.ahead_commits, m.ahead_dropped, ahead_parts, m.timing.json());
 }
 
 }  // namespace halomd

@@ -12,12 +12,14 @@
 #include <exception>
 
 #include "comm/halo_wire.h"
+#include "core/env.h"
 #include "core/errors.h"
 
 namespace halomd::comm {
 namespace {
 
-bool g_started = false;  // by mpi_start (and so to be finalised by mpi_stop)
+bool g_started = false;          // by mpi_start (and so to be finalised by mpi_stop)
+bool g_thread_multiple = false;  // MPI_Init_thread provided MPI_THREAD_MULTIPLE (clone_for_thread)
 
 void check(int rc, const char* call) {
   if (rc == MPI_SUCCESS) return;
@@ -70,6 +72,10 @@ class MpiTransport final : public HaloTransport {
   }
 
   std::string name() const override { return "mpi"; }
+  std::unique_ptr<HaloTransport> clone_for_thread() override {
+    if (!g_thread_multiple) return nullptr;
+    return std::make_unique<MpiTransport>();
+  }
   int rank() const override { return rank_; }
   int num_ranks() const override { return size_; }
 
@@ -243,7 +249,13 @@ void mpi_start(bool required) {
   MPI_Initialized(&initialized);
   if (initialized || (!required && !launched_by_mpi())) return;
   int provided = 0;
-  HALOMD_MPI_CHECK(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided));
+  // MULTIPLE only for the GPU domains' thread that builds the next plan on its own communicator while the
+  // main thread runs the steps (HALOMD_DD_AHEAD, off by default: cuda_dd_executor.cpp); without it every
+  // plan is built at its search.
+  const bool multiple = env_number("HALOMD_DD_AHEAD", 0.0) > 0.0;
+  HALOMD_MPI_CHECK(
+      MPI_Init_thread(nullptr, nullptr, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED, &provided));
+  g_thread_multiple = provided >= MPI_THREAD_MULTIPLE;
   HALOMD_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   g_started = true;
 }
