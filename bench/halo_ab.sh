@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Same-call comparison of two halomd binaries on domains sharing one GPU (the MPS daemon running): for each
-# system and transport, 4 domains 2x2x1, runs A, B, A, B, ... (interleaved, so a drift of the shared machine
-# hits both alike) and prints ns/day, the regular GPU step, the repartitions and the host parts of a
+# system and transport, 4 domains 2x2x1 unless told otherwise, runs A, B, A, B, ... (interleaved, so a drift
+# of the shared machine hits both alike) and prints ns/day, the regular GPU step, the repartitions and the host parts of a
 # repartition from run.json. A diagnostic, not a benchmark record: the figures go to bench/NOTES.md with the
 # command. Used by `STAGES=ab bench/device_halo.sh` with devbin/halomd_base as A.
 # Usage: bench/halo_ab.sh BIN_A BIN_B   (AB_SYSTEMS "spce_45k:3000 spce_9k:6000", AB_TRANSPORTS
-# "nvshmem mpi_staged", AB_REPEATS 2; AB_KEEP: a folder to keep each run's run.json in)
+# "nvshmem mpi_staged", AB_REPEATS 2; AB_KEEP: a folder to keep each run's run.json in; AB_RANKS and AB_DD
+# another grid than 4 ranks on 2x2x1)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source bench/bench_mdp.sh
@@ -55,8 +56,8 @@ for item in ${AB_SYSTEMS:-spce_45k:3000 spce_9k:6000}; do
         bin=$bin_a
         [ "$tag" = B ] && bin=$bin_b
         out="$work/${name}_${t}_${tag}_$rep"
-        if (cd "$work" && timeout 200 $mpirun -n 4 "$bin" run -c "$name.gro" -p "$name.top" -f "$name.mdp" \
-          -o "$out" --backend cuda --transport "$t" --dd 2 2 1 > "$out.log" 2>&1); then
+        if (cd "$work" && timeout 200 $mpirun -n "${AB_RANKS:-4}" "$bin" run -c "$name.gro" -p "$name.top" \
+          -f "$name.mdp" -o "$out" --backend cuda --transport "$t" --dd ${AB_DD:-2 2 1} > "$out.log" 2>&1); then
           echo "$name $t $tag $rep: $(summary "$out/run.json")"
           [ -n "${AB_KEEP:-}" ] && mkdir -p "$AB_KEEP" && cp "$out/run.json" "$AB_KEEP/${name}_${t}_${tag}_$rep.json"
         else
