@@ -59,6 +59,10 @@ def main():
             "regular_step_after_repartition_gpu_us": run.get("regular_step_gpu_us"),
             "regular_step_sample": ("mid_window" if run.get("regular_step_gpu_mid_window_us")
                                     else "after_repartition"),
+            # GPU time of the search steps by phase (CUDA events from the step's coordinate halo on): where
+            # the average step's excess over the regular one goes besides the host's repartitions.
+            "gpu_only_search_step_gpu": run.get("gpu_only_search_step_gpu"),
+            "repartition_step_gpu": run.get("repartition_step_gpu"),
             "avg_over_regular_step": (round(run["dt_ps"] * 1e-3 * 86400.0 / run["ns_per_day"] * 1e6
                                             / regular_gpu_us(run), 3)
                                       if regular_gpu_us(run) else None),

@@ -143,10 +143,10 @@ TEST(CudaDomains, TheDomainsListTheSingleGpuPairs) {
 // Every transport moves the same bytes with the same arithmetic (comm/gpu/gpu_halo_device.cuh) and sums
 // integers, so a v-rescale run gives bitwise the same files on the same grid, whichever carries the halo,
 // and however a step's non-bonded passes are split and ordered around the halos (HALOMD_DD_OVERLAP 0, 1
-// and 2: the host-orchestrated transports run 1 by default, the device-initiated ones 2). On 4 domains the
-// next plan is built ahead from every search's positions after the first check and replaces the current one
-// at the next search (HALOMD_DD_AHEAD, HALOMD_DD_AHEAD_SEARCHES): that too must not depend on the transport
-// or on when each rank's thread finishes.
+// and 2: the host-orchestrated transports run 1 by default, the device-initiated ones 2). A last set on 4
+// domains builds the next plan ahead from every search's positions after the first check and puts it in at
+// the next search (HALOMD_DD_AHEAD, HALOMD_DD_AHEAD_SEARCHES): that too must not depend on the transport or
+// on when each rank's thread finishes.
 TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
   SKIP_WITHOUT_GPU_AND_MPI();
   const std::string out = make_temp_dir("cuda_dd_bitwise");
@@ -155,29 +155,34 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
       {"nstcomm", "10"}, {"tcoupl", "v-rescale"}, {"tc-grps", "System"},   {"tau-t", "0.1"},
       {"ref-t", "300"},  {"ld-seed", "11"}};
   std::string log;
-  for (const auto& [ranks, grid] : std::vector<std::pair<int, std::string>>{{4, "2 2 1"}, {2, "2 1 1"}}) {
+  for (const std::string& spec : {"4 2 2 1", "2 2 1 1", "4 2 2 1 ahead"}) {
+    const int ranks = spec[0] - '0';
+    const std::string grid = spec.substr(2, 5);
+    const bool ahead = spec.size() > 7;
     std::string first;
     std::vector<std::pair<std::string, std::string>> runs;  // (environment, transport)
-    for (const std::string& t : transports()) runs.emplace_back("", t);
-    runs.emplace_back("HALOMD_DD_OVERLAP=0", transports().back());
-    runs.emplace_back("HALOMD_DD_OVERLAP=2", transports().front());
-    runs.emplace_back("HALOMD_DD_OVERLAP=1", transports().back());
+    for (const std::string& t : transports())
+      runs.emplace_back(ahead ? "HALOMD_DD_AHEAD=0.01 HALOMD_DD_AHEAD_SEARCHES=1" : "", t);
+    if (!ahead) {
+      runs.emplace_back("HALOMD_DD_OVERLAP=0", transports().back());
+      runs.emplace_back("HALOMD_DD_OVERLAP=2", transports().front());
+      runs.emplace_back("HALOMD_DD_OVERLAP=1", transports().back());
+    }
     for (const auto& [env, t] : runs) {
       std::string dir = out + "/" + t + std::to_string(ranks);
-      if (!env.empty()) {
+      if (ahead) {
+        dir += "_ahead";
+      } else if (!env.empty()) {
         dir += "_overlap";
         dir += env.back();
       }
-      const std::string ahead = ranks == 4 ? "HALOMD_DD_AHEAD=0.01 HALOMD_DD_AHEAD_SEARCHES=1 " : "";
-      ASSERT_EQ(run_halomd_under(ahead + env + " " + mpirun(ranks), "spce_9k", "nve.mdp", set, dir,
+      ASSERT_EQ(run_halomd_under(env + " " + mpirun(ranks), "spce_9k", "nve.mdp", set, dir,
                                  "--backend cuda --transport " + t + " --dd " + grid, &log),
                 0)
           << env << " " << t << ":\n"
           << log;
-      if (ranks == 4) {
-        const std::string json = read_text(dir + "/run.json");
-        EXPECT_GE(json_number(json, "committed"), 2.0) << t << " " << env << "\n" << json;
-      }
+      const std::string json = read_text(dir + "/run.json");
+      EXPECT_EQ(json_number(json, "committed") >= 2.0, ahead) << t << " " << env << "\n" << json;
       if (first.empty()) {
         first = dir;
         continue;
@@ -209,9 +214,13 @@ TEST(CudaDomains, APlanKeptWithinTheSkinGivesTheEnergiesOfRepartitioningAtEveryS
         << log;
   }
   // Plans built ahead from the positions of one search and put in at the next: they too hold every pair.
-  ASSERT_EQ(run_halomd_under(
-                "HALOMD_DD_AHEAD=0.01 HALOMD_DD_AHEAD_SEARCHES=1 HALOMD_DD_SKIN=0.25 " + mpirun(4), "spce_9k",
-                "nve.mdp", set, out + "/ahead", "--backend cuda --transport mpi_staged --dd 2 2 1", &log),
+  // The commit of step 50 is made to fail its displacement check (HALOMD_TEST_FAIL_SKIN_CHECK_AT): that
+  // search repartitions from the atoms' present state instead.
+  ASSERT_EQ(run_halomd_under("HALOMD_DD_AHEAD=0.01 HALOMD_DD_AHEAD_SEARCHES=1 HALOMD_DD_SKIN=0.25 "
+                             "HALOMD_TEST_FAIL_SKIN_CHECK_AT=50 " +
+                                 mpirun(4),
+                             "spce_9k", "nve.mdp", set, out + "/ahead",
+                             "--backend cuda --transport mpi_staged --dd 2 2 1", &log),
             0)
       << log;
   const std::string kept = read_text(out + "/skin0.25/run.json"), every = read_text(out + "/skin0/run.json");
@@ -224,7 +233,8 @@ TEST(CudaDomains, APlanKeptWithinTheSkinGivesTheEnergiesOfRepartitioningAtEveryS
   EXPECT_LE(json_number(kept, "max_drift_kept_nm"), 0.25) << kept;
   EXPECT_EQ(json_number(kept, "committed"), 0.0) << kept;
   const std::string ahead = read_text(out + "/ahead/run.json");
-  EXPECT_GE(json_number(ahead, "committed"), 3.0) << ahead;
+  EXPECT_GE(json_number(ahead, "committed"), 2.0) << ahead;
+  EXPECT_GE(json_number(ahead, "dropped"), 1.0) << ahead;
   EXPECT_EQ(json_number(ahead, "gpu_only_searches") + json_number(ahead, "repartitions"),
             json_number(every, "repartitions"))
       << ahead;
@@ -344,26 +354,40 @@ TEST(CudaDomains, SpeculativeSkinChecksGiveTheTrajectoryOfWaitingOnes) {
       {"tcoupl", "v-rescale"}, {"tc-grps", "System"}, {"tau-t", "0.1"},       {"ref-t", "300"},
       {"nsttcouple", "10"},    {"ld-seed", "5"},      {"gen-seed", "6"}};
   std::string log;
-  for (const char* spec : {"0", "1"}) {
-    ASSERT_EQ(run_halomd_under(std::string("HALOMD_DD_SKIN=0.15 HALOMD_TEST_FAIL_SKIN_CHECK_AT=20 "
-                                           "HALOMD_DD_SPECULATE=") +
-                                   spec + " " + mpirun(4),
-                               "spce_9k", "nve.mdp", set, out + "/spec" + spec,
-                               "--backend cuda --transport nvshmem --dd 2 2 1", &log),
-              0)
-        << log;
-  }
-  const std::string wait = read_text(out + "/spec0/run.json"), spec = read_text(out + "/spec1/run.json");
-  EXPECT_EQ(json_number(wait, "speculative_checks"), 0.0) << wait;
-  EXPECT_GT(json_number(spec, "rollbacks"), 1.0) << spec;
-  EXPECT_GT(json_number(spec, "rollbacks_outside_searches"), 0.0) << spec;
-  EXPECT_GT(json_number(spec, "speculative_checks"), json_number(spec, "rollbacks")) << spec;
-  EXPECT_EQ(json_number(spec, "repartitions"), json_number(wait, "repartitions")) << spec << wait;
-  EXPECT_EQ(json_number(spec, "gpu_only_searches"), json_number(wait, "gpu_only_searches")) << spec << wait;
-  for (const char* f : {"energy.csv", "traj.xtc", "confout.gro", "state.cpt"}) {
-    const std::string a = read_text(out + "/spec0/" + f);
-    EXPECT_FALSE(a.empty()) << f;
-    EXPECT_EQ(a, read_text(out + "/spec1/" + f)) << f << " differs with speculative skin checks";
+  // Twice: as is, and with plans built ahead (started once a check finds an atom beyond 0.3 of the skin, put
+  // in at the next search unless a failed check repartitions first, which drops them; with this skin, two
+  // searches later was too late for every one of them).
+  for (const std::string ahead : {"", "HALOMD_DD_AHEAD=0.3 HALOMD_DD_AHEAD_SEARCHES=1 "}) {
+    const std::string tag = ahead.empty() ? "" : "_ahead";
+    for (const char* spec : {"0", "1"}) {
+      ASSERT_EQ(run_halomd_under(ahead + "HALOMD_DD_SKIN=0.15 HALOMD_TEST_FAIL_SKIN_CHECK_AT=20 " +
+                                     "HALOMD_DD_SPECULATE=" + spec + " " + mpirun(4),
+                                 "spce_9k", "nve.mdp", set, out + "/spec" + spec + tag,
+                                 "--backend cuda --transport nvshmem --dd 2 2 1", &log),
+                0)
+          << log;
+    }
+    const std::string wait = read_text(out + "/spec0" + tag + "/run.json"),
+                      spec = read_text(out + "/spec1" + tag + "/run.json");
+    EXPECT_EQ(json_number(wait, "speculative_checks"), 0.0) << wait;
+    // The forced failure at step 20 is settled by the frame of step 25 in either set; the default set also
+    // has checks that fail by themselves (plans ahead keep their references closer).
+    EXPECT_GT(json_number(spec, "rollbacks"), ahead.empty() ? 1.0 : 0.0) << spec;
+    EXPECT_GT(json_number(spec, "rollbacks_outside_searches"), 0.0) << spec;
+    EXPECT_GT(json_number(spec, "speculative_checks"), json_number(spec, "rollbacks")) << spec;
+    if (!ahead.empty()) {
+      EXPECT_GE(json_number(spec, "committed"), 1.0) << spec;
+      EXPECT_GE(json_number(spec, "dropped"), 1.0) << spec;
+    }
+    EXPECT_EQ(json_number(spec, "repartitions"), json_number(wait, "repartitions")) << spec << wait;
+    EXPECT_EQ(json_number(spec, "gpu_only_searches"), json_number(wait, "gpu_only_searches")) << spec << wait;
+    EXPECT_EQ(json_number(spec, "committed"), json_number(wait, "committed")) << spec << wait;
+    for (const char* f : {"energy.csv", "traj.xtc", "confout.gro", "state.cpt"}) {
+      const std::string a = read_text(out + "/spec0" + tag + "/" + f);
+      EXPECT_FALSE(a.empty()) << f;
+      EXPECT_EQ(a, read_text(out + "/spec1" + tag + "/" + f))
+          << f << " differs with speculative skin checks" << tag;
+    }
   }
 #endif
 }

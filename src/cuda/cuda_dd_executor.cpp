@@ -4,8 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
-#include <atomic>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -101,8 +99,8 @@ class CudaDdExecutor::Impl {
     gpu_name = prop.name;
     gpu_key = static_cast<int64_t>(prop.pciDomainID) << 16 | prop.pciBusID << 8 | prop.pciDeviceID;
     multiprocessors = prop.multiProcessorCount;
-    // enqueue_step says what the modes do; bench/NOTES.md (thirteenth session) what they measured. Read
-    // before any stream or event is made, so that a bad value leaks nothing.
+    // Every environment value is read before any stream or event is made, so that a bad one leaks nothing.
+    // enqueue_step says what the overlap modes do; bench/NOTES.md (thirteenth session) what they measured.
     overlap = env_int("HALOMD_DD_OVERLAP", transport->device_initiated() ? 2 : 1);
     if (overlap < 0 || overlap > 2)
       throw InputError("", 0, "HALOMD_DD_OVERLAP must be 0, 1 or 2, not " + std::to_string(overlap));
@@ -121,6 +119,13 @@ class CudaDdExecutor::Impl {
     if (ahead_searches < 1)
       throw InputError("", 0,
                        "HALOMD_DD_AHEAD_SEARCHES must be at least 1, not " + std::to_string(ahead_searches));
+    skin = skin_asked = std::max(0.0, env_number("HALOMD_DD_SKIN", kDefaultSkin));
+    speculate_below = transport->device_initiated()
+                          ? std::max(0.0, env_number("HALOMD_DD_SPECULATE", kDefaultSpeculate))
+                          : 0.0;
+    every_step_timed = env_number("HALOMD_GPU_TIMING", 0) != 0;
+    flip_reduce_at = static_cast<int64_t>(env_number("HALOMD_TEST_FLIP_REDUCE_AT", -1));
+    fail_check_at = static_cast<int64_t>(env_number("HALOMD_TEST_FAIL_SKIN_CHECK_AT", -1));
     int least = 0, greatest = 0;
     if (priority != 0) HALOMD_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     calls.create_stream(priority == 1 ? greatest : least);
@@ -129,7 +134,6 @@ class CudaDdExecutor::Impl {
     graph_plain.use_node_priority(priority != 0);
     first_atom = domdec::first_atoms(top.molecule);
     for (double m : top.mass) total_mass += m;
-    skin = skin_asked = std::max(0.0, env_number("HALOMD_DD_SKIN", kDefaultSkin));
     hst.allocate(1, "step state (host staging)");
     HALOMD_CUDA_CHECK(cudaEventCreate(&ev_begin));
     HALOMD_CUDA_CHECK(cudaEventCreate(&ev_end));
@@ -144,15 +148,9 @@ class CudaDdExecutor::Impl {
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_spec, cudaEventDisableTiming));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_ahead, cudaEventDisableTiming | cudaEventBlockingSync));
 
-    speculate_below = transport->device_initiated()
-                          ? std::max(0.0, env_number("HALOMD_DD_SPECULATE", kDefaultSpeculate))
-                          : 0.0;
     spec_disp.allocate(1, "skin check (host staging)");
     snap_st.allocate(1, "step state at a speculative search");
-    every_step_timed = env_number("HALOMD_GPU_TIMING", 0) != 0;
     if (every_step_timed) timing.create(256);
-    flip_reduce_at = static_cast<int64_t>(env_number("HALOMD_TEST_FLIP_REDUCE_AT", -1));
-    fail_check_at = static_cast<int64_t>(env_number("HALOMD_TEST_FAIL_SKIN_CHECK_AT", -1));
     ds.interior_cells = overlap == 1;  // only its interior pass reads the cells' classification
     ds.row_lists = overlap == 2;       // only its home and halo passes read the rows by kind
   }
@@ -815,7 +813,6 @@ class CudaDdExecutor::Impl {
     domdec::HaloRange range;
     cuda::HostAtoms atoms;
     std::vector<Vec3> ref;  // the home atoms' positions at from_step in the next domain's frame
-    std::atomic<bool> done{false};
     bool rejected = false;  // the grid does not take the plan's range at the skin: repartition instead
     std::exception_ptr error;
     double part_s[kNumParts] = {};
@@ -838,7 +835,6 @@ class CudaDdExecutor::Impl {
     ahead.dom.image = dom.image;
     ahead.dom.home_of = std::move(ahead_home_of);  // scratch (cleared after use), reused between plans
     ahead.dom.settle_of_oxygen = std::move(ahead_settle_of);
-    ahead.done = false;
     ahead.rejected = false;
     ahead.error = nullptr;
     std::fill(std::begin(ahead.part_s), std::end(ahead.part_s), 0.0);
@@ -870,7 +866,6 @@ class CudaDdExecutor::Impl {
     } catch (...) {
       ahead.error = std::current_exception();
     }
-    ahead.done = true;
   }
   static std::vector<comm::AtomState> home_states(const DdDomain& d) {
     std::vector<comm::AtomState> atoms;
@@ -908,12 +903,12 @@ class CudaDdExecutor::Impl {
   // home atoms' present state and the caller repartitions from it.
   bool commit_ahead(int64_t at_step) {
     lap(-1);
-    const auto t0 = last_mark;
     join_ahead(true);
     lap(kAheadJoin);
     download_home(true);  // the present state of the current home atoms
     harvest_step_events();
     lap(kDownload);
+    const auto t0 = last_mark;  // search_wall_us_mean: from here, as for search()
     if (ahead.rejected) {
       ++ahead_dropped;
       recycle_ahead();
@@ -965,6 +960,7 @@ class CudaDdExecutor::Impl {
     }
     double worst = std::sqrt(worst2);
     host.max({&worst, 1});
+    if (at_step == fail_check_at) worst = 2.0 * skin + 1.0;  // the test hook fails this check too
     lap(kSetHome);
     if (worst > skin) {
       // dom keeps the present state of the current home atoms (download_home above); drop the next plan.
@@ -982,6 +978,9 @@ class CudaDdExecutor::Impl {
     }
     lap(kPlanMpi);
     std::swap(dom, d);
+    const domdec::DomainPlan* current[1] = {
+        &dom.plan};  // the host transport keeps no pointer to a dropped plan
+    host.allocate(current);
     range = ahead.range;
     install(ahead.atoms, &ahead.ref, t0);
     recycle_ahead();  // the old domain's scratch, kept for the next thread
@@ -1102,6 +1101,7 @@ void CudaDdExecutor::load(const MdState& s) {
   const int nd = m.host.num_ranks();
   if (static_cast<int>(s.x.size()) != m.top.num_atoms() || s.v.size() != s.x.size())
     throw RuntimeError(s.step, -1, "the state to load has not one position and velocity per atom");
+  m.join_ahead(false);  // before anything the thread reads changes
   {
     // Every rank must take the same decisions from these (the skin checks are collectives).
     double asked[4] = {m.skin_asked, m.speculate_below, m.ahead_below, static_cast<double>(m.ahead_searches)};
@@ -1111,7 +1111,6 @@ void CudaDdExecutor::load(const MdState& s) {
     m.ahead_below = asked[2];
     m.ahead_searches = static_cast<int>(asked[3]);
   }
-  m.join_ahead(false);
   const double margin = domdec::molecule_margin(s.x, m.first_atom);
   m.range = m.usable_range(margin, [&](const domdec::HaloRange& r) {
     if (m.requested.n.x > 0) {
@@ -1309,6 +1308,10 @@ void CudaDdExecutor::save(MdState& s) {
   Impl& m = *impl_;
   m.settle_speculation(false);
   m.repartition_next = true;
+  // The next search repartitions, so a plan being built ahead would be dropped there anyway: drop it now,
+  // so that a thread's error surfaces here (every run saves after its last step), while the ranks can
+  // still end together.
+  m.join_ahead(false);
   // Every rank saves at the same steps: each search part's largest time over the ranks for the report (rank
   // 0's own parts include its waits for the others at the pulses' exchanges).
   std::copy(std::begin(m.search_part_s), std::end(m.search_part_s), std::begin(m.search_part_max_s));
@@ -1413,6 +1416,7 @@ std::string CudaDdExecutor::report_json() const {
       "  \"dd_speculate\": {}, \"speculative_checks\": {}, \"rollbacks\": {}, \"rollback_steps\": {}, "
       "\"rollbacks_outside_searches\": {}, \"speculation_wait_us_mean\": {:.1f},\n"
       "  \"dd_ahead\": {}, \"plans_ahead\": {{\"started\": {}, \"committed\": {}, \"dropped\": {}, "
+      "\"join_wait_us_mean\": {:.1f}, \"thread_mpi_waits\": {}, \"thread_bytes\": {}, "
       "\"thread_parts_us_mean\": {{{}}}}},\n  {}",
       m.grid.num_domains(), m.grid.str(), m.host.num_ranks(), m.gpu_name, m.ranks_per_gpu, m.ds.tpa, sp.nc[0],
       sp.nc[1], sp.nc[2], m.num_home,
@@ -1427,7 +1431,9 @@ std::string CudaDdExecutor::report_json() const {
       m.priority, m.every_step_timed, m.pairs_all, m.skipped_all, m.speculate_below, m.spec_checks,
       m.rollbacks, m.rollback_steps, m.rollbacks_outside_searches,
       m.spec_checks > 0 ? 1e6 * m.spec_wait_s / m.spec_checks : 0.0, m.ahead_host ? m.ahead_below : 0.0,
-      m.ahead_started, m.ahead_commits, m.ahead_dropped, ahead_parts, m.timing.json());
+      m.ahead_started, m.ahead_commits, m.ahead_dropped, joined > 0 ? 1e6 * m.ahead_join_s / joined : 0.0,
+      m.ahead_host ? m.ahead_host->counters().mpi_waits : 0,
+      m.ahead_host ? m.ahead_host->counters().halo_bytes : 0, ahead_parts, m.timing.json());
 }
 
 }  // namespace halomd

@@ -73,7 +73,10 @@ class MpiTransport final : public HaloTransport {
 
   std::string name() const override { return "mpi"; }
   std::unique_ptr<HaloTransport> clone_for_thread() override {
-    if (!g_thread_multiple) return nullptr;
+    // Every rank decides alike (MPI_Comm_dup is collective): a clone only where every rank has MULTIPLE.
+    int mine = g_thread_multiple ? 1 : 0, all = 0;
+    HALOMD_MPI_CHECK(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm_));
+    if (all == 0) return nullptr;
     return std::make_unique<MpiTransport>();
   }
   int rank() const override { return rank_; }
