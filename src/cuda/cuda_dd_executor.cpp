@@ -147,7 +147,6 @@ class CudaDdExecutor::Impl {
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_join, cudaEventDisableTiming));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_spec, cudaEventDisableTiming));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_ahead, cudaEventDisableTiming | cudaEventBlockingSync));
-
     spec_disp.allocate(1, "skin check (host staging)");
     snap_st.allocate(1, "step state at a speculative search");
     if (every_step_timed) timing.create(256);
@@ -978,8 +977,8 @@ class CudaDdExecutor::Impl {
     }
     lap(kPlanMpi);
     std::swap(dom, d);
-    const domdec::DomainPlan* current[1] = {
-        &dom.plan};  // the host transport keeps no pointer to a dropped plan
+    // The host transport keeps no pointer to the plan being dropped.
+    const domdec::DomainPlan* current[1] = {&dom.plan};
     host.allocate(current);
     range = ahead.range;
     install(ahead.atoms, &ahead.ref, t0);
