@@ -325,11 +325,17 @@ class CudaDdExecutor::Impl {
         calls.copy_async(hv.get() + d * nh, ds.v[d].get(), nh * sizeof(double), cudaMemcpyDeviceToHost);
     }
     sync_state();
+    to_global_frame(hx.get(), nh, dom.image, cfg.box, dom.x);
+    if (with_v)
+      for (size_t i = 0; i < nh; ++i) dom.v[i] = {hv[i], hv[nh + i], hv[2 * nh + i]};
+  }
+  // x[i] = the home atom i's position in the global frame, from h (its domain-frame x, y, z components,
+  // nh apart, as downloaded) and its image.
+  static void to_global_frame(const double* h, size_t nh, const std::vector<domdec::IVec3>& image,
+                              const Box& box, std::vector<Vec3>& x) {
     for (size_t i = 0; i < nh; ++i) {
-      const Vec3 local{hx[i], hx[nh + i], hx[2 * nh + i]};
-      const domdec::IVec3& k = dom.image[i];
-      dom.x[i] = domdec::shifted(local, domdec::IVec3{-k.x, -k.y, -k.z}, cfg.box);
-      if (with_v) dom.v[i] = {hv[i], hv[nh + i], hv[2 * nh + i]};
+      const domdec::IVec3& k = image[i];
+      x[i] = domdec::shifted(Vec3{h[i], h[nh + i], h[2 * nh + i]}, domdec::IVec3{-k.x, -k.y, -k.z}, box);
     }
   }
 
@@ -612,9 +618,8 @@ class CudaDdExecutor::Impl {
     clock.lap(kDepartures);
     h.migrate(leaving, arriving);
     clock.lap(kMigrateMpi);
-    std::vector<comm::AtomState> atoms;  // the kept home atoms (ascending), then the arrivals
-    atoms.reserve(d.home.size() + arriving[0].size());
-    for (size_t i = 0; i < d.home.size(); ++i) atoms.push_back({d.home[i], d.index, d.x[i], d.v[i]});
+    std::vector<comm::AtomState> atoms =
+        home_states(d);  // the kept home atoms (ascending), then the arrivals
     atoms.insert(atoms.end(), arriving[0].begin(), arriving[0].end());
     set_home(d, top, std::move(atoms));
     if (leaving_out) *leaving_out = std::move(leaving[0]);
@@ -849,11 +854,7 @@ class CudaDdExecutor::Impl {
       const size_t nh = d.home.size();
       d.x.resize(nh);
       d.v.assign(nh, Vec3{});
-      for (size_t i = 0; i < nh; ++i) {
-        const Vec3 local{hx_ahead[i], hx_ahead[nh + i], hx_ahead[2 * nh + i]};
-        const domdec::IVec3& k = d.image[i];
-        d.x[i] = domdec::shifted(local, domdec::IVec3{-k.x, -k.y, -k.z}, cfg.box);
-      }
+      to_global_frame(hx_ahead.get(), nh, d.image, cfg.box, d.x);
       set_home(d, top, home_states(d));
       PartClock clock{ahead.part_s};
       try {
