@@ -28,11 +28,12 @@ summary() {  # run.json -> one line
 import json, sys
 r = json.load(open(sys.argv[1]))
 parts = r.get("search_parts_us_mean", {})
-keep = ["plan", "plan_mpi", "list_size", "local_atoms", "topology", "upload", "launch_bind", "download"]
+keep = [k for k, v in parts.items() if v >= 50]  # the parts that matter
 print(f"ns/day {r['ns_per_day']:.0f} regular GPU step {r.get('regular_step_gpu_us', 0):.1f} us "
       f"(mid-window {r.get('regular_step_gpu_mid_window_us', 0):.1f}) "
       f"repartitions {r.get('repartitions')} searches {r.get('searches')} "
-      f"repartition {r.get('search_wall_us_mean', 0):.0f} us: "
+      f"repartition {r.get('search_wall_us_mean', 0):.0f} us "
+      f"({r.get('search_page_faults_mean', 0):.0f} page faults): "
       + " ".join(f"{k} {parts.get(k, 0):.0f}" for k in keep)
       + f" | speculative {r.get('speculative_checks', 0)} rollbacks {r.get('rollbacks', 0)}"
       f" settle wait {r.get('speculation_wait_us_mean', 0):.0f} us gpu-only {r.get('gpu_only_searches', 0)}"

@@ -10,6 +10,7 @@
 #include "comm/halo_transport.h"
 #include "core/errors.h"
 #include "cpu/cpu_executor.h"
+#include "cpu/dd_domain.h"
 #include "cpu/dd_executor.h"
 #include "cpu/update.h"
 #include "engine/setup.h"
@@ -231,6 +232,45 @@ TEST(DdExecutor, GridThatDoesNotFitTheCutoffIsAnInputError) {
   }
   DdExecutor any(cfg, comm::make_local_transport(), 2, domdec::DdGrid{{0, 0, 0}});
   EXPECT_THROW(any.load(sys->start), InputError);
+}
+
+// A repartition adds the arrivals to the kept home atoms in place; the result is set_home's from the kept
+// atoms and the arrivals, field by field.
+TEST(DdDomain, AddingArrivalsInPlaceGivesSetHomesHomeSet) {
+  std::mt19937_64 rng(31);
+  const TestSystem s = random_system(rng, Box{{3.0, 3.0, 3.0}}, 200);
+  Topology top;
+  top.mass.resize(s.x.size());
+  for (size_t i = 0; i < s.x.size(); ++i)
+    top.mass[i] = i % 5 == 0 ? 0.0 : 1.0 + 0.01 * static_cast<double>(i);
+  std::vector<comm::AtomState> kept, arriving;
+  std::uniform_int_distribution<int> pick(0, 3);
+  for (int g = 0; g < static_cast<int>(s.x.size()); ++g) {
+    const comm::AtomState a{g, 0, s.x[g], Vec3{0.1 * g, -0.2 * g, 0.3}};
+    (pick(rng) == 0 ? arriving : kept).push_back(a);
+  }
+  std::shuffle(arriving.begin(), arriving.end(), rng);
+  for (const size_t count : {size_t{0}, size_t{1}, arriving.size()}) {
+    const std::vector<comm::AtomState> some(arriving.begin(), arriving.begin() + count);
+    DdDomain in_place, rebuilt;
+    set_home(in_place, top, kept);
+    add_arrivals(in_place, top, some);
+    std::vector<comm::AtomState> all = kept;
+    all.insert(all.end(), some.begin(), some.end());
+    set_home(rebuilt, top, all);
+    EXPECT_EQ(in_place.home, rebuilt.home);
+    ASSERT_EQ(in_place.x.size(), rebuilt.x.size());
+    ASSERT_EQ(in_place.v.size(), rebuilt.v.size());
+    for (size_t i = 0; i < rebuilt.x.size(); ++i)
+      for (int d = 0; d < 3; ++d) {
+        EXPECT_EQ(in_place.x[i][d], rebuilt.x[i][d]);
+        EXPECT_EQ(in_place.v[i][d], rebuilt.v[i][d]);
+      }
+    EXPECT_EQ(in_place.mass, rebuilt.mass);
+    EXPECT_EQ(in_place.inv_mass, rebuilt.inv_mass);
+    EXPECT_EQ(in_place.x_new.size(), rebuilt.x_new.size());
+    EXPECT_EQ(in_place.f.size(), rebuilt.f.size());
+  }
 }
 
 }  // namespace

@@ -114,5 +114,59 @@ TEST(DomdecMigration, DeparturesDoNotDependOnTheImageOfAMolecule) {
   }
 }
 
+// The last partition's images spare most molecules the owner rule's arithmetic; whatever the hint (right,
+// wrong by box lengths, short, or putting a first atom on a face of the domain's cell), the departures are
+// the owner rule's.
+TEST(DomdecMigration, ImageHintsNeverChangeTheDepartures) {
+  std::mt19937_64 rng(23);
+  const DdGrid grid{{3, 2, 1}};
+  TestSystem s = random_system(rng, Box{{4.5, 4.0, 4.0}}, 400);
+  const std::vector<int> first = first_atoms(s.molecule);
+  const DdPlan plan = build_plan(grid, s.box, s.x, s.molecule, 1.0);
+  std::uniform_real_distribution<double> step(-0.5, 0.5);
+  std::vector<Vec3> moved = s.x;
+  for (size_t i = 0; i < moved.size(); ++i) {
+    if (first[i] == static_cast<int>(i))
+      moved[i] += Vec3{step(rng), step(rng), step(rng)};
+    else
+      moved[i] += moved[first[i]] - s.x[first[i]];
+  }
+  // Two first atoms exactly on a face of their (old) domain's cell along x, where a hint must not decide.
+  int placed = 0;
+  for (const DomainPlan& dp : plan.domains) {
+    for (int i = 0; i < dp.num_home && placed < 2 * static_cast<int>(plan.domains.size()); ++i) {
+      const int g = dp.global[i];
+      if (first[g] != g || i % 9 != 0) continue;
+      const double face = (placed % 2 == 0 ? dp.lo.x : dp.hi.x) - dp.image[i].x * s.box.len.x;
+      const Vec3 d = Vec3{face, moved[g].y, moved[g].z} - moved[g];
+      for (int a = g; a < static_cast<int>(moved.size()) && first[a] == g; ++a) moved[a] += d;
+      ++placed;
+    }
+  }
+  std::uniform_int_distribution<int> wrong(-2, 2);
+  size_t leaving = 0;
+  for (const DomainPlan& dp : plan.domains) {
+    const std::vector<int> home(dp.global.begin(), dp.global.begin() + dp.num_home);
+    std::vector<Vec3> x;
+    for (int g : home) x.push_back(moved[g]);
+    std::vector<IVec3> right(dp.image.begin(), dp.image.begin() + dp.num_home);
+    std::vector<IVec3> off = right, half(right.begin(), right.begin() + right.size() / 2);
+    for (IVec3& k : off) k = {k.x + wrong(rng), k.y + wrong(rng), k.z};
+    const auto expected = departures(grid, s.box, dp.domain, home, x, first);
+    leaving += expected.size();
+    for (const std::vector<IVec3>* hint : {&right, &off, &half}) {
+      const auto got = departures(grid, s.box, dp.domain, home, x, first, *hint);
+      ASSERT_EQ(got.size(), expected.size()) << "domain " << dp.domain;
+      for (size_t k = 0; k < got.size(); ++k) {
+        EXPECT_EQ(got[k].atom, expected[k].atom);
+        EXPECT_EQ(got[k].index, expected[k].index);
+        EXPECT_EQ(got[k].to, expected[k].to);
+      }
+    }
+  }
+  EXPECT_GT(leaving, 0u);
+  EXPECT_EQ(placed, 2 * static_cast<int>(plan.domains.size()));
+}
+
 }  // namespace
 }  // namespace halomd::domdec

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <type_traits>
 #include <vector>
 
@@ -19,8 +20,9 @@ struct HaloAtomRecord {
 };
 static_assert(std::is_trivially_copyable_v<HaloAtomRecord> && sizeof(HaloAtomRecord) == 56);
 
-inline std::vector<HaloAtomRecord> to_records(const domdec::HaloAtoms& atoms) {
-  std::vector<HaloAtomRecord> out(atoms.global.size());
+// Into `out` (resized; a buffer kept between searches: fresh pages cost the host more than the copy).
+inline void to_records(const domdec::HaloAtoms& atoms, std::vector<HaloAtomRecord>& out) {
+  out.resize(atoms.global.size());
   for (size_t i = 0; i < out.size(); ++i) {
     HaloAtomRecord& r = out[i];
     r.global = atoms.global[i];
@@ -30,11 +32,9 @@ inline std::vector<HaloAtomRecord> to_records(const domdec::HaloAtoms& atoms) {
       r.x[d] = atoms.x[i][d];
     }
   }
-  return out;
 }
 
-inline domdec::HaloAtoms from_records(const std::vector<HaloAtomRecord>& records) {
-  domdec::HaloAtoms out;
+inline void from_records(std::span<const HaloAtomRecord> records, domdec::HaloAtoms& out) {
   const size_t n = records.size();
   out.global.resize(n);
   out.image.resize(n);
@@ -49,7 +49,6 @@ inline domdec::HaloAtoms from_records(const std::vector<HaloAtomRecord>& records
       out.x[i][d] = r.x[d];
     }
   }
-  return out;
 }
 
 }  // namespace halomd::comm

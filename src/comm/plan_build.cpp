@@ -19,6 +19,15 @@ void build_plans(HaloTransport& transport, const domdec::DdGrid& grid, const Box
   x_local.resize(ns);
   for (size_t s = 0; s < ns; ++s) {
     plans.push_back(domdec::start_domain(grid, box, domains[s], home[s].global, home[s].image));
+    // Room for the halo up front (its atoms come pulse by pulse): ~1.4 home atoms at 4 domains of 45k atoms,
+    // more where domains are thin; pages not written are never touched.
+    const size_t room = 4 * home[s].global.size() + 1024;
+    domdec::DomainPlan& started = plans.back();
+    started.global.reserve(room);
+    started.image.reserve(room);
+    started.shift.reserve(room);
+    started.zone.reserve(room);
+    x_local[s].reserve(room);
     x_local[s].assign(home[s].x_frame.begin(), home[s].x_frame.end());
   }
   const domdec::IVec3 pulses = domdec::pulses_per_dim(grid, box, range);

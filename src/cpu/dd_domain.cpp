@@ -67,10 +67,43 @@ void set_home(DdDomain& dom, const Topology& top, std::vector<comm::AtomState> a
   }
 }
 
+void add_arrivals(DdDomain& dom, const Topology& top, std::vector<comm::AtomState> arriving) {
+  const size_t kept = dom.home.size(), n = kept + arriving.size();
+  dom.x_new.resize(n);  // scratch of the CPU update, sized as set_home does
+  dom.f.resize(n);
+  if (arriving.empty()) return;
+  std::sort(arriving.begin(), arriving.end(),
+            [](const comm::AtomState& a, const comm::AtomState& b) { return a.global < b.global; });
+  dom.home.resize(n);
+  dom.x.resize(n);
+  dom.v.resize(n);
+  dom.mass.resize(n);
+  dom.inv_mass.resize(n);
+  // From the back: each kept atom moves up by the arrivals above it, each arrival takes its place.
+  size_t i = kept, to = n;
+  for (size_t a = arriving.size(); a-- > 0;) {
+    const comm::AtomState& s = arriving[a];
+    while (i > 0 && dom.home[i - 1] > s.global) {
+      --i, --to;
+      dom.home[to] = dom.home[i];
+      dom.x[to] = dom.x[i];
+      dom.v[to] = dom.v[i];
+      dom.mass[to] = dom.mass[i];
+      dom.inv_mass[to] = dom.inv_mass[i];
+    }
+    --to;
+    dom.home[to] = s.global;
+    dom.x[to] = s.x;
+    dom.v[to] = s.v;
+    dom.mass[to] = top.mass[s.global];
+    dom.inv_mass[to] = top.mass[s.global] > 0 ? 1.0 / top.mass[s.global] : 0.0;
+  }
+}
+
 std::vector<comm::AtomState> take_departures(DdDomain& dom, const domdec::DdGrid& grid, const Box& box,
                                              std::span<const int> first_atom) {
   const std::vector<domdec::Departure> leaving =
-      domdec::departures(grid, box, dom.index, dom.home, dom.x, first_atom);
+      domdec::departures(grid, box, dom.index, dom.home, dom.x, first_atom, dom.image);
   std::vector<comm::AtomState> out;
   out.reserve(leaving.size());
   if (leaving.empty()) return out;

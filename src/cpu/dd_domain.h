@@ -45,8 +45,13 @@ struct DdDomain {
 // Replaces the home atoms with `atoms` (any order; sorted here by global index).
 void set_home(DdDomain& dom, const Topology& top, std::vector<comm::AtomState> atoms);
 
+// Adds `arriving` (any order) to the home atoms (ascending global index, kept so): the same home set as
+// set_home with the kept atoms and the arrivals, without rebuilding it.
+void add_arrivals(DdDomain& dom, const Topology& top, std::vector<comm::AtomState> arriving);
+
 // The home atoms whose molecule now belongs to another domain (owner rule of domdec/assignment.h), removed
-// from the domain, with their state.
+// from the domain, with their state (dom.image, where it is the last partition's, spares most molecules the
+// owner rule's arithmetic: domdec::departures).
 std::vector<comm::AtomState> take_departures(DdDomain& dom, const domdec::DdGrid& grid, const Box& box,
                                              std::span<const int> first_atom);
 

@@ -87,15 +87,7 @@ void DdExecutor::migrate() {
     dom_[k].departed = static_cast<int64_t>(leaving[k].size());
   }
   transport_->migrate(leaving, arriving);
-  for (size_t k = 0; k < ns; ++k) {
-    if (arriving[k].empty() && leaving[k].empty()) continue;
-    DdDomain& d = dom_[k];
-    std::vector<comm::AtomState> atoms;  // the kept home atoms (ascending), then the arrivals
-    atoms.reserve(d.home.size() + arriving[k].size());
-    for (size_t i = 0; i < d.home.size(); ++i) atoms.push_back({d.home[i], d.index, d.x[i], d.v[i]});
-    atoms.insert(atoms.end(), arriving[k].begin(), arriving[k].end());
-    set_home(d, top_, std::move(atoms));
-  }
+  for (size_t k = 0; k < ns; ++k) add_arrivals(dom_[k], top_, std::move(arriving[k]));
 }
 
 void DdExecutor::search(int64_t step) {

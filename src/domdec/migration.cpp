@@ -9,10 +9,24 @@
 namespace halomd::domdec {
 
 std::vector<Departure> departures(const DdGrid& grid, const Box& box, int domain, std::span<const int> home,
-                                  std::span<const Vec3> x_home, std::span<const int> first_atom) {
+                                  std::span<const Vec3> x_home, std::span<const int> first_atom,
+                                  std::span<const IVec3> image_hint) {
   std::vector<Departure> out;
   int current_first = -1;  // the molecule whose owner is in `owner`
   int owner = domain;
+  // The domain's cell, less a rim far above rounding (positions are O(box) nm, doubles).
+  constexpr double kRim = 1e-6;  // nm
+  const IVec3 coords = grid.coords(domain);
+  Vec3 lo, hi;
+  for (int d = 0; d < 3; ++d) {
+    lo[d] = cell_bound(coords[d], grid.n[d], box.len[d]) + kRim;
+    hi[d] = cell_bound(coords[d] + 1, grid.n[d], box.len[d]) - kRim;
+  }
+  const auto stays = [&](size_t at) {
+    if (at >= image_hint.size()) return false;
+    const Vec3 w = shifted(x_home[at], image_hint[at], box);
+    return w.x > lo.x && w.x < hi.x && w.y > lo.y && w.y < hi.y && w.z > lo.z && w.z < hi.z;
+  };
   for (size_t i = 0; i < home.size(); ++i) {
     const int atom = home[i];
     const int first = first_atom[atom];
@@ -26,7 +40,8 @@ std::vector<Departure> departures(const DdGrid& grid, const Box& box, int domain
             -1, atom,
             fmt::format("domain {} holds the atom but not its molecule's first atom {}", domain, first + 1));
       }
-      owner = owner_of(grid, box, x_home[it - home.begin()]).domain;
+      const size_t at = static_cast<size_t>(it - home.begin());
+      owner = stays(at) ? domain : owner_of(grid, box, x_home[at]).domain;
       current_first = first;
     }
     if (owner != domain) out.push_back({atom, static_cast<int>(i), owner});

@@ -22,9 +22,14 @@ struct Departure {
 };
 
 // One domain's departures, ascending: home (ascending global index, whole molecules) and the home atoms'
-// current positions x_home (home order, any box image per molecule, molecules whole).
+// current positions x_home (home order, any box image per molecule, molecules whole). image_hint (home
+// order; may be shorter or empty): a box image per home atom that probably wraps its molecule's first atom
+// into the domain (the images of the last partition): where it puts that atom inside the domain's cell, away
+// from its faces, the molecule stays without the owner rule's arithmetic, whose answer that is then (any
+// other image lies a box length away); a wrong hint only costs the arithmetic.
 std::vector<Departure> departures(const DdGrid& grid, const Box& box, int domain, std::span<const int> home,
-                                  std::span<const Vec3> x_home, std::span<const int> first_atom);
+                                  std::span<const Vec3> x_home, std::span<const int> first_atom,
+                                  std::span<const IVec3> image_hint = {});
 
 // All domains at once: home[D] as above, positions indexed by global atom.
 std::vector<std::vector<Departure>> plan_migration(const DdGrid& grid, const Box& box,

@@ -136,16 +136,18 @@ class MpiTransport final : public HaloTransport {
                       std::span<const domdec::HaloAtoms> sent,
                       std::span<domdec::HaloAtoms> received) override {
     check_one(sent.size());
-    const std::vector<HaloAtomRecord> out = to_records(sent[0]);
+    std::vector<HaloAtomRecord>& out = records_out_;
+    std::vector<HaloAtomRecord>& in = records_in_;
+    to_records(sent[0], out);
     int n_out = static_cast<int>(out.size()), n_in = 0;
     ++counters_.mpi_waits;
     HALOMD_MPI_CHECK(MPI_Sendrecv(&n_out, 1, MPI_INT, to[0], kTagAtomCount, &n_in, 1, MPI_INT, from[0],
                                   kTagAtomCount, comm_, MPI_STATUS_IGNORE));
-    std::vector<HaloAtomRecord> in(n_in);
+    in.resize(n_in);
     irecv(in.data(), in.size() * sizeof(HaloAtomRecord), from[0], kTagAtoms, &req_[0]);
     isend(out.data(), out.size() * sizeof(HaloAtomRecord), to[0], kTagAtoms, &req_[1]);
     wait_all(in.size() * sizeof(HaloAtomRecord));
-    received[0] = from_records(in);
+    from_records(in, received[0]);
   }
 
   void migrate(std::span<const std::vector<AtomState>> leaving,
@@ -243,6 +245,8 @@ class MpiTransport final : public HaloTransport {
   std::vector<Vec3> x_send_;       // packed coordinates of every pulse
   std::vector<FixedVec3> f_recv_;  // forces returned for the sent atoms, every pulse
   std::vector<size_t> offset_;     // per pulse: where it starts in both
+  // A search's halo atoms out and in, kept between searches (their pages already mapped).
+  std::vector<HaloAtomRecord> records_out_, records_in_;
 };
 
 }  // namespace
