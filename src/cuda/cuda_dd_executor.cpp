@@ -136,10 +136,8 @@ class CudaDdExecutor::Impl {
     first_atom = domdec::first_atoms(top.molecule);
     for (double m : top.mass) total_mass += m;
     hst.allocate(1, "step state (host staging)");
-    HALOMD_CUDA_CHECK(cudaEventCreate(&ev_begin));
-    HALOMD_CUDA_CHECK(cudaEventCreate(&ev_end));
-    HALOMD_CUDA_CHECK(cudaEventCreate(&ev_mid_begin));
-    HALOMD_CUDA_CHECK(cudaEventCreate(&ev_mid_end));
+    first_step_gpu.create();
+    mid_step_gpu.create();
     search_gpu.create();
     repart_gpu.create();
     HALOMD_CUDA_CHECK(cudaStreamCreateWithPriority(&side, cudaStreamNonBlocking, least));
@@ -157,16 +155,14 @@ class CudaDdExecutor::Impl {
   ~Impl() {
     if (ahead.worker.joinable()) ahead.worker.join();  // its collectives end: every rank's thread runs them
     if (ev_ahead) (void)cudaEventDestroy(ev_ahead);
-    if (ev_begin) (void)cudaEventDestroy(ev_begin);
     if (ev_fork) (void)cudaEventDestroy(ev_fork);
     if (ev_join) (void)cudaEventDestroy(ev_join);
     if (ev_spec) (void)cudaEventDestroy(ev_spec);
     if (side) (void)cudaStreamDestroy(side);
     if (urgent) (void)cudaStreamDestroy(urgent);
     if (ev_urgent) (void)cudaEventDestroy(ev_urgent);
-    if (ev_end) (void)cudaEventDestroy(ev_end);
-    if (ev_mid_begin) (void)cudaEventDestroy(ev_mid_begin);
-    if (ev_mid_end) (void)cudaEventDestroy(ev_mid_end);
+    first_step_gpu.destroy();
+    mid_step_gpu.destroy();
     search_gpu.destroy();
     repart_gpu.destroy();
   }
@@ -375,32 +371,34 @@ class CudaDdExecutor::Impl {
   }
   void lap(Part k) { lap(static_cast<int>(k)); }
 
-  // GPU time of one regular step per repartition (CUDA events around the first regular step after it; read
-  // at the next search, when the host waits anyway).
-  // Also the GPU time of the kMidStep-th regular step after every search (host repartition or GPU-only),
-  // a steady-state sample that starts from no particular alignment of the ranks.
-  // A sample whose end event has not run yet stays pending (a speculative search does not wait for the
-  // device): it is read at a later harvest, and no new one of its kind starts meanwhile.
+  // The GPU samples (EventSample), read at a search, when the host waits anyway, or later: a sample whose
+  // end has not run yet (a speculative search does not wait for the device) stays pending, and no new one of
+  // its kind starts meanwhile.
   void harvest_step_events() {
-    harvest(step_timed, ev_begin, ev_end, step_gpu_s, step_samples);
-    harvest(mid_timed, ev_mid_begin, ev_mid_end, mid_gpu_s, mid_samples);
+    first_step_gpu.harvest();
+    mid_step_gpu.harvest();
     search_gpu.harvest();
     repart_gpu.harvest();
   }
-  // The GPU time of a search step from its coordinate halo to its end, by phase (SearchMark), sampled
-  // whenever the last sample of its kind has been read. A GPU-only search: the halo, the pair search, the
-  // forces, the force halo and the update; a repartition: the same without the pair search, which ran during
-  // its bind (its phase reads 0).
+  // The GPU time of a search step from its coordinate halo to its end, by phase (SearchMark). A GPU-only
+  // search: the halo, the pair search, the forces, the force halo and the update; a repartition: the same
+  // without the pair search, which ran during its bind (its phase reads 0).
   enum SearchMark { kSearchBegin, kSearchHaloX, kSearchList, kSearchForces, kSearchHaloF, kSearchEnd };
-  static constexpr int kSearchMarks = kSearchEnd + 1;
   static constexpr const char* kSearchPhases[kSearchEnd] = {"x_halo", "pair_search", "nonbonded", "f_halo",
                                                             "update"};
+  static constexpr const char* kStepPhase[1] = {"step"};
+  // CUDA events around a kind of step and its kPhases phases (mark k ends phase k - 1), sampled whenever the
+  // last sample of that kind has been read; the sums by phase, the mean in json().
+  template <int kPhases>
   struct EventSample {
-    cudaEvent_t ev[kSearchMarks] = {};
+    static constexpr int kEnd = kPhases, kMarks = kPhases + 1;
+    const char* const* names;
+    cudaEvent_t ev[kMarks] = {};
     bool pending = false;
     bool now = false;  // the step being enqueued is sampled
-    double phase_s[kSearchEnd] = {};
+    double phase_s[kPhases] = {};
     int64_t samples = 0;
+    explicit EventSample(const char* const* phase_names) : names(phase_names) {}
     void create() {
       for (cudaEvent_t& e : ev) HALOMD_CUDA_CHECK(cudaEventCreate(&e));
     }
@@ -410,25 +408,25 @@ class CudaDdExecutor::Impl {
     }
     void start(gpu::GpuCalls& calls) {
       now = !pending;
-      if (now) calls.record(ev[kSearchBegin]);
+      if (now) calls.record(ev[0]);
     }
-    void mark(gpu::GpuCalls& calls, SearchMark k) {
+    void mark(gpu::GpuCalls& calls, int k) {
       if (now) calls.record(ev[k]);
     }
     void stop(gpu::GpuCalls& calls) {
       if (!now) return;
-      calls.record(ev[kSearchEnd]);
+      calls.record(ev[kEnd]);
       pending = true;
       now = false;
     }
     // The sample, when its end has run (a failed query drops it; the error reports at the next sync).
     void harvest() {
       if (!pending) return;
-      const cudaError_t ready = cudaEventQuery(ev[kSearchEnd]);
+      const cudaError_t ready = cudaEventQuery(ev[kEnd]);
       if (ready == cudaErrorNotReady) return;
       pending = false;
-      double part[kSearchEnd] = {};
-      for (int k = 0; k < kSearchEnd; ++k) {
+      double part[kPhases] = {};
+      for (int k = 0; k < kPhases; ++k) {
         float ms = 0.f;
         if (ready != cudaSuccess || cudaEventElapsedTime(&ms, ev[k], ev[k + 1]) != cudaSuccess) {
           (void)cudaGetLastError();
@@ -436,36 +434,28 @@ class CudaDdExecutor::Impl {
         }
         part[k] = 1e-3 * ms;
       }
-      for (int k = 0; k < kSearchEnd; ++k) phase_s[k] += part[k];
+      for (int k = 0; k < kPhases; ++k) phase_s[k] += part[k];
       ++samples;
     }
-    std::string json() const {
+    // The mean of a sample (us), all phases.
+    double mean_us() const {
       double total = 0.0;
+      for (double p : phase_s) total += p;
+      return samples > 0 ? 1e6 * total / samples : 0.0;
+    }
+    std::string json() const {
       std::string phases;
-      for (int k = 0; k < kSearchEnd; ++k) {
-        const double us = samples > 0 ? 1e6 * phase_s[k] / samples : 0.0;
-        total += us;
-        phases += fmt::format("{}\"{}\": {:.1f}", k > 0 ? ", " : "", kSearchPhases[k], us);
-      }
-      return fmt::format("{{\"us\": {:.1f}, \"samples\": {}, \"phases_us\": {{{}}}}}", total, samples,
+      for (int k = 0; k < kPhases; ++k)
+        phases += fmt::format("{}\"{}\": {:.1f}", k > 0 ? ", " : "", names[k],
+                              samples > 0 ? 1e6 * phase_s[k] / samples : 0.0);
+      return fmt::format("{{\"us\": {:.1f}, \"samples\": {}, \"phases_us\": {{{}}}}}", mean_us(), samples,
                          phases);
     }
   };
-  EventSample* sampling = nullptr;  // the search step being enqueued, when sampled
+  using SearchSample = EventSample<kSearchEnd>;
+  SearchSample* sampling = nullptr;  // the search step being enqueued, when sampled
   void search_mark(SearchMark k) {
     if (sampling) sampling->mark(calls, k);
-  }
-  static void harvest(bool& pending, cudaEvent_t begin, cudaEvent_t end, double& sum_s, int64_t& samples) {
-    if (!pending) return;
-    const cudaError_t ready = cudaEventQuery(end);
-    if (ready == cudaErrorNotReady) return;
-    float ms = 0.f;
-    if (ready == cudaSuccess && cudaEventElapsedTime(&ms, begin, end) == cudaSuccess) {
-      sum_s += 1e-3 * ms;
-      ++samples;
-    }
-    (void)cudaGetLastError();  // a failed query: the sample is dropped, the error reports at the next sync
-    pending = false;
   }
   static constexpr int kMidStep = 5;
 
@@ -805,8 +795,8 @@ class CudaDdExecutor::Impl {
     search_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ++searches;
     halo_atoms_sum += num_local - num_home;
-    time_next_step = !step_timed;
-    if (!mid_timed) mid_in = kMidStep - 1;
+    time_next_step = true;  // the first regular step after a repartition (started unless one is pending)
+    if (!mid_step_gpu.pending) mid_in = kMidStep - 1;
   }
 
   // --- The next plan, built ahead (HALOMD_DD_AHEAD) ---
@@ -1076,27 +1066,25 @@ class CudaDdExecutor::Impl {
   double search_part_s[kNumParts] = {};
   double search_part_max_s[kNumParts] = {};  // the largest over the ranks, as of the last save (all ranks)
   std::chrono::steady_clock::time_point last_mark;
-  cudaEvent_t ev_begin = nullptr, ev_end = nullptr;
   cudaStream_t side = nullptr;    // the home rows' non-bonded forces, while the halos move (enqueue_step)
   cudaStream_t urgent = nullptr;  // overlap 2: the halo rows and the force halo
   cudaEvent_t ev_urgent = nullptr;
   cudaEvent_t ev_fork = nullptr, ev_join = nullptr;
-  bool step_timed = false, time_next_step = false;
-  bool mid_timed = false;
+  // GPU time of the first regular step after each repartition, and of the kMidStep-th regular step after
+  // every search (host repartition or GPU-only): a steady-state sample that starts from no particular
+  // alignment of the ranks.
+  EventSample<1> first_step_gpu{kStepPhase}, mid_step_gpu{kStepPhase};
+  bool time_next_step = false;
   int mid_in = -1;  // regular steps before the one timed in the middle of the window (-1: none this window)
-  cudaEvent_t ev_mid_begin = nullptr, ev_mid_end = nullptr;
-  double mid_gpu_s = 0.0;
-  int64_t mid_samples = 0;
-  EventSample search_gpu, repart_gpu;  // GPU time of GPU-only search steps and of repartition steps
-  double graph_record_s = 0.0;         // host time of the regular steps' graph recordings (and updates)
+  // GPU time of GPU-only search steps and of repartition steps.
+  SearchSample search_gpu{kSearchPhases}, repart_gpu{kSearchPhases};
+  double graph_record_s = 0.0;  // host time of the regular steps' graph recordings (and updates)
   int64_t graph_records = 0;
   bool every_step_timed = false;  // HALOMD_GPU_TIMING=1
   int overlap = 2;                // HALOMD_DD_OVERLAP (enqueue_step)
   int priority = 1;               // HALOMD_DD_PRIORITY (the constructor)
   cuda::GpuTiming timing;
   cuda::GpuTiming::Sample* timed_sample = nullptr;  // the step being enqueued, when timed
-  double step_gpu_s = 0.0;
-  int64_t step_samples = 0;
   size_t pairs = 0;
   int64_t pairs_all = 0;    // over all domains, as of the last save
   int64_t skipped_all = 0;  // halo rows the last search skipped, over all domains, as of the last save
@@ -1225,7 +1213,7 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
   }
   const bool timed = !ns && !energy && m.time_next_step;
   if (timed) {
-    m.calls.record(m.ev_begin);
+    m.first_step_gpu.start(m.calls);
     m.time_next_step = false;
   }
   bool mid = false;
@@ -1233,7 +1221,7 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
     mid = m.mid_in == 0;
     --m.mid_in;
   }
-  if (mid) m.calls.record(m.ev_mid_begin);
+  if (mid) m.mid_step_gpu.start(m.calls);
   if (m.every_step_timed && !ns && !energy) {
     m.timed_sample = m.timing.begin(Impl::regular_phases());
     m.mark(Impl::kStart);
@@ -1284,7 +1272,7 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
       if (!repartition) {
         cuda::launch_pair_search(m.calls, m.ds.search);
         ++m.gpu_searches;
-        if (!m.mid_timed) m.mid_in = Impl::kMidStep - 1;
+        if (!m.mid_step_gpu.pending) m.mid_in = Impl::kMidStep - 1;
       }
       m.search_mark(Impl::kSearchList);
     }
@@ -1300,14 +1288,8 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
     if (m.sampling) m.sampling->stop(m.calls);
     m.sampling = nullptr;
   }
-  if (timed) {
-    m.calls.record(m.ev_end);
-    m.step_timed = true;
-  }
-  if (mid) {
-    m.calls.record(m.ev_mid_end);
-    m.mid_timed = true;
-  }
+  if (timed) m.first_step_gpu.stop(m.calls);
+  if (mid) m.mid_step_gpu.stop(m.calls);
   m.ke_prev_global = reduce;
   m.halo_bytes += m.halo_bytes_per_step;
   ++m.step;
@@ -1437,10 +1419,10 @@ std::string CudaDdExecutor::report_json() const {
       m.transport->allocations(), m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches,
       m.searches_counted_for_faults > 0 ? static_cast<double>(m.search_faults) / m.searches_counted_for_faults
                                         : 0.0,
-      parts, parts_max, m.step_samples > 0 ? 1e6 * m.step_gpu_s / m.step_samples : 0.0, m.step_samples,
-      m.mid_samples > 0 ? 1e6 * m.mid_gpu_s / m.mid_samples : 0.0, m.mid_samples, m.search_gpu.json(),
-      m.repart_gpu.json(), m.graph_records > 0 ? 1e6 * m.graph_record_s / m.graph_records : 0.0,
-      m.graph_records, m.graph_reduce.instantiations() + m.graph_plain.instantiations(),
+      parts, parts_max, m.first_step_gpu.mean_us(), m.first_step_gpu.samples, m.mid_step_gpu.mean_us(),
+      m.mid_step_gpu.samples, m.search_gpu.json(), m.repart_gpu.json(),
+      m.graph_records > 0 ? 1e6 * m.graph_record_s / m.graph_records : 0.0, m.graph_records,
+      m.graph_reduce.instantiations() + m.graph_plain.instantiations(),
       m.graph_reduce.updates() + m.graph_plain.updates(), m.skin, m.searches, m.gpu_searches,
       m.checks > 0 ? 1e6 * m.check_s / m.checks : 0.0, m.max_drift, m.atom_regrows, m.list_regrows, m.overlap,
       m.priority, m.every_step_timed, m.pairs_all, m.skipped_all, m.speculate_below, m.spec_checks,

@@ -39,7 +39,6 @@ bool launched_by_mpi() {
 // Tags: one per pulse and direction, so that pulses could overlap; NS-step messages have their own.
 int tag_x(int pulse) { return 16 + 2 * pulse; }
 int tag_f(int pulse) { return 17 + 2 * pulse; }
-constexpr int kTagAtomCount = 1;
 constexpr int kTagAtoms = 2;
 
 template <class T>
@@ -139,14 +138,21 @@ class MpiTransport final : public HaloTransport {
     std::vector<HaloAtomRecord>& out = records_out_;
     std::vector<HaloAtomRecord>& in = records_in_;
     to_records(sent[0], out);
-    int n_out = static_cast<int>(out.size()), n_in = 0;
-    ++counters_.mpi_waits;
-    HALOMD_MPI_CHECK(MPI_Sendrecv(&n_out, 1, MPI_INT, to[0], kTagAtomCount, &n_in, 1, MPI_INT, from[0],
-                                  kTagAtomCount, comm_, MPI_STATUS_IGNORE));
-    in.resize(n_in);
-    irecv(in.data(), in.size() * sizeof(HaloAtomRecord), from[0], kTagAtoms, &req_[0]);
+    // The records go out at once; the incoming message's size is read from its envelope (one round trip,
+    // where a count exchanged first took two).
     isend(out.data(), out.size() * sizeof(HaloAtomRecord), to[0], kTagAtoms, &req_[1]);
-    wait_all(in.size() * sizeof(HaloAtomRecord));
+    MPI_Status status;
+    ++counters_.mpi_waits;
+    HALOMD_MPI_CHECK(MPI_Probe(from[0], kTagAtoms, comm_, &status));
+    int bytes = 0;
+    HALOMD_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &bytes));
+    if (bytes % static_cast<int>(sizeof(HaloAtomRecord)) != 0)
+      throw RuntimeError(-1, -1,
+                         fmt::format("rank {}: {} bytes of halo atoms from rank {}, not whole records", rank_,
+                                     bytes, from[0]));
+    in.resize(static_cast<size_t>(bytes) / sizeof(HaloAtomRecord));
+    HALOMD_MPI_CHECK(MPI_Recv(in.data(), bytes, MPI_BYTE, from[0], kTagAtoms, comm_, MPI_STATUS_IGNORE));
+    HALOMD_MPI_CHECK(MPI_Wait(&req_[1], MPI_STATUS_IGNORE));
     from_records(in, received[0]);
   }
 
