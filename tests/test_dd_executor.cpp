@@ -13,6 +13,7 @@
 #include "cpu/dd_domain.h"
 #include "cpu/dd_executor.h"
 #include "cpu/update.h"
+#include "domdec/assignment.h"
 #include "engine/setup.h"
 #include "support/run_helpers.h"
 #include "support/test_support.h"
@@ -270,6 +271,48 @@ TEST(DdDomain, AddingArrivalsInPlaceGivesSetHomesHomeSet) {
     EXPECT_EQ(in_place.inv_mass, rebuilt.inv_mass);
     EXPECT_EQ(in_place.x_new.size(), rebuilt.x_new.size());
     EXPECT_EQ(in_place.f.size(), rebuilt.f.size());
+  }
+}
+
+// place_home_atoms keeps a molecule's last image where it still puts the first atom in the box: whatever the
+// hints (the right images, random ones, ones a box away, none), the images and the domain-frame positions
+// are those of the owner rule's wrap, bit for bit, also for a first atom exactly on a face of the box.
+TEST(DdDomain, PlacingHomeAtomsWithAnyImageHintsGivesTheWrappedImages) {
+  std::mt19937_64 rng(32);
+  const Box box{{3.0, 3.5, 4.0}};
+  TestSystem s = random_system(rng, box, 150);
+  const std::vector<int> first = domdec::first_atoms(s.molecule);
+  std::uniform_int_distribution<int> far(-3, 3);
+  std::vector<Vec3> x = s.x;
+  for (size_t i = 0; i < x.size();) {  // whole molecules moved by box lengths
+    const Vec3 move{far(rng) * box.len.x, far(rng) * box.len.y, far(rng) * box.len.z};
+    size_t j = i;
+    for (; j < x.size() && first[j] == first[i]; ++j) x[j] += move;
+    i = j;
+  }
+  x[0].x = 2.0 * box.len.x;  // atom 0 starts a molecule: its first atom exactly on a face after the wrap
+  DdDomain ref;
+  ref.home.resize(x.size());
+  for (size_t i = 0; i < x.size(); ++i) ref.home[i] = static_cast<int>(i);
+  ref.x = x;
+  const std::vector<Vec3> frame_ref = place_home_atoms(ref, box, first);
+  std::uniform_int_distribution<int> any(-5, 5), off(-1, 1);
+  std::vector<domdec::IVec3> random(x.size()), shifted = ref.image;
+  for (auto& k : random) k = {any(rng), any(rng), any(rng)};
+  for (auto& k : shifted) k = {k.x + off(rng), k.y + off(rng), k.z};
+  for (const std::vector<domdec::IVec3>* hint : {&ref.image, &random, &shifted}) {
+    DdDomain d;
+    d.home = ref.home;
+    d.x = x;
+    d.image = *hint;
+    const std::vector<Vec3> frame = place_home_atoms(d, box, first);
+    ASSERT_EQ(d.image.size(), ref.image.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      EXPECT_EQ(d.image[i].x, ref.image[i].x);
+      EXPECT_EQ(d.image[i].y, ref.image[i].y);
+      EXPECT_EQ(d.image[i].z, ref.image[i].z);
+      for (int c = 0; c < 3; ++c) EXPECT_EQ(frame[i][c], frame_ref[i][c]) << "atom " << i;
+    }
   }
 }
 

@@ -72,6 +72,8 @@ void add_arrivals(DdDomain& dom, const Topology& top, std::vector<comm::AtomStat
   dom.x_new.resize(n);  // scratch of the CPU update, sized as set_home does
   dom.f.resize(n);
   if (arriving.empty()) return;
+  const bool images = dom.image.size() == kept;  // hints for place_home_atoms, kept in step
+  if (images) dom.image.resize(n);
   std::sort(arriving.begin(), arriving.end(),
             [](const comm::AtomState& a, const comm::AtomState& b) { return a.global < b.global; });
   dom.home.resize(n);
@@ -90,8 +92,10 @@ void add_arrivals(DdDomain& dom, const Topology& top, std::vector<comm::AtomStat
       dom.v[to] = dom.v[i];
       dom.mass[to] = dom.mass[i];
       dom.inv_mass[to] = dom.inv_mass[i];
+      if (images) dom.image[to] = dom.image[i];
     }
     --to;
+    if (images) dom.image[to] = domdec::IVec3{0, 0, 0};  // no hint for an arrival (any value is safe)
     dom.home[to] = s.global;
     dom.x[to] = s.x;
     dom.v[to] = s.v;
@@ -112,6 +116,7 @@ std::vector<comm::AtomState> take_departures(DdDomain& dom, const domdec::DdGrid
     out.push_back({d.atom, d.to, dom.x[d.index], dom.v[d.index]});
     gone[d.index] = 1;
   }
+  const bool images = dom.image.size() == dom.home.size();  // hints for place_home_atoms, kept in step
   size_t k = 0;
   for (size_t i = 0; i < dom.home.size(); ++i) {
     if (gone[i]) continue;
@@ -120,9 +125,11 @@ std::vector<comm::AtomState> take_departures(DdDomain& dom, const domdec::DdGrid
     dom.v[k] = dom.v[i];
     dom.mass[k] = dom.mass[i];
     dom.inv_mass[k] = dom.inv_mass[i];
+    if (images) dom.image[k] = dom.image[i];
     ++k;
   }
   for (auto* a : {&dom.x, &dom.v}) a->resize(k);
+  dom.image.resize(images ? k : 0);
   dom.home.resize(k);
   dom.mass.resize(k);
   dom.inv_mass.resize(k);
@@ -138,10 +145,28 @@ double home_margin(const DdDomain& dom, std::span<const int> first_atom) {
 
 std::vector<Vec3> place_home_atoms(DdDomain& dom, const Box& box, std::span<const int> first_atom) {
   const size_t n = dom.home.size();
+  // dom.image holds the last partition's images (or anything): where one puts a molecule's first atom
+  // inside the box, away from its faces, it is the one wrap_image gives (any other image lies a box length
+  // away), and the floor and division are spared.
+  constexpr double kRim = 1e-6;  // nm, far above rounding
+  const auto inside = [&](const Vec3& w) {
+    return w.x > kRim && w.x < box.len.x - kRim && w.y > kRim && w.y < box.len.y - kRim && w.z > kRim &&
+           w.z < box.len.z - kRim;
+  };
   dom.image.resize(n);
   std::vector<Vec3> frame(n);
   for_each_with_first(dom.home, first_atom, [&](size_t i, size_t f) {
-    dom.image[i] = f == i ? domdec::wrap_image(dom.x[i], box) : dom.image[f];
+    if (f == i) {
+      const domdec::IVec3 hint = dom.image[i];
+      const Vec3 w = domdec::shifted(dom.x[i], hint, box);
+      if (inside(w)) {
+        frame[i] = w;
+        return;
+      }
+      dom.image[i] = domdec::wrap_image(dom.x[i], box);
+    } else {
+      dom.image[i] = dom.image[f];
+    }
     frame[i] = domdec::shifted(dom.x[i], dom.image[i], box);
   });
   return frame;

@@ -59,7 +59,8 @@ std::vector<comm::AtomState> take_departures(DdDomain& dom, const domdec::DdGrid
 double home_margin(const DdDomain& dom, std::span<const int> first_atom);
 
 // Sets dom.image (the image of each home molecule's first atom) and returns the home positions in the
-// domain's frame.
+// domain's frame. take_departures and add_arrivals keep dom.image in step with the home atoms, and a
+// molecule whose last image still puts it in the box keeps it (the same image, with less arithmetic).
 std::vector<Vec3> place_home_atoms(DdDomain& dom, const Box& box, std::span<const int> first_atom);
 
 // Charges, types and exclusions (local indices) of the local atoms, after the plan.

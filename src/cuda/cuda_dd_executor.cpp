@@ -14,6 +14,7 @@
 #include <functional>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "comm/gpu/gpu_halo.h"
 #include "comm/plan_build.h"
@@ -649,9 +650,10 @@ class CudaDdExecutor::Impl {
     a.n = nl;
     a.qs.resize(nl);
     for (int i = 0; i < nl; ++i) a.qs[i] = static_cast<float>(d.charge[i] * q_scale);
-    a.type = d.type;
-    a.excl_start = d.excl_start;
-    a.excl = d.excl;
+    // Moved: the executor reads these only here (the next partition builds them again).
+    a.type = std::move(d.type);
+    a.excl_start = std::move(d.excl_start);
+    a.excl = std::move(d.excl);
     a.mass.assign(nl, 0.0);
     a.inv_mass.assign(nl, 0.0);
     std::copy(d.mass.begin(), d.mass.end(), a.mass.begin());
