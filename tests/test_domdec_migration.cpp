@@ -86,20 +86,27 @@ TEST(DomdecMigration, AtomsMoveWithTheirStateAndEndHomeOnce) {
   }
 }
 
+// x with each molecule moved by a random vector of components in [-step, step] (whole molecules).
+std::vector<Vec3> moved_rigidly(const std::vector<Vec3>& x, const std::vector<int>& first, double step,
+                                std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> d(-step, step);
+  std::vector<Vec3> moved = x;
+  for (size_t i = 0; i < moved.size(); ++i) {
+    if (first[i] == static_cast<int>(i))
+      moved[i] += Vec3{d(rng), d(rng), d(rng)};
+    else
+      moved[i] += moved[first[i]] - x[first[i]];
+  }
+  return moved;
+}
+
 TEST(DomdecMigration, DeparturesDoNotDependOnTheImageOfAMolecule) {
   std::mt19937_64 rng(22);
   const DdGrid grid{{3, 2, 2}};
   TestSystem s = random_system(rng, Box{{4.0, 4.0, 4.0}}, 300);
   const std::vector<int> first = first_atoms(s.molecule);
   const DdPlan plan = build_plan(grid, s.box, s.x, s.molecule, 1.0);
-  std::uniform_real_distribution<double> step(-0.7, 0.7);
-  std::vector<Vec3> moved = s.x;
-  for (size_t i = 0; i < moved.size(); ++i) {
-    if (first[i] == static_cast<int>(i))
-      moved[i] += Vec3{step(rng), step(rng), step(rng)};
-    else
-      moved[i] += moved[first[i]] - s.x[first[i]];
-  }
+  const std::vector<Vec3> moved = moved_rigidly(s.x, first, 0.7, rng);
   for (const DomainPlan& dp : plan.domains) {
     std::vector<int> home(dp.global.begin(), dp.global.begin() + dp.num_home);
     std::vector<Vec3> x_global, x_local;  // the rank's frame: shifted by the molecule's image
@@ -123,14 +130,7 @@ TEST(DomdecMigration, ImageHintsNeverChangeTheDepartures) {
   TestSystem s = random_system(rng, Box{{4.5, 4.0, 4.0}}, 400);
   const std::vector<int> first = first_atoms(s.molecule);
   const DdPlan plan = build_plan(grid, s.box, s.x, s.molecule, 1.0);
-  std::uniform_real_distribution<double> step(-0.5, 0.5);
-  std::vector<Vec3> moved = s.x;
-  for (size_t i = 0; i < moved.size(); ++i) {
-    if (first[i] == static_cast<int>(i))
-      moved[i] += Vec3{step(rng), step(rng), step(rng)};
-    else
-      moved[i] += moved[first[i]] - s.x[first[i]];
-  }
+  std::vector<Vec3> moved = moved_rigidly(s.x, first, 0.5, rng);
   // Two first atoms exactly on a face of their (old) domain's cell along x, where a hint must not decide.
   int placed = 0;
   for (const DomainPlan& dp : plan.domains) {

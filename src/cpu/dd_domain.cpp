@@ -39,6 +39,16 @@ void for_each_with_first(std::span<const int> home, std::span<const int> first_a
   }
 }
 
+// Moves home atom `from`'s state to place `to` (and its image, when dom.image is kept in step).
+void move_home_atom(DdDomain& dom, size_t from, size_t to, bool images) {
+  dom.home[to] = dom.home[from];
+  dom.x[to] = dom.x[from];
+  dom.v[to] = dom.v[from];
+  dom.mass[to] = dom.mass[from];
+  dom.inv_mass[to] = dom.inv_mass[from];
+  if (images) dom.image[to] = dom.image[from];
+}
+
 }  // namespace
 
 void set_home(DdDomain& dom, const Topology& top, std::vector<comm::AtomState> atoms) {
@@ -85,15 +95,7 @@ void add_arrivals(DdDomain& dom, const Topology& top, std::vector<comm::AtomStat
   size_t i = kept, to = n;
   for (size_t a = arriving.size(); a-- > 0;) {
     const comm::AtomState& s = arriving[a];
-    while (i > 0 && dom.home[i - 1] > s.global) {
-      --i, --to;
-      dom.home[to] = dom.home[i];
-      dom.x[to] = dom.x[i];
-      dom.v[to] = dom.v[i];
-      dom.mass[to] = dom.mass[i];
-      dom.inv_mass[to] = dom.inv_mass[i];
-      if (images) dom.image[to] = dom.image[i];
-    }
+    while (i > 0 && dom.home[i - 1] > s.global) move_home_atom(dom, --i, --to, images);
     --to;
     if (images) dom.image[to] = domdec::IVec3{0, 0, 0};  // no hint for an arrival (any value is safe)
     dom.home[to] = s.global;
@@ -119,14 +121,7 @@ std::vector<comm::AtomState> take_departures(DdDomain& dom, const domdec::DdGrid
   const bool images = dom.image.size() == dom.home.size();  // hints for place_home_atoms, kept in step
   size_t k = 0;
   for (size_t i = 0; i < dom.home.size(); ++i) {
-    if (gone[i]) continue;
-    dom.home[k] = dom.home[i];
-    dom.x[k] = dom.x[i];
-    dom.v[k] = dom.v[i];
-    dom.mass[k] = dom.mass[i];
-    dom.inv_mass[k] = dom.inv_mass[i];
-    if (images) dom.image[k] = dom.image[i];
-    ++k;
+    if (!gone[i]) move_home_atom(dom, i, k++, images);
   }
   for (auto* a : {&dom.x, &dom.v}) a->resize(k);
   dom.image.resize(images ? k : 0);
