@@ -1,13 +1,15 @@
 // MPI between ranks of one host, as a repartition uses it: the latency of a one-value MPI_Allreduce, and a
 // ring of MPI_Sendrecv of several sizes between buffers used before and between fresh ones (a page faulted
-// in costs ~2.5 us on the GPU machine's virtual machines: bench/NOTES.md, fifteenth session). A diagnostic
-// of the machine, not a benchmark record.
-// Build and run: mpicxx -O2 -o mpi_probe bench/mpi_probe.cpp && mpirun -n 4 ./mpi_probe
+// in costs ~2.5 us on the GPU machine's virtual machines: bench/NOTES.md, fifteenth session). Rank 0 prints
+// one JSON object. Built and run by bench/host_repartition.sh (mpicxx -O2 -o mpi_probe bench/mpi_probe.cpp;
+// mpirun -n 4 ./mpi_probe).
 #include <mpi.h>
 
 #include <chrono>
 #include <cstdio>
+#include <string>
 #include <vector>
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank, size;
@@ -20,6 +22,7 @@ int main(int argc, char** argv) {
   auto t0 = now();
   for (int i = 0; i < 2000; ++i) MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   double ar = us(t0, now()) / 2000;
+  std::string rings;
   for (size_t bytes : {4096ul, 65536ul, 560000ul, 2000000ul}) {
     std::vector<char> a(bytes, 1), b(bytes);
     const int to = (rank + 1) % size, from = (rank + size - 1) % size;
@@ -41,10 +44,14 @@ int main(int argc, char** argv) {
                    MPI_STATUS_IGNORE);
     }
     double tf = us(t0, now()) / 10;
-    if (rank == 0)
-      std::printf("sendrecv ring %zu B: %.1f us (%.2f GB/s); fresh buffers %.1f us\n", bytes, t,
-                  bytes / t / 1e3, tf);
+    char line[160];
+    std::snprintf(line, sizeof line,
+                  "%s{\"bytes\": %zu, \"used_buffers_us\": %.1f, \"fresh_buffers_us\": %.1f}",
+                  rings.empty() ? "" : ", ", bytes, t, tf);
+    rings += line;
   }
-  if (rank == 0) std::printf("allreduce 1 double: %.2f us\n", ar);
+  if (rank == 0)
+    std::printf("{\"ranks\": %d, \"allreduce_1_double_us\": %.2f, \"sendrecv_ring\": [%s]}\n", size, ar,
+                rings.c_str());
   MPI_Finalize();
 }
