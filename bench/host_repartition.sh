@@ -6,7 +6,8 @@
 # halomd's options (as GLIBC_TUNABLES). Writes bench/results/host_repartition.json (../shared/BENCH.md's
 # header fields; the records are this benchmark's own).
 # Usage: bench/host_repartition.sh   BUILD=folder (default build/release) for the CPU libraries; or, on a
-# machine without the build's packages, prebuilt binaries: HALOMD_BIN, DD_REPARTITION_BIN, MPI_PROBE_BIN.
+# machine without the build's packages, prebuilt binaries: HALOMD_BIN, DD_REPARTITION_BIN, MPI_PROBE_BIN
+# (and COMMIT, the commit they were built from, where the copy's git history is not the build's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -65,8 +66,8 @@ for n in (2, 4):
                         command=f'mpirun -n {n} mpi_probe'))
     records.append(dict(load(f'probe_{n}_kept.json'), run="mpi_probe, halomd's malloc options",
                         command=f'GLIBC_TUNABLES={tunables} mpirun -x GLIBC_TUNABLES -n {n} mpi_probe'))
-commit = subprocess.run(['git', '-C', root, 'rev-parse', '--short', 'HEAD'], capture_output=True,
-                        text=True).stdout.strip()
+commit = os.environ.get('COMMIT') or subprocess.run(['git', '-C', root, 'rev-parse', '--short', 'HEAD'],
+                                                    capture_output=True, text=True).stdout.strip()
 out = {"name": "host_repartition", "date": datetime.date.today().isoformat(), "commit": commit,
        "machine": f"{cpu_name()}, {os.cpu_count()} cores" + (f", {gpu[0]}" if gpu else " (no GPU)"),
        "command": "bench/host_repartition.sh",
