@@ -48,7 +48,7 @@ struct MdParams {
   // Start
   bool gen_vel = false;
   double gen_temp = 300.0;  // K
-  int64_t gen_seed = -1;    // -1: chosen at start and recorded in run.json and the checkpoint
+  int64_t gen_seed = -1;    // -1: chosen at start (gen-vel = yes only) and recorded in the checkpoint
   bool continuation = false;
   // Thermostat random stream (GROMACS ld-seed); -1: chosen at start and recorded.
   int64_t ld_seed = -1;

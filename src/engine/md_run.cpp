@@ -151,7 +151,10 @@ RunSummary run_md(const RunOptions& options) {
     st.x = in.gro.x;
     make_molecules_whole(top, box, st.x);
     st.ld_seed = resolve_seed(mdp.ld_seed);
-    st.gen_seed = resolve_seed(mdp.gen_seed);
+    // Drawn only when velocities are generated (0 in the checkpoint otherwise: two runs of the same inputs
+    // write the same checkpoints).
+    st.gen_seed =
+        mdp.gen_vel ? resolve_seed(mdp.gen_seed) : static_cast<uint64_t>(std::max<int64_t>(0, mdp.gen_seed));
     st.v = in.gro.has_velocities() ? in.gro.v : std::vector<Vec3>(natoms);
     if (mdp.gen_vel) generate_velocities(top, mdp.gen_temp, in.ndf, st.gen_seed, st.v);
     if (!mdp.continuation) constrain_start(settle, mdp.dt, st.x, st.v, threads);
