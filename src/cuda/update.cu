@@ -9,7 +9,12 @@
 namespace halomd::cuda {
 namespace {
 
-constexpr int kBlock = 64;  // small blocks: the waters of a 45k-atom box spread over all multiprocessors
+// A block updates kBlockWaters SETTLE waters with one thread per atom (leap-frog, then the write-back and the
+// sums), and its first warp solves SETTLE for them, one water per thread, between the two through shared
+// memory: each atom's gathers have their own thread while SETTLE keeps a water per lane. Blocks after the
+// waters' update one atom outside waters per thread.
+constexpr int kBlockWaters = 32;
+constexpr int kBlock = 3 * kBlockWaters;
 
 // The same rules as the MD loop's StepRequest (engine/md_run.cpp); the executor checks that they agree.
 __device__ inline bool tcouple_at(const UpdateParams& p, long long step) {
@@ -128,15 +133,20 @@ __device__ inline bool reduce_at(const UpdateParams& p, long long step) {
   return kEnergy || tcouple_at(p, step + 1) || comm_at(p, step);
 }
 
-// One thread per SETTLE water, then one per atom outside waters.
+// The waters' blocks (kBlockWaters waters each), then one thread per atom outside waters.
 template <bool kEnergy>
 __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host_reduce) {
   __shared__ long long s_scratch[32 * 9];
   __shared__ bool s_last;
-  const int u = blockIdx.x * blockDim.x + threadIdx.x;
+  __shared__ double s_x[2][3][kBlock];  // per atom of the block: x before and after leap-frog, then SETTLE's
+  __shared__ unsigned char s_settled[kBlockWaters];
+  const int water_blocks = (p.nsettle + kBlockWaters - 1) / kBlockWaters;
+  const bool waters = static_cast<int>(blockIdx.x) < water_blocks;
+  // Waters' blocks: this thread's water (of the whole system) and its atom in it (0 O, 1 H1, 2 H2).
+  const int wi = blockIdx.x * kBlockWaters + threadIdx.x / 3, k = threadIdx.x % 3;
   // The water first: the gathers of its atoms wait on it, the step state's loads can wait with them.
   SettleDev w{};
-  if (u < p.nsettle) w = p.settles[u];
+  if (waters && wi < p.nsettle) w = p.settles[wi];
   StepState* st = p.st;
   const long long step = st->step;
   const double lambda = st->lambda;
@@ -145,50 +155,69 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host
   long long ke[6] = {0, 0, 0, 0, 0, 0};
   long long mom[3] = {0, 0, 0};
   long long cvir[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-  if (u < p.nsettle) {
-    const int atoms[3] = {w.o, w.h1, w.h2};
-    int sorted[3];
-    Vec3 xo[3], xn[3], vn[3];
-    AtomRecord rec[3];
-    for (int k = 0; k < 3; ++k) {
-      sorted[k] = p.sorted_of[atoms[k]];
-      leapfrog(p, atoms[k], sorted[k], lambda, vcm, step, xo[k], xn[k], vn[k], rec[k]);
-    }
-    const Vec3 b0 = xo[1] - xo[0], c0 = xo[2] - xo[0];
-    Vec3 con[3];
-    if (settle_water(w.mo, w.mh, w.d_oh, w.d_hh, b0, c0, xn[0], xn[1], xn[2], con[0], con[1], con[2])) {
-      const double inv_dt = 1.0 / p.dt;
-      Vec3 dl[3];
-      for (int k = 0; k < 3; ++k) {
-        dl[k] = con[k] - xn[k];
-        xn[k] = con[k];
-        vn[k] += dl[k] * inv_dt;
-      }
-      if (kEnergy) {
-        // -1/2 sum_i x_old_i (x) m_i dx_i / dt^2, relative to the old O (settle.cpp).
-        const double f = inv_dt * inv_dt;
-        const Vec3 fb = dl[1] * (w.mh * f), fc = dl[2] * (w.mh * f);
-        for (int i = 0; i < 3; ++i)
-          for (int j = 0; j < 3; ++j) {
-            double t = 0.0;
-            t += -0.5 * b0[i] * fb[j];
-            t += -0.5 * c0[i] * fc[j];
-            cvir[3 * i + j] += to_fixed(t, kEnergyScale);
-          }
-      }
-    } else {
-      flag_error(st, step, w.o, kErrSettle);
-    }
-    for (int k = 0; k < 3; ++k)
-      finish_atom(p, atoms[k], sorted[k], step, xo[k], xn[k], vn[k], rec[k], ke, mom);
-  } else if (u < p.nsettle + p.nfree) {
-    const int a = p.free_atoms[u - p.nsettle];
-    const int sa = p.sorted_of[a];
-    Vec3 xo, xn, vn;
-    AtomRecord rec;
-    leapfrog(p, a, sa, lambda, vcm, step, xo, xn, vn, rec);
-    finish_atom(p, a, sa, step, xo, xn, vn, rec, ke, mom);
+  int a = -1;  // this thread's atom
+  if (waters && wi < p.nsettle)
+    a = k == 0 ? w.o : (k == 1 ? w.h1 : w.h2);
+  else if (!waters) {
+    const int fi = (blockIdx.x - water_blocks) * kBlock + threadIdx.x;
+    if (fi < p.nfree) a = p.free_atoms[fi];
   }
+  int sa = 0;
+  Vec3 xo, xn, vn;
+  AtomRecord rec{};
+  if (a >= 0) {
+    sa = p.sorted_of[a];
+    leapfrog(p, a, sa, lambda, vcm, step, xo, xn, vn, rec);
+  }
+  if (waters) {  // the same for the whole block: its __syncthreads are reached by all its threads
+    const int t = threadIdx.x;
+    for (int d = 0; d < 3; ++d) {
+      s_x[0][d][t] = xo[d];
+      s_x[1][d][t] = xn[d];
+    }
+    __syncthreads();
+    const int sw = blockIdx.x * kBlockWaters + t;  // the water this thread solves (first warp)
+    if (t < kBlockWaters && sw < p.nsettle) {
+      const SettleDev ws = p.settles[sw];
+      Vec3 o[3], n[3], con[3];
+      for (int q = 0; q < 3; ++q)
+        for (int d = 0; d < 3; ++d) {
+          o[q][d] = s_x[0][d][3 * t + q];
+          n[q][d] = s_x[1][d][3 * t + q];
+        }
+      const Vec3 b0 = o[1] - o[0], c0 = o[2] - o[0];
+      const bool ok =
+          settle_water(ws.mo, ws.mh, ws.d_oh, ws.d_hh, b0, c0, n[0], n[1], n[2], con[0], con[1], con[2]);
+      s_settled[t] = ok ? 1 : 0;
+      if (!ok) {
+        flag_error(st, step, ws.o, kErrSettle);
+      } else {
+        if (kEnergy) {
+          // -1/2 sum_i x_old_i (x) m_i dx_i / dt^2, relative to the old O (settle.cpp).
+          const double inv_dt = 1.0 / p.dt, f = inv_dt * inv_dt;
+          const Vec3 fb = (con[1] - n[1]) * (ws.mh * f), fc = (con[2] - n[2]) * (ws.mh * f);
+          for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) {
+              double c = 0.0;
+              c += -0.5 * b0[i] * fb[j];
+              c += -0.5 * c0[i] * fc[j];
+              cvir[3 * i + j] += to_fixed(c, kEnergyScale);
+            }
+        }
+        for (int q = 0; q < 3; ++q)
+          for (int d = 0; d < 3; ++d) s_x[1][d][3 * t + q] = con[q][d];
+      }
+    }
+    __syncthreads();
+    if (a >= 0 && s_settled[t / 3]) {
+      const double inv_dt = 1.0 / p.dt;
+      const Vec3 c{s_x[1][0][t], s_x[1][1][t], s_x[1][2][t]};
+      const Vec3 dl = c - xn;
+      xn = c;
+      vn += dl * inv_dt;
+    }
+  }
+  if (a >= 0) finish_atom(p, a, sa, step, xo, xn, vn, rec, ke, mom);
 
   block_sum(ke, s_scratch);
   if (threadIdx.x == 0)
@@ -303,8 +332,7 @@ __global__ void copy_home_state_kernel(HomeState src, HomeState dst, int n) {
 }  // namespace
 
 void launch_update(gpu::GpuCalls& calls, const UpdateParams& p, bool energy, int host_reduce) {
-  const int units = p.nsettle + p.nfree;
-  const int blocks = (units + kBlock - 1) / kBlock;
+  const int blocks = (p.nsettle + kBlockWaters - 1) / kBlockWaters + (p.nfree + kBlock - 1) / kBlock;
   if (energy)
     calls.launch("update_kernel<energy>", update_kernel<true>, blocks, kBlock, 0, p, host_reduce);
   else
