@@ -12,6 +12,7 @@
 
 #include "core/errors.h"
 #include "domdec/assignment.h"
+#include "domdec/drift.h"
 #include "domdec/halo_plan.h"
 #include "domdec/zones.h"
 #include "support/test_support.h"
@@ -258,6 +259,142 @@ TEST(DomdecPlan, WrongInputIsRefused) {
   EXPECT_NO_THROW(build_plan(DdGrid{{4, 1, 1}}, s.box, s.x, s.molecule, 1.45));  // 3 pulses in 4 cells
   std::vector<int> short_list(s.molecule.begin(), s.molecule.end() - 1);
   EXPECT_THROW(build_plan(DdGrid{{2, 1, 1}}, s.box, s.x, short_list, 1.0), RuntimeError);
+}
+
+// --- A plan kept while atoms drift (domdec/drift.h) ---
+
+// The pairs within rlist of the positions x1 that `plan` (built at other positions) misses, computes twice
+// or computes at a wrong image: each domain takes its local atoms at x1 in its frame and applies the
+// eighth-shell rule, as a GPU domain does between repartitions.
+int plan_errors(const DdPlan& plan, const TestSystem& s1, double rlist) {
+  std::map<std::pair<int, int>, int> computed;
+  for (const DomainPlan& dp : plan.domains) {
+    std::vector<Vec3> x(dp.num_local());
+    for (int i = 0; i < dp.num_local(); ++i) x[i] = s1.x[dp.global[i]] + dp.shift[i];
+    for (int i = 0; i < dp.num_local(); ++i)
+      for (int j = i + 1; j < dp.num_local(); ++j)
+        if (zone_pair_computed(dp.zone[i], dp.zone[j]) &&
+            norm2(pair_delta(x[i], x[j], plan.grid, s1.box)) < rlist * rlist)
+          ++computed[std::minmax(dp.global[i], dp.global[j])];
+  }
+  int errors = 0, present = 0;
+  for (const auto& p : brute_force_pairs(s1, rlist)) {
+    const auto it = computed.find(p);
+    present += it != computed.end() ? 1 : 0;
+    errors += it == computed.end() || it->second != 1 ? 1 : 0;
+  }
+  return errors + static_cast<int>(computed.size()) - present;  // missed or doubled, and not pairs at all
+}
+
+// The two maxima of the skin check at x1 for a plan built with margin `margin`: the largest displacement
+// from x0 and the largest distance outside the home cell (in the home domain's frame).
+std::pair<double, double> drift_maxima(const DdPlan& plan, const TestSystem& s0, const TestSystem& s1,
+                                       double margin) {
+  double disp = 0.0, beyond = 0.0;
+  for (const DomainPlan& dp : plan.domains) {
+    for (int i = 0; i < dp.num_home; ++i) {
+      const int g = dp.global[i];
+      disp = std::max(disp, std::sqrt(norm2(s1.x[g] - s0.x[g])));
+      const Vec3 x = s1.x[g] + dp.shift[i];
+      for (int d = 0; d < 3; ++d)
+        if (plan.grid.n[d] > 1)
+          beyond = std::max(beyond, beyond_cell(x[d], dp.lo[d] - margin, dp.hi[d] + margin));
+    }
+  }
+  return {disp, beyond};
+}
+
+TEST(DomdecDrift, PlanHoldsWhileDriftIsWithinTheSkin) {
+  // Random systems, grids and skins; drifts of up to twice the skin (beyond the old rule of every atom within
+  // the skin), turned inward where they would take an atom too far outside its cell. While the drift
+  // measure is within the skin the plan must miss no pair; drifts beyond it must miss some in some trials.
+  const IVec3 grids[] = {{2, 1, 1}, {1, 2, 1}, {2, 2, 1}, {2, 2, 2},
+                         {3, 1, 1}, {3, 2, 1}, {4, 1, 1}, {3, 3, 1}};
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(0.0, 1.0), edge(3.0, 6.0), cutoff(0.6, 1.1), skins(0.1, 0.4);
+  std::uniform_int_distribution<int> pick(0, std::size(grids) - 1), count(150, 400);
+  int kept = 0, beyond_old_rule = 0, violated = 0, violated_missed = 0;
+  for (int trial = 0; trial < 120; ++trial) {
+    const Box box{{edge(rng), edge(rng), edge(rng)}};
+    const DdGrid grid{grids[pick(rng)]};
+    const double rlist = cutoff(rng), skin = skins(rng);
+    const TestSystem s0 = random_system(rng, box, count(rng));
+    const std::vector<int> first = first_atoms(s0.molecule);
+    const HaloRange range{rlist + 2.0 * skin, molecule_margin(s0.x, first) + kMarginSlack};
+    try {
+      validate_grid(grid, grid.num_domains(), box, range);
+    } catch (const InputError&) {
+      continue;
+    }
+    const DdPlan plan = build_plan_with(grid, box, s0.x, first, range);
+    SCOPED_TRACE("trial " + std::to_string(trial) + " grid " + grid.str() + " skin " + std::to_string(skin));
+    // Each home atom's frame shift, for turning drifts inward.
+    std::vector<Vec3> shift(s0.x.size());
+    std::vector<const DomainPlan*> home(s0.x.size());
+    for (const DomainPlan& dp : plan.domains)
+      for (int i = 0; i < dp.num_home; ++i) {
+        shift[dp.global[i]] = dp.shift[i];
+        home[dp.global[i]] = &dp;
+      }
+    const double dmax = skin * (1.0 + u(rng)), room = 2.0 * skin - dmax;
+    TestSystem kept_drift = s0, free_drift = s0;
+    for (size_t g = 0; g < s0.x.size(); ++g) {
+      const double cos_t = 2 * u(rng) - 1, phi = 2 * M_PI * u(rng), sin_t = std::sqrt(1 - cos_t * cos_t);
+      Vec3 dx = dmax * std::pow(u(rng), 0.2) * Vec3{sin_t * std::cos(phi), sin_t * std::sin(phi), cos_t};
+      free_drift.x[g] = s0.x[g] + (2.0 * skin / dmax) * dx;
+      const DomainPlan& dp = *home[g];
+      for (int d = 0; d < 3; ++d) {
+        if (grid.n[d] == 1) continue;
+        const double x = s0.x[g][d] + shift[g][d] + dx[d];
+        if (beyond_cell(x, dp.lo[d] - range.margin, dp.hi[d] + range.margin) > room) dx[d] = -dx[d];
+        if (beyond_cell(s0.x[g][d] + shift[g][d] + dx[d], dp.lo[d] - range.margin, dp.hi[d] + range.margin) >
+            room)
+          dx[d] = 0.0;
+      }
+      kept_drift.x[g] = s0.x[g] + dx;
+    }
+    const auto [disp, beyond] = drift_maxima(plan, s0, kept_drift, range.margin);
+    ASSERT_LE(plan_drift(disp, beyond), skin * (1 + 1e-12));
+    EXPECT_EQ(plan_errors(plan, kept_drift, rlist), 0) << "displacement " << disp << " beyond " << beyond;
+    ++kept;
+    beyond_old_rule += disp > skin ? 1 : 0;
+    const auto [disp2, beyond2] = drift_maxima(plan, s0, free_drift, range.margin);
+    if (plan_drift(disp2, beyond2) > skin) {
+      ++violated;
+      violated_missed += plan_errors(plan, free_drift, rlist) > 0 ? 1 : 0;
+    }
+    if (HasFailure()) break;
+  }
+  EXPECT_GE(kept, 40);
+  EXPECT_GE(beyond_old_rule, kept / 2);  // most kept drifts break the old rule
+  EXPECT_GE(violated, 20);
+  EXPECT_GE(violated_missed, 5);  // the check above can fail
+}
+
+TEST(DomdecDrift, TheBoundIsTight) {
+  // Two domains in x (cells [0, 3) and [3, 6)), rlist 1.0, skin 0.3, single atoms (margin ~0): b at 2.9 in
+  // cell 0; a at 4.65, just beyond cell 0's send range 3 + 1.6. b moves out to 3.1 (0.1 beyond the cell),
+  // a moves in by 0.49 (drift (0.49 + 0.1) / 2 <= 0.3: a stays beyond rlist of b) or by 0.56 (drift 0.33:
+  // the pair comes within rlist and the plan misses it).
+  TestSystem s0;
+  s0.box = Box{{6.0, 4.0, 4.0}};
+  s0.x = {{2.9, 2.0, 2.0}, {4.65, 2.0, 2.0}};
+  s0.molecule = {0, 1};
+  const double rlist = 1.0, skin = 0.3;
+  const std::vector<int> first = first_atoms(s0.molecule);
+  const HaloRange range{rlist + 2.0 * skin, molecule_margin(s0.x, first) + kMarginSlack};
+  const DdPlan plan = build_plan_with(DdGrid{{2, 1, 1}}, s0.box, s0.x, first, range);
+  for (const double move : {0.49, 0.56}) {
+    TestSystem s1 = s0;
+    s1.x[0].x = 3.1;
+    s1.x[1].x = 4.65 - move;
+    const auto [disp, beyond] = drift_maxima(plan, s0, s1, range.margin);
+    EXPECT_NEAR(disp, move, 1e-12);
+    EXPECT_NEAR(beyond, 0.1, 1e-6);
+    const bool holds = plan_drift(disp, beyond) <= skin;
+    EXPECT_EQ(holds, move < 0.5);
+    EXPECT_EQ(plan_errors(plan, s1, rlist), holds ? 0 : 1) << "move " << move;
+  }
 }
 
 }  // namespace

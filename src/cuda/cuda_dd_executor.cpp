@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <exception>
 #include <functional>
+#include <limits>
 #include <string>
 #include <thread>
 #include <utility>
@@ -29,6 +30,7 @@
 #include "cuda/step_state.h"
 #include "cuda/update.h"
 #include "domdec/assignment.h"
+#include "domdec/drift.h"
 #include "gpu/cuda_check.h"
 #include "gpu/step_graph.h"
 
@@ -37,19 +39,24 @@ namespace {
 
 using cuda::StepState;
 
-// The default of HALOMD_DD_SKIN (nm): how far any home atom may move from where it was at the last
-// repartition before the next neighbour search must repartition again. Measured on one H200 (45k atoms, 4
-// domains, nvshmem, bench/NOTES.md): skin 0.2 / 0.3 / 0.45 gave 430 / 530 / 569 ns/day with 94 / 40 / 17
-// repartitions in 301 searches (sixth session); after the later changes 0.3 / 0.45 / 0.6 / 0.75 gave 615 /
-// 673 / 689 / 692 with 40 / 17 / 9 / 5 (ninth session), but in one benchmark call 0.6 gave nvshmem only
-// +0.3% and cost the other transports 4-11% (their steps pay more for the larger halo), so 0.45 stays.
-// Domains too narrow for the skin's halo get the largest skin that fits (kSkinStep).
+// The default of HALOMD_DD_SKIN (nm): how far the atoms may drift from where they were at the last
+// repartition before the next neighbour search must repartition again (domdec/drift.h: displacement plus
+// distance outside the cell within 2 skin). Measured on one H200, 4 domains (bench/NOTES.md): with that
+// rule (sixteenth session) 0.45 / 0.35 / 0.30 gave 45k nvshmem 924-929 / 907 / 902 ns/day with 7 / 12 / 16
+// repartitions in 3,000 steps, 9k 1,968-1,991 / 1,963 / 1,932; mpi_staged gained from the thinner halo
+// (326 -> 351 at 45k), nvshmem did not. With the older rule (every atom within the skin), 45k nvshmem:
+// 0.2 / 0.3 / 0.45 gave 430 / 530 / 569 ns/day with 94 / 40 / 17 repartitions in 301 searches (sixth
+// session); 0.3 / 0.45 / 0.6 / 0.75 gave 615 / 673 / 689 / 692 with 40 / 17 / 9 / 5 (ninth session), but
+// in one benchmark call 0.6 gave nvshmem only +0.3% and cost the other transports 4-11% (their steps pay
+// more for the larger halo). Domains too narrow for the skin's halo get the largest skin that fits
+// (kSkinStep).
 constexpr double kDefaultSkin = 0.45;
 // The skin is lowered in steps of this much (nm) until the grid accepts its halo range (usable_range).
 constexpr double kSkinStep = 0.05;
 
 // Room in the search box of a decomposed dimension beyond the domain's local atoms at the search: their
-// drift until the next search and growth of the molecule margin.
+// drift until the next search and growth of the molecule margin. The skin check bounds how much further
+// the local atoms spread than at the repartition by 2 skin (domdec/drift.h); the room is at least that.
 constexpr double kSearchPad = 1.0;  // nm
 // The molecule margin enters the search box rounded up to a multiple of this, so that the box, and with it
 // the cell grid and the float position of every atom beyond the box's end, does not follow the small changes
@@ -147,7 +154,7 @@ class CudaDdExecutor::Impl {
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_join, cudaEventDisableTiming));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_spec, cudaEventDisableTiming));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_ahead, cudaEventDisableTiming | cudaEventBlockingSync));
-    spec_disp.allocate(1, "skin check (host staging)");
+    spec_disp.allocate(2, "skin check (host staging)");
     snap_st.allocate(1, "step state at a speculative search");
     if (every_step_timed) timing.create(256);
     ds.interior_cells = overlap == 1;  // only its interior pass reads the cells' classification
@@ -489,23 +496,36 @@ class CudaDdExecutor::Impl {
     }
   }
 
-  // The largest displacement of the home atoms since the repartition, into st->disp2_bits.
+  // The skin check's two maxima over the home atoms (domdec/drift.h): the largest displacement since the
+  // plan's positions and the largest distance outside the cell widened by the plan's margin, into
+  // st->disp2_bits and st->beyond_bits.
   void launch_skin_check() {
     const double* const x0[3] = {x_plan[0].get(), x_plan[1].get(), x_plan[2].get()};
-    cuda::launch_home_displacement(calls, ds.update, x0, num_home);
+    cuda::CellLimits cell{};
+    for (int d = 0; d < 3; ++d) {
+      const bool split = grid.n[d] > 1;
+      cell.lo[d] = split ? dom.plan.lo[d] - range.margin : -std::numeric_limits<double>::infinity();
+      cell.hi[d] = split ? dom.plan.hi[d] + range.margin : std::numeric_limits<double>::infinity();
+    }
+    cuda::launch_home_displacement(calls, ds.update, x0, num_home, cell);
+  }
+  // The drift measure of a check's two results, the largest over the ranks (domdec::plan_drift).
+  double drift_over_ranks(unsigned long long disp2_bits, unsigned long long beyond_bits) {
+    double worst[2] = {std::sqrt(std::bit_cast<double>(disp2_bits)), std::bit_cast<double>(beyond_bits)};
+    host.max(worst);
+    return domdec::plan_drift(worst[0], worst[1]);
   }
 
-  // At a neighbour search after the first: whether every home atom of every domain is still within the
-  // skin of where it was at the last repartition (then the plan still holds and only the pair list is
-  // rebuilt, on the GPU). Waits for the device; checks the errors of the last window on the way.
+  // At a neighbour search after the first: whether the atoms have drifted from the plan's positions by no
+  // more than the skin allows (domdec/drift.h; then the plan still holds and only the pair list is rebuilt,
+  // on the GPU). Waits for the device; checks the errors of the last window on the way.
   bool plan_still_holds() {
     if (skin <= 0.0) return false;
     const auto t0 = std::chrono::steady_clock::now();
     launch_skin_check();
     sync_state();
     harvest_step_events();
-    double worst = std::sqrt(std::bit_cast<double>(hst[0].disp2_bits));
-    host.max({&worst, 1});
+    const double worst = drift_over_ranks(hst[0].disp2_bits, hst[0].beyond_bits);
     check_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ++checks;
     if (worst > skin || step == fail_check_at) return false;
@@ -527,7 +547,7 @@ class CudaDdExecutor::Impl {
   void begin_speculation() {
     launch_skin_check();
     cuda::launch_copy_home_state(calls, live_state(), snapshot_state(), num_home);
-    calls.copy_async(spec_disp.get(), &ds.st.get()->disp2_bits, sizeof(unsigned long long),
+    calls.copy_async(spec_disp.get(), &ds.st.get()->disp2_bits, 2 * sizeof(unsigned long long),
                      cudaMemcpyDeviceToHost);
     calls.record(ev_spec);
     spec_step = step;
@@ -555,8 +575,7 @@ class CudaDdExecutor::Impl {
     const auto t0 = std::chrono::steady_clock::now();
     calls.wait(ev_spec);
     harvest_step_events();
-    double worst = std::sqrt(std::bit_cast<double>(spec_disp[0]));
-    host.max({&worst, 1});
+    const double worst = drift_over_ranks(spec_disp[0], spec_disp[1]);
     spec_wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const int64_t from = spec_step, to = step;
     spec_step = -1;
@@ -955,7 +974,9 @@ class CudaDdExecutor::Impl {
       if (k != n_in)
         throw RuntimeError(at_step, -1, "internal error: an atom arrived that the next plan lacks");
     }
-    // The home atoms in the next frame, and how far they are from where the plan was built.
+    // The home atoms in the next frame, and how far they are from where the plan was built. Every atom
+    // within the skin of it is the stricter form of the skin check (domdec/drift.h), kept here: a commit
+    // is rare and this needs no cell bounds on the host.
     double worst2 = 0.0;
     for (size_t j = 0; j < nh; ++j) {
       d.x_local[j] = domdec::shifted(d.x[j], d.image[j], cfg.box);
@@ -1142,7 +1163,7 @@ void CudaDdExecutor::load(const MdState& s) {
   for (int d = 0; d < 3; ++d) {
     m.search_len[d] = m.grid.n[d] == 1 ? box.len[d]
                                        : box.len[d] / m.grid.n[d] + m.range.rlist + 2.0 * margin_room +
-                                             m.mdp.rlist + kSearchPad;
+                                             m.mdp.rlist + std::max(kSearchPad, 2.0 * m.skin + 0.1);
   }
   const PairParams pp = make_pair_params(m.mdp);
   m.q_scale = std::sqrt(pp.epsfac);
@@ -1233,7 +1254,7 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
     graph.launch(m.calls, record_regular);
   } else {
     if (ns) {
-      // A search repartitions (host) unless every atom is still within the skin of the last repartition;
+      // A search repartitions (host) unless the atoms are still within the skin's drift (domdec/drift.h);
       // then the halo of the current plan is exchanged first and the pair list rebuilt on the GPU.
       // After a save (a checkpoint) the search repartitions, as a run continued from that checkpoint
       // does at its first step: the continuation then gives the same bits.

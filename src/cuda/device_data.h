@@ -62,7 +62,11 @@ struct StepState {
   int red_active;
   int one;  // always 1: the `active` flag of reductions the host asks for
   long long ke_local[6];
-  unsigned long long disp2_bits;  // launch_home_displacement's result (the bits of a double, nm^2)
+  // launch_home_displacement's results, as the bits of non-negative doubles (which order like the doubles,
+  // so an integer atomicMax finds the largest): the largest squared displacement (nm^2) and the largest
+  // distance outside the cell (nm, domdec/drift.h). Adjacent: one copy takes both.
+  unsigned long long disp2_bits;
+  unsigned long long beyond_bits;
   // Domain decomposition: 1 + the first step at which the host's decision to sum over domains (the graph
   // it enqueued) differed from the update kernel's own (0: none). A guard: the two use the same formula.
   long long reduce_mismatch;

@@ -1,10 +1,12 @@
 #include <algorithm>
+#include <cstddef>
 
 #include "core/vec3.h"
 #include "cpu/settle_water.h"
 #include "cpu/thermostat.h"
 #include "cuda/device_util.cuh"
 #include "cuda/update.h"
+#include "domdec/drift.h"
 
 namespace halomd::cuda {
 namespace {
@@ -300,19 +302,26 @@ __global__ void take_ke_prev_kernel(StepState* st) {
 
 __global__ void begin_step_kernel(UpdateParams p) { begin_step(p, p.st); }
 
-// The largest squared displacement of atoms [0, n) from x0, into st->disp2_bits (a non-negative double's
-// bits order like the double, so an integer atomicMax finds the largest).
+// The largest squared displacement of atoms [0, n) from x0 and the largest distance outside the cell
+// (domdec/drift.h), into st->disp2_bits and st->beyond_bits.
 __global__ void home_displacement_kernel(UpdateParams p, const double* x0, const double* y0, const double* z0,
-                                         int n) {
+                                         int n, CellLimits cell) {
   const int a = blockIdx.x * blockDim.x + threadIdx.x;
-  double d2 = 0.0;
+  double d2 = 0.0, out = 0.0;
   if (a < n) {
-    const double dx = p.x[0][a] - x0[a], dy = p.x[1][a] - y0[a], dz = p.x[2][a] - z0[a];
+    const double x[3] = {p.x[0][a], p.x[1][a], p.x[2][a]};
+    const double dx = x[0] - x0[a], dy = x[1] - y0[a], dz = x[2] - z0[a];
     d2 = dx * dx + dy * dy + dz * dz;
+    for (int d = 0; d < 3; ++d) out = fmax(out, domdec::beyond_cell(x[d], cell.lo[d], cell.hi[d]));
   }
-  for (int o = 16; o > 0; o >>= 1) d2 = fmax(d2, __shfl_xor_sync(0xffffffffu, d2, o));
+  for (int o = 16; o > 0; o >>= 1) {
+    d2 = fmax(d2, __shfl_xor_sync(0xffffffffu, d2, o));
+    out = fmax(out, __shfl_xor_sync(0xffffffffu, out, o));
+  }
   if ((threadIdx.x & 31) == 0 && d2 > 0.0)
     atomicMax(&p.st->disp2_bits, static_cast<unsigned long long>(__double_as_longlong(d2)));
+  if ((threadIdx.x & 31) == 0 && out > 0.0)
+    atomicMax(&p.st->beyond_bits, static_cast<unsigned long long>(__double_as_longlong(out)));
 }
 
 __global__ void copy_home_state_kernel(HomeState src, HomeState dst, int n) {
@@ -358,11 +367,13 @@ void launch_take_ke_prev(gpu::GpuCalls& calls, StepState* st) {
   calls.launch("take_ke_prev_kernel", take_ke_prev_kernel, 1, 1, 0, st);
 }
 
-void launch_home_displacement(gpu::GpuCalls& calls, const UpdateParams& p, const double* const x0[3], int n) {
-  calls.memset_async(&p.st->disp2_bits, 0, sizeof(p.st->disp2_bits));
+void launch_home_displacement(gpu::GpuCalls& calls, const UpdateParams& p, const double* const x0[3], int n,
+                              const CellLimits& cell) {
+  static_assert(offsetof(StepState, beyond_bits) == offsetof(StepState, disp2_bits) + 8);
+  calls.memset_async(&p.st->disp2_bits, 0, 2 * sizeof(p.st->disp2_bits));
   if (n <= 0) return;
   calls.launch("home_displacement_kernel", home_displacement_kernel, (n + 127) / 128, 128, 0, p, x0[0], x0[1],
-               x0[2], n);
+               x0[2], n, cell);
 }
 
 void launch_copy_home_state(gpu::GpuCalls& calls, const HomeState& src, const HomeState& dst, int n) {

@@ -23,8 +23,14 @@ void launch_finish_dd_step(gpu::GpuCalls& calls, const UpdateParams& p, bool ene
 // them, then take them as st->ke_prev.
 void launch_stage_ke_prev(gpu::GpuCalls& calls, StepState* st);
 void launch_take_ke_prev(gpu::GpuCalls& calls, StepState* st);
-// The largest squared distance of atoms [0, n) (original order) from positions x0, into st->disp2_bits.
-void launch_home_displacement(gpu::GpuCalls& calls, const UpdateParams& p, const double* const x0[3], int n);
+// The home cell widened by the plan's margin, per dimension (-inf/+inf where the grid has one domain).
+struct CellLimits {
+  double lo[3], hi[3];
+};
+// For atoms [0, n) (original order): the largest squared distance from positions x0 into st->disp2_bits,
+// and the largest domdec::beyond_cell against `cell` into st->beyond_bits (the skin check, domdec/drift.h).
+void launch_home_displacement(gpu::GpuCalls& calls, const UpdateParams& p, const double* const x0[3], int n,
+                              const CellLimits& cell);
 
 // What a domain needs to run again from a step: its home atoms' x and v and the step state.
 struct HomeState {
