@@ -363,6 +363,18 @@ TEST(DomdecDrift, PlanHoldsWhileDriftIsWithinTheSkin) {
       ++violated;
       violated_missed += plan_errors(plan, free_drift, rlist) > 0 ? 1 : 0;
     }
+    // The free drift scaled down to the largest factor the rule accepts (bisection): every atom moves, the
+    // ones at the faces outward as far as the rule lets them.
+    double lo = 0.0, hi = 1.0;
+    TestSystem scaled = s0;
+    auto scale_to = [&](double f) {
+      for (size_t g = 0; g < s0.x.size(); ++g) scaled.x[g] = s0.x[g] + f * (free_drift.x[g] - s0.x[g]);
+      const auto [d, b] = drift_maxima(plan, s0, scaled, range.margin);
+      return plan_drift(d, b) <= skin;
+    };
+    for (int it = 0; it < 30; ++it) (scale_to(0.5 * (lo + hi)) ? lo : hi) = 0.5 * (lo + hi);
+    ASSERT_TRUE(scale_to(lo));
+    EXPECT_EQ(plan_errors(plan, scaled, rlist), 0) << "free drift scaled by " << lo;
     if (HasFailure()) break;
   }
   EXPECT_GE(kept, 40);
@@ -375,7 +387,8 @@ TEST(DomdecDrift, TheBoundIsTight) {
   // Two domains in x (cells [0, 3) and [3, 6)), rlist 1.0, skin 0.3, single atoms (margin ~0): b at 2.9 in
   // cell 0; a at 4.65, just beyond cell 0's send range 3 + 1.6. b moves out to 3.1 (0.1 beyond the cell),
   // a moves in by 0.49 (drift (0.49 + 0.1) / 2 <= 0.3: a stays beyond rlist of b) or by 0.56 (drift 0.33:
-  // the pair comes within rlist and the plan misses it).
+  // the pair comes within rlist and the plan misses it). Then b to 3.2 (0.2 beyond): a moving in by 0.39
+  // keeps the plan (0.295), by 0.5 it does not (0.35; the pair is 0.95 apart): both terms count in full.
   TestSystem s0;
   s0.box = Box{{6.0, 4.0, 4.0}};
   s0.x = {{2.9, 2.0, 2.0}, {4.65, 2.0, 2.0}};
@@ -384,16 +397,18 @@ TEST(DomdecDrift, TheBoundIsTight) {
   const std::vector<int> first = first_atoms(s0.molecule);
   const HaloRange range{rlist + 2.0 * skin, molecule_margin(s0.x, first) + kMarginSlack};
   const DdPlan plan = build_plan_with(DdGrid{{2, 1, 1}}, s0.box, s0.x, first, range);
-  for (const double move : {0.49, 0.56}) {
+  for (const auto [b_to, move] : {std::pair{3.1, 0.49}, {3.1, 0.56}, {3.2, 0.39}, {3.2, 0.5}}) {
     TestSystem s1 = s0;
-    s1.x[0].x = 3.1;
+    s1.x[0].x = b_to;
     s1.x[1].x = 4.65 - move;
     const auto [disp, beyond] = drift_maxima(plan, s0, s1, range.margin);
-    EXPECT_NEAR(disp, move, 1e-12);
-    EXPECT_NEAR(beyond, 0.1, 1e-6);
+    EXPECT_NEAR(disp, std::max(move, b_to - 2.9), 1e-12);
+    EXPECT_NEAR(beyond, b_to - 3.0, 1e-6);
     const bool holds = plan_drift(disp, beyond) <= skin;
-    EXPECT_EQ(holds, move < 0.5);
-    EXPECT_EQ(plan_errors(plan, s1, rlist), holds ? 0 : 1) << "move " << move;
+    EXPECT_EQ(holds, move + (b_to - 3.0) < 0.6);
+    const bool pair = s1.x[1].x - b_to < rlist;
+    EXPECT_EQ(plan_errors(plan, s1, rlist), pair && !holds ? 1 : 0) << "b " << b_to << " move " << move;
+    EXPECT_TRUE(holds || pair) << "a case the rule rejects should be one it must reject";
   }
 }
 

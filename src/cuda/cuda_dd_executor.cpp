@@ -482,6 +482,15 @@ class CudaDdExecutor::Impl {
       try {
         const domdec::HaloRange r = plan_range(margin);
         check(r);
+        // Halo atoms start at least a cell width less the margin above the domain's lower edge and drift
+        // down by at most the skin (domdec/drift.h). Below that edge a halo row's float position would wrap
+        // to the top of the search box, where the window clipped at partner_ext (pairsearch.cu) is empty:
+        // cells must be wider than margin + skin (only very thin slabs, e.g. --dd 10 1 1 at 4.5 nm, are not).
+        for (int d = 0; d < 3; ++d)
+          if (skin > 0.0 && grid.n[d] > 1 && cfg.box.len[d] / grid.n[d] <= r.margin + skin + kSkinStep)
+            throw InputError("", 0,
+                             fmt::format("cells {:.3f} nm wide in {} leave no room for a skin of {:.2f} nm",
+                                         cfg.box.len[d] / grid.n[d], "xyz"[d], skin));
         return r;
       } catch (const InputError& e) {
         if (skin <= 0.0) throw;
@@ -509,10 +518,12 @@ class CudaDdExecutor::Impl {
     }
     cuda::launch_home_displacement(calls, ds.update, x0, num_home, cell);
   }
-  // The drift measure of a check's two results, the largest over the ranks (domdec::plan_drift).
-  double drift_over_ranks(unsigned long long disp2_bits, unsigned long long beyond_bits) {
+  // The drift measure of a check's two results, the largest over the ranks (domdec::plan_drift); the
+  // largest displacement alone into *disp.
+  double drift_over_ranks(unsigned long long disp2_bits, unsigned long long beyond_bits, double* disp) {
     double worst[2] = {std::sqrt(std::bit_cast<double>(disp2_bits)), std::bit_cast<double>(beyond_bits)};
     host.max(worst);
+    *disp = worst[0];
     return domdec::plan_drift(worst[0], worst[1]);
   }
 
@@ -525,11 +536,13 @@ class CudaDdExecutor::Impl {
     launch_skin_check();
     sync_state();
     harvest_step_events();
-    const double worst = drift_over_ranks(hst[0].disp2_bits, hst[0].beyond_bits);
+    double disp = 0.0;
+    const double worst = drift_over_ranks(hst[0].disp2_bits, hst[0].beyond_bits, &disp);
     check_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ++checks;
     if (worst > skin || step == fail_check_at) return false;
     max_drift = std::max(max_drift, worst);
+    max_disp_kept = std::max(max_disp_kept, disp);
     last_worst = worst;
     return true;
   }
@@ -575,12 +588,14 @@ class CudaDdExecutor::Impl {
     const auto t0 = std::chrono::steady_clock::now();
     calls.wait(ev_spec);
     harvest_step_events();
-    const double worst = drift_over_ranks(spec_disp[0], spec_disp[1]);
+    double disp = 0.0;
+    const double worst = drift_over_ranks(spec_disp[0], spec_disp[1], &disp);
     spec_wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const int64_t from = spec_step, to = step;
     spec_step = -1;
     if (worst <= skin && from != fail_check_at) {
       max_drift = std::max(max_drift, worst);
+      max_disp_kept = std::max(max_disp_kept, disp);
       last_worst = worst;
       return;
     }
@@ -1010,6 +1025,7 @@ class CudaDdExecutor::Impl {
     recycle_ahead();  // the old domain's scratch, kept for the next thread
     last_worst = worst;
     max_drift = std::max(max_drift, worst);
+    max_disp_kept = std::max(max_disp_kept, worst);
     ++ahead_commits;
     return true;
   }
@@ -1063,6 +1079,7 @@ class CudaDdExecutor::Impl {
   int64_t checks = 0, gpu_searches = 0;
   int64_t atom_regrows = 0, list_regrows = 0;  // searches that grew the per-atom arrays / the pair list
   double check_s = 0.0, max_drift = 0.0;       // max_drift: the largest of the checks that kept the plan
+  double max_disp_kept = 0.0;                  // the largest displacement alone among those checks
   Vec3 search_len;
   DdDomain dom;
   int num_home = 0, num_local = 0;
@@ -1428,7 +1445,8 @@ std::string CudaDdExecutor::report_json() const {
       "  \"graph_instantiations\": {}, \"graph_updates\": {},\n"
       "  \"dd_skin_nm\": {}, \"repartitions\": {}, \"gpu_only_searches\": {}, \"skin_check_us_mean\": "
       "{:.1f}, "
-      "\"max_drift_kept_nm\": {:.4f},\n  \"atom_array_regrows\": {}, \"pair_list_regrows\": {},\n"
+      "\"max_drift_kept_nm\": {:.4f}, \"max_displacement_kept_nm\": {:.4f},\n  \"atom_array_regrows\": {}, "
+      "\"pair_list_regrows\": {},\n"
       "  \"dd_overlap\": {}, \"dd_priority\": {}, \"gpu_timing_every_step\": {},\n"
       "  \"pairs_in_list_all_domains\": {}, \"halo_rows_skipped_all_domains\": {},\n"
       "  \"dd_speculate\": {}, \"speculative_checks\": {}, \"rollbacks\": {}, \"rollback_steps\": {}, "
@@ -1447,9 +1465,9 @@ std::string CudaDdExecutor::report_json() const {
       m.graph_records > 0 ? 1e6 * m.graph_record_s / m.graph_records : 0.0, m.graph_records,
       m.graph_reduce.instantiations() + m.graph_plain.instantiations(),
       m.graph_reduce.updates() + m.graph_plain.updates(), m.skin, m.searches, m.gpu_searches,
-      m.checks > 0 ? 1e6 * m.check_s / m.checks : 0.0, m.max_drift, m.atom_regrows, m.list_regrows, m.overlap,
-      m.priority, m.every_step_timed, m.pairs_all, m.skipped_all, m.speculate_below, m.spec_checks,
-      m.rollbacks, m.rollback_steps, m.rollbacks_outside_searches,
+      m.checks > 0 ? 1e6 * m.check_s / m.checks : 0.0, m.max_drift, m.max_disp_kept, m.atom_regrows,
+      m.list_regrows, m.overlap, m.priority, m.every_step_timed, m.pairs_all, m.skipped_all,
+      m.speculate_below, m.spec_checks, m.rollbacks, m.rollback_steps, m.rollbacks_outside_searches,
       m.spec_checks > 0 ? 1e6 * m.spec_wait_s / m.spec_checks : 0.0, m.ahead_host ? m.ahead_below : 0.0,
       m.ahead_started, m.ahead_commits, m.ahead_dropped, joined > 0 ? 1e6 * m.ahead_join_s / joined : 0.0,
       m.ahead_host ? m.ahead_host->counters().mpi_waits : 0,
