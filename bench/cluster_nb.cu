@@ -10,7 +10,14 @@
 // (tx, ty) = (j atom, i atom); i forces in registers over the entry, j forces reduced per warp and added
 // atomically (64-bit fixed point, deterministic, or float). Exclusions: pairs within one molecule (water).
 //
-// Usage: cluster_nb -c conf.gro -p topol.top -f run.mdp [--rlist 1.094] [--reps 200] [--out result.json]
+// Usage: cluster_nb -c conf.gro -p topol.top -f run.mdp [--rlist 1.094] [--chunk N] [--split 0|1]
+//          [--reps 200] [--out result.json]
+// (CLUSTER_NB_HOST_ONLY=1: build and check the list on the host only.)
+// --chunk: entries cut into at most N j-clusters; --split: a warp per half j-cluster (GROMACS's split). Each
+// run times three kernels: fixed-point atomics, float atomics, fixed point with warps that have no pair
+// within the cut-off skipping the arithmetic. bench/cluster_nb.sh builds it and runs the sweep:
+//   nvcc -O3 -std=c++20 -arch=sm_90 -I src bench/cluster_nb.cu build/test/libhalomd_cpu.a \
+//     build/test/libhalomd_io.a -lfmt -Xcompiler -fopenmp -o devbin/cluster_nb
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -44,6 +51,7 @@ constexpr int kSuper = 8;  // clusters per super-cluster
 constexpr int kSuperAtoms = 64;
 constexpr double kFixed = 4294967296.0;  // 2^32 units per kJ/mol/nm, as halomd's fixed-point forces
 int kChunk = 1 << 30;                    // --chunk
+bool kSplit = false;                     // --split
 
 struct Entry {
   int super;  // i super-cluster
@@ -54,6 +62,7 @@ struct Entry {
 struct JEntry {
   int cj;
   unsigned imask;  // which of the super-cluster's 8 i-clusters interact
+  unsigned hmask;  // bit 2 k + h: i-cluster k with the j-cluster's half h (atoms 4h..4h+3; --split)
 };
 
 struct System {
@@ -133,7 +142,20 @@ struct Bbox {
 void build_list(const System& s, double rlist, std::vector<Entry>& entries, std::vector<JEntry>& jl,
                 long long& cluster_pairs) {
   const int ncl = s.nslots / kCl;
-  std::vector<Bbox> bb(ncl);
+  std::vector<Bbox> bb(ncl), bbh(2 * ncl);
+  for (int c = 0; c < 2 * ncl; ++c) {
+    Bbox b{{1e30f, 1e30f, 1e30f}, {-1e30f, -1e30f, -1e30f}};
+    for (int k = 0; k < kCl / 2; ++k) {
+      const int a = c * (kCl / 2) + k;
+      if (s.atom_of[a] < 0) continue;
+      const float q[3] = {s.x[a], s.y[a], s.z[a]};
+      for (int d = 0; d < 3; ++d) {
+        b.lo[d] = std::min(b.lo[d], q[d]);
+        b.hi[d] = std::max(b.hi[d], q[d]);
+      }
+    }
+    bbh[c] = b;
+  }
   for (int c = 0; c < ncl; ++c) {
     Bbox b{{1e30f, 1e30f, 1e30f}, {-1e30f, -1e30f, -1e30f}};
     for (int k = 0; k < kCl; ++k) {
@@ -176,21 +198,28 @@ void build_list(const System& s, double rlist, std::vector<Entry>& entries, std:
           sd2 += g * g;
         }
         if (sd2 >= r2) continue;
-        unsigned mask = 0;
+        unsigned mask = 0, hmask = 0;
+        auto gap2 = [&](const Bbox& bi, const Bbox& bj) {
+          float d2 = 0.f;
+          for (int d = 0; d < 3; ++d) {
+            const float ilo = bi.lo[d] + shift[d], ihi = bi.hi[d] + shift[d];
+            const float g = std::max(0.f, std::max(ilo - bj.hi[d], bj.lo[d] - ihi));
+            d2 += g * g;
+          }
+          return d2;
+        };
         for (int k = 0; k < kSuper; ++k) {
           const int ci = sc * kSuper + k;
           if (ci > cj || bb[ci].lo[0] > bb[ci].hi[0]) continue;
           if (ci == cj && sh != 13) continue;  // a cluster and its own image: boxes > 2 rlist
-          float d2 = 0.f;
-          for (int d = 0; d < 3; ++d) {
-            const float ilo = bb[ci].lo[d] + shift[d], ihi = bb[ci].hi[d] + shift[d];
-            const float g = std::max(0.f, std::max(ilo - bb[cj].hi[d], bb[cj].lo[d] - ihi));
-            d2 += g * g;
-          }
-          if (d2 < r2) mask |= 1u << k;
+          if (gap2(bb[ci], bb[cj]) >= r2) continue;
+          mask |= 1u << k;
+          for (int h = 0; h < 2; ++h)
+            if (bbh[2 * cj + h].lo[0] <= bbh[2 * cj + h].hi[0] && gap2(bb[ci], bbh[2 * cj + h]) < r2)
+              hmask |= 1u << (2 * k + h);
         }
         if (mask) {
-          jl.push_back({cj, mask});
+          jl.push_back({cj, mask, hmask});
           cluster_pairs += __builtin_popcount(mask);
         }
       }
@@ -218,6 +247,7 @@ struct KParams {
   float rc2, krf, crf;
   unsigned long long* ffix;  // 3 per slot, fixed point
   float* fflt;               // 3 per slot
+  int skip;                  // skip the arithmetic of warps with no pair within the cut-off
 };
 
 template <bool kFixedAtomics>
@@ -260,7 +290,7 @@ __global__ void __launch_bounds__(64) cluster_nb_kernel(KParams p) {
 #pragma unroll
   for (int k = 0; k < kSuper; ++k) fi[k][0] = fi[k][1] = fi[k][2] = 0.f;
   // The next j-cluster's entry and atom are loaded while this one is computed.
-  JEntry nje = e.count > 0 ? p.jl[e.first] : JEntry{0, 0};
+  JEntry nje = e.count > 0 ? p.jl[e.first] : JEntry{0, 0, 0};
   float4 nxj = __ldg(p.xq + nje.cj * kCl + tx);
   int2 ntj = __ldg(p.tm + nje.cj * kCl + tx);
   for (int jj = 0; jj < e.count; ++jj) {
@@ -274,6 +304,7 @@ __global__ void __launch_bounds__(64) cluster_nb_kernel(KParams p) {
       ntj = __ldg(p.tm + nje.cj * kCl + tx);
     }
     float fjx = 0.f, fjy = 0.f, fjz = 0.f;
+    bool hit = false;  // warp-uniform: some pair of this j-cluster was computed
 #pragma unroll
     for (int k = 0; k < kSuper; ++k) {
       if (!(je.imask >> k & 1)) continue;  // uniform over the block
@@ -285,6 +316,9 @@ __global__ void __launch_bounds__(64) cluster_nb_kernel(KParams p) {
       const int ci = e.super * kSuper + k;
       // Same cluster: each pair once (j after i). Same molecule: excluded (water).
       const bool ok = r2 < p.rc2 && ti.y != tj.y && (ci != je.cj || tx > ty);
+      // With skip: a warp none of whose 32 pairs is within the cut-off moves on (~a third of them).
+      if (p.skip && !__any_sync(0xffffffffu, ok)) continue;
+      hit = true;
       const float2 cc = s_lj[ti.x * p.ntypes + tj.x];
       const float rinv = rsqrtf(ok ? r2 : p.rc2);
       const float rinv2 = rinv * rinv;
@@ -299,6 +333,7 @@ __global__ void __launch_bounds__(64) cluster_nb_kernel(KParams p) {
       fjy -= fs * dy;
       fjz -= fs * dz;
     }
+    if (p.skip && !hit) continue;
     // Over the warp's 4 i atoms (lanes tx + 8 ty').
     for (int m = 8; m < 32; m <<= 1) {
       fjx += __shfl_xor_sync(0xffffffffu, fjx, m);
@@ -317,6 +352,98 @@ __global__ void __launch_bounds__(64) cluster_nb_kernel(KParams p) {
     }
   }
   if (tx == 0)
+#pragma unroll
+    for (int k = 0; k < kSuper; ++k)
+      add_force<kFixedAtomics>(p, e.super * kSuperAtoms + k * kCl + ty, fi[k][0], fi[k][1], fi[k][2]);
+}
+
+// --split: a warp per j-cluster half (4 j atoms) and all 8 i atoms of an i-cluster (lane = 4 ty + j), as
+// GROMACS's GPU kernel splits its j-clusters: a half whose box lies beyond rlist of an i-cluster is skipped
+// by its own mask bit, for the whole warp.
+template <bool kFixedAtomics>
+__global__ void __launch_bounds__(64) cluster_nb_split_kernel(KParams p) {
+  const Entry e = p.entries[blockIdx.x];
+  const int h = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int ty = lane >> 2, tx = 4 * h + (lane & 3);
+  __shared__ float4 s_xi[kSuperAtoms];
+  __shared__ int2 s_ti[kSuperAtoms];
+  __shared__ float2 s_lj[64];
+  if (threadIdx.x < p.ntypes * p.ntypes) s_lj[threadIdx.x] = p.lj[threadIdx.x];
+  const float sx = (e.shift % 3 - 1) * p.box[0], sy = (e.shift / 3 % 3 - 1) * p.box[1],
+              sz = (e.shift / 9 - 1) * p.box[2];
+  {
+    const int a = e.super * kSuperAtoms + threadIdx.x;
+    float4 v = p.xq[a];
+    v.x += sx;
+    v.y += sy;
+    v.z += sz;
+    s_xi[threadIdx.x] = v;
+    s_ti[threadIdx.x] = p.tm[a];
+  }
+  __syncthreads();
+  float fi[kSuper][3];
+#pragma unroll
+  for (int k = 0; k < kSuper; ++k) fi[k][0] = fi[k][1] = fi[k][2] = 0.f;
+  JEntry nje = e.count > 0 ? p.jl[e.first] : JEntry{0, 0, 0};
+  float4 nxj = __ldg(p.xq + nje.cj * kCl + tx);
+  int2 ntj = __ldg(p.tm + nje.cj * kCl + tx);
+  for (int jj = 0; jj < e.count; ++jj) {
+    const JEntry je = nje;
+    const int sj = je.cj * kCl + tx;
+    const float4 xj = nxj;
+    const int2 tj = ntj;
+    if (jj + 1 < e.count) {
+      nje = p.jl[e.first + jj + 1];
+      nxj = __ldg(p.xq + nje.cj * kCl + tx);
+      ntj = __ldg(p.tm + nje.cj * kCl + tx);
+    }
+    const unsigned hm = je.hmask >> h;
+    if (!(hm & 0x5555u)) continue;  // no i-cluster meets this half
+    float fjx = 0.f, fjy = 0.f, fjz = 0.f;
+    bool hit = false;
+#pragma unroll
+    for (int k = 0; k < kSuper; ++k) {
+      if (!(hm >> (2 * k) & 1)) continue;  // uniform over the warp
+      const int li = k * kCl + ty;
+      const float4 xi = s_xi[li];
+      const int2 ti = s_ti[li];
+      const float dx = xi.x - xj.x, dy = xi.y - xj.y, dz = xi.z - xj.z;
+      const float r2 = dx * dx + dy * dy + dz * dz;
+      const int ci = e.super * kSuper + k;
+      const bool ok = r2 < p.rc2 && ti.y != tj.y && (ci != je.cj || tx > ty);
+      if (p.skip && !__any_sync(0xffffffffu, ok)) continue;
+      hit = true;
+      const float2 cc = s_lj[ti.x * p.ntypes + tj.x];
+      const float rinv = rsqrtf(ok ? r2 : p.rc2);
+      const float rinv2 = rinv * rinv;
+      const float rinv6 = rinv2 * rinv2 * rinv2;
+      const float fpair = (12.f * cc.y * rinv6 * rinv6 - 6.f * cc.x * rinv6) * rinv2 +
+                          xi.w * xj.w * (rinv * rinv2 - 2.f * p.krf);
+      const float fs = ok ? fpair : 0.f;
+      fi[k][0] += fs * dx;
+      fi[k][1] += fs * dy;
+      fi[k][2] += fs * dz;
+      fjx -= fs * dx;
+      fjy -= fs * dy;
+      fjz -= fs * dz;
+    }
+    if (!hit) continue;
+    for (int m = 4; m < 32; m <<= 1) {  // over the 8 i atoms
+      fjx += __shfl_xor_sync(0xffffffffu, fjx, m);
+      fjy += __shfl_xor_sync(0xffffffffu, fjy, m);
+      fjz += __shfl_xor_sync(0xffffffffu, fjz, m);
+    }
+    if (lane < 4) add_force<kFixedAtomics>(p, sj, fjx, fjy, fjz);
+  }
+#pragma unroll
+  for (int k = 0; k < kSuper; ++k) {
+    for (int m = 1; m < 4; m <<= 1) {  // over the warp's 4 j lanes
+      fi[k][0] += __shfl_xor_sync(0xffffffffu, fi[k][0], m);
+      fi[k][1] += __shfl_xor_sync(0xffffffffu, fi[k][1], m);
+      fi[k][2] += __shfl_xor_sync(0xffffffffu, fi[k][2], m);
+    }
+  }
+  if ((lane & 3) == 0)
 #pragma unroll
     for (int k = 0; k < kSuper; ++k)
       add_force<kFixedAtomics>(p, e.super * kSuperAtoms + k * kCl + ty, fi[k][0], fi[k][1], fi[k][2]);
@@ -344,6 +471,8 @@ int main(int argc, char** argv) {
       out = argv[a + 1];
     else if (k == "--chunk")
       kChunk = std::atoi(argv[a + 1]);
+    else if (k == "--split")
+      kSplit = std::atoi(argv[a + 1]) != 0;
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
@@ -440,6 +569,7 @@ int main(int argc, char** argv) {
           for (int ty = 0; ty < kCl; ++ty)
             for (int tx = 0; tx < kCl; ++tx) {
               const int a = ci * kCl + ty, b = je.cj * kCl + tx;
+              if (kSplit && !(je.hmask >> (2 * k + tx / 4) & 1)) continue;
               if (s.mol[a] == s.mol[b] || (ci == je.cj && tx <= ty)) continue;
               const double dv[3] = {s.x[a] + sh[0] - s.x[b], s.y[a] + sh[1] - s.y[b],
                                     s.z[a] + sh[2] - s.z[b]};
@@ -500,18 +630,25 @@ int main(int argc, char** argv) {
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
-  double us[2] = {0, 0}, maxerr[2] = {0, 0}, rms_ref = 0;
+  double us[3] = {0, 0, 0}, maxerr[3] = {0, 0, 0}, rms_ref = 0;
   for (int i = 0; i < 3 * n; ++i) rms_ref += fref[i] * fref[i];
   rms_ref = std::sqrt(rms_ref / (3 * n));
-  for (int variant = 0; variant < 2; ++variant) {
-    const bool fixed = variant == 0;
+  for (int variant = 0; variant < 3; ++variant) {
+    const bool fixed = variant != 1;
+    p.skip = variant == 2 ? 1 : 0;
     auto launch = [&] {
       if (fixed) {
         CK(cudaMemsetAsync(p.ffix, 0, sizeof(unsigned long long) * 3 * s.nslots));
-        cluster_nb_kernel<true><<<entries.size(), 64>>>(p);
+        if (kSplit)
+          cluster_nb_split_kernel<true><<<entries.size(), 64>>>(p);
+        else
+          cluster_nb_kernel<true><<<entries.size(), 64>>>(p);
       } else {
         CK(cudaMemsetAsync(p.fflt, 0, sizeof(float) * 3 * s.nslots));
-        cluster_nb_kernel<false><<<entries.size(), 64>>>(p);
+        if (kSplit)
+          cluster_nb_split_kernel<false><<<entries.size(), 64>>>(p);
+        else
+          cluster_nb_kernel<false><<<entries.size(), 64>>>(p);
       }
     };
     for (int w = 0; w < 10; ++w) launch();
@@ -557,10 +694,11 @@ int main(int argc, char** argv) {
       "{\"gpu\": \"%s\", \"atoms\": %d, \"slots\": %d, \"super_clusters\": %d, \"rlist_nm\": %.4f, "
       "\"entries\": %zu, \"j_cluster_entries\": %lld, \"cluster_pairs\": %lld, \"host_list_ms\": %.1f, "
       "\"kernel_fixed_atomics_us\": %.2f, \"kernel_float_atomics_us\": %.2f, \"memset_us\": %.2f, "
+      "\"kernel_fixed_skip_us\": %.2f, \"max_abs_force_error_skip\": %.3e, "
       "\"max_abs_force_error_fixed\": %.3e, \"max_abs_force_error_float\": %.3e, "
       "\"rms_force\": %.3f}\n",
       prop.name, n, s.nslots, nsuper, rlist, entries.size(), jentries, cluster_pairs, list_ms, us[0], us[1],
-      1000.0 * ms_memset / reps, maxerr[0], maxerr[1], rms_ref);
+      1000.0 * ms_memset / reps, us[2], maxerr[2], maxerr[0], maxerr[1], rms_ref);
   std::fputs(buf, stdout);
   if (!out.empty()) {
     FILE* fo = std::fopen(out.c_str(), "w");
