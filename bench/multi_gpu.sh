@@ -5,7 +5,9 @@
 # decomposed run against the 1-GPU run, relative difference printed and recorded). Writes
 # bench/results/multi_gpu.json and .png (bench/halo_one_gpu_report.py with REPORT_NAME=multi_gpu).
 # Usage: bench/multi_gpu.sh HALOMD_BINARY  (built with CUDA, MPI and NVSHMEM). Not yet run: those machine kinds
-# have not been lent.
+# have not been lent. MULTI_GPU_DRY_RUN=N runs the script's whole path as if there were N GPUs, the ranks
+# sharing the GPUs there are under MPS, into bench/results/multi_gpu_dry_run.json/.png (a check of this
+# script on a one-GPU machine, not a result of issue 7).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source bench/bench_mdp.sh
@@ -15,6 +17,15 @@ logs=${BENCH_LOGS:-${OUT:-$work}/multi_logs}
 mkdir -p "$logs" bench/results
 export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NCCL=1
 gpus=$(nvidia-smi -L | wc -l)
+report=multi_gpu
+if [ -n "${MULTI_GPU_DRY_RUN:-}" ]; then
+  gpus=$MULTI_GPU_DRY_RUN
+  report=multi_gpu_dry_run
+  export NVSHMEM_IGNORE_CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=1 CUDA_MPS_PIPE_DIRECTORY=/tmp/mps CUDA_MPS_LOG_DIRECTORY=/tmp/mpslog
+  mkdir -p /tmp/mps /tmp/mpslog
+  nvidia-cuda-mps-control -d
+  trap 'echo quit | nvidia-cuda-mps-control' EXIT
+fi
 mpirun="mpirun --oversubscribe --allow-run-as-root --bind-to none"
 base=bench/systems/spce_5k6
 "$bin" genconf -c $base/conf.gro -p $base/topol.top --nbox 2 2 2 -o "$work/spce_45k" > /dev/null
@@ -48,4 +59,4 @@ PY
     done
   done
 done
-REPORT_NAME=multi_gpu GPUS_VISIBLE=$gpus python3 bench/halo_one_gpu_report.py "$work" "${COMMIT:-unknown}" "${records[@]}"
+REPORT_NAME=$report GPUS_VISIBLE=$gpus python3 bench/halo_one_gpu_report.py "$work" "${COMMIT:-unknown}" "${records[@]}"
