@@ -87,7 +87,9 @@ def main():
         "records": records,
         "ratios": ratios,
         "notes": ("All domains on the one GPU (MPS, one rank per domain)." if visible == 1 else
-                  f"One rank per GPU ({visible} visible).") + "  Benchmark settings of ../shared/BENCH.md "
+                  f"One rank per GPU ({visible} visible)." if not os.environ.get("MULTI_GPU_DRY_RUN") else
+                  f"A dry run of bench/multi_gpu.sh: {visible} GPUs pretended, the ranks sharing the machine's "
+                  "GPUs under MPS.") + "  Benchmark settings of ../shared/BENCH.md "
                  "(nstlist 10). Counters are rank 0's (every rank runs the same sequence of calls). ns_per_day "
                  "over the steady state (first NS window left out).",
     }
