@@ -11,12 +11,13 @@
 // atomically (64-bit fixed point, deterministic, or float). Exclusions: pairs within one molecule (water).
 //
 // Usage: cluster_nb -c conf.gro -p topol.top -f run.mdp [--rlist 1.094] [--chunk N] [--split 0|1]
-//          [--reps 200] [--out result.json]
+//          [--gpu-list 0|1] [--reps 200] [--out result.json]
 // (CLUSTER_NB_HOST_ONLY=1: build and check the list on the host only.)
-// --chunk: entries cut into at most N j-clusters; --split: a warp per half j-cluster (GROMACS's split). Each
+// --chunk: entries cut into at most N j-clusters; --split: a warp per half j-cluster (GROMACS's split);
+// --gpu-list: also build the list on the GPU (bench/cluster_gpu_list.cuh) and run the kernel over it. Each
 // run times three kernels: fixed-point atomics, float atomics, fixed point with warps that have no pair
 // within the cut-off skipping the arithmetic. bench/cluster_nb.sh builds it and runs the sweep:
-//   nvcc -O3 -std=c++20 -arch=sm_90 -I src bench/cluster_nb.cu build/test/libhalomd_cpu.a \
+//   nvcc -O3 -std=c++20 -arch=sm_90 -I src -I bench bench/cluster_nb.cu build/test/libhalomd_cpu.a \
 //     build/test/libhalomd_io.a -lfmt -Xcompiler -fopenmp -o devbin/cluster_nb
 #include <cuda_runtime.h>
 
@@ -30,6 +31,9 @@
 #include <string>
 #include <vector>
 
+#include "cluster_gpu_list.cuh"
+#include "cluster_nb_kernels.cuh"
+#include "cluster_nb_list.h"
 #include "cpu/nonbonded.h"
 #include "io/gro.h"
 #include "io/mdp.h"
@@ -46,410 +50,9 @@ namespace {
     }                                                                                 \
   } while (0)
 
-constexpr int kCl = 8;     // atoms per cluster
-constexpr int kSuper = 8;  // clusters per super-cluster
-constexpr int kSuperAtoms = 64;
-constexpr double kFixed = 4294967296.0;  // 2^32 units per kJ/mol/nm, as halomd's fixed-point forces
-int kChunk = 1 << 30;                    // --chunk
-bool kSplit = false;                     // --split
-
-struct Entry {
-  int super;  // i super-cluster
-  int shift;  // 0..26: (sx + 1) + 3 (sy + 1) + 9 (sz + 1), added to the i atoms
-  int first;  // into the j list
-  int count;
-};
-struct JEntry {
-  int cj;
-  unsigned imask;  // which of the super-cluster's 8 i-clusters interact
-  unsigned hmask;  // bit 2 k + h: i-cluster k with the j-cluster's half h (atoms 4h..4h+3; --split)
-};
-
-struct System {
-  float box[3];
-  std::vector<float> x, y, z, q;
-  std::vector<int> type, mol;  // padding: type 0 with q 0 far away, mol -1 - slot
-  std::vector<int> atom_of;    // slot -> original atom (-1 padding)
-  int nslots = 0;
-};
-
-// Super-clusters as GROMACS's GPU grid makes them.
-System build_slots(const halomd::io::GroFile& gro, const halomd::Topology& top,
-                   const std::vector<double>& q) {
-  System s;
-  const int n = static_cast<int>(gro.x.size());
-  for (int d = 0; d < 3; ++d) s.box[d] = static_cast<float>(gro.box.len[d]);
-  std::vector<double> wx(n), wy(n), wz(n);
-  for (int i = 0; i < n; ++i) {
-    wx[i] = gro.x[i].x - gro.box.len.x * std::floor(gro.x[i].x / gro.box.len.x);
-    wy[i] = gro.x[i].y - gro.box.len.y * std::floor(gro.x[i].y / gro.box.len.y);
-    wz[i] = gro.x[i].z - gro.box.len.z * std::floor(gro.x[i].z / gro.box.len.z);
-  }
-  const double vol = gro.box.len.x * gro.box.len.y * gro.box.len.z;
-  const double side = std::cbrt(kSuperAtoms * vol / n);  // a super-cluster's cube
-  const int ncx = std::max(1, static_cast<int>(std::lround(gro.box.len.x / side)));
-  const int ncy = std::max(1, static_cast<int>(std::lround(gro.box.len.y / side)));
-  std::vector<std::vector<int>> col(ncx * ncy);
-  for (int i = 0; i < n; ++i) {
-    const int cx = std::min(ncx - 1, static_cast<int>(wx[i] / gro.box.len.x * ncx));
-    const int cy = std::min(ncy - 1, static_cast<int>(wy[i] / gro.box.len.y * ncy));
-    col[cx * ncy + cy].push_back(i);
-  }
-  auto push = [&](int a, int slot_pad) {
-    if (a >= 0) {
-      s.x.push_back(wx[a]);
-      s.y.push_back(wy[a]);
-      s.z.push_back(wz[a]);
-      s.q.push_back(q[a]);
-      s.type.push_back(top.type[a]);
-      s.mol.push_back(top.molecule[a]);
-    } else {
-      s.x.push_back(-1000.f - 10.f * slot_pad);  // far from everything, 10 nm apart
-      s.y.push_back(-1000.f);
-      s.z.push_back(-1000.f);
-      s.q.push_back(0.f);
-      s.type.push_back(0);
-      s.mol.push_back(-1 - slot_pad);
-    }
-    s.atom_of.push_back(a);
-  };
-  for (auto& c : col) {
-    std::sort(c.begin(), c.end(), [&](int a, int b) { return wz[a] < wz[b]; });
-    for (size_t b = 0; b < c.size(); b += kSuperAtoms) {
-      std::vector<int> sc(c.begin() + b, c.begin() + std::min(c.size(), b + kSuperAtoms));
-      while (sc.size() < kSuperAtoms) sc.push_back(-1);
-      // 2x2x2 split by x, then y, then z (padding last in each sort).
-      auto key = [&](int a, const std::vector<double>& w) { return a < 0 ? 1e30 : w[a]; };
-      std::stable_sort(sc.begin(), sc.end(), [&](int a, int b2) { return key(a, wx) < key(b2, wx); });
-      for (int h = 0; h < 2; ++h)
-        std::stable_sort(sc.begin() + 32 * h, sc.begin() + 32 * h + 32,
-                         [&](int a, int b2) { return key(a, wy) < key(b2, wy); });
-      for (int qd = 0; qd < 4; ++qd)
-        std::stable_sort(sc.begin() + 16 * qd, sc.begin() + 16 * qd + 16,
-                         [&](int a, int b2) { return key(a, wz) < key(b2, wz); });
-      for (int a : sc) push(a, static_cast<int>(s.x.size()));
-    }
-  }
-  s.nslots = static_cast<int>(s.x.size());
-  return s;
-}
-
-struct Bbox {
-  float lo[3], hi[3];
-};
-
-// The half list: for each super-cluster and shift, the j-clusters within rlist of some i-cluster's box.
-void build_list(const System& s, double rlist, std::vector<Entry>& entries, std::vector<JEntry>& jl,
-                long long& cluster_pairs) {
-  const int ncl = s.nslots / kCl;
-  std::vector<Bbox> bb(ncl), bbh(2 * ncl);
-  for (int c = 0; c < 2 * ncl; ++c) {
-    Bbox b{{1e30f, 1e30f, 1e30f}, {-1e30f, -1e30f, -1e30f}};
-    for (int k = 0; k < kCl / 2; ++k) {
-      const int a = c * (kCl / 2) + k;
-      if (s.atom_of[a] < 0) continue;
-      const float q[3] = {s.x[a], s.y[a], s.z[a]};
-      for (int d = 0; d < 3; ++d) {
-        b.lo[d] = std::min(b.lo[d], q[d]);
-        b.hi[d] = std::max(b.hi[d], q[d]);
-      }
-    }
-    bbh[c] = b;
-  }
-  for (int c = 0; c < ncl; ++c) {
-    Bbox b{{1e30f, 1e30f, 1e30f}, {-1e30f, -1e30f, -1e30f}};
-    for (int k = 0; k < kCl; ++k) {
-      const int a = c * kCl + k;
-      if (s.atom_of[a] < 0) continue;
-      const float p[3] = {s.x[a], s.y[a], s.z[a]};
-      for (int d = 0; d < 3; ++d) {
-        b.lo[d] = std::min(b.lo[d], p[d]);
-        b.hi[d] = std::max(b.hi[d], p[d]);
-      }
-    }
-    bb[c] = b;
-  }
-  const float r2 = static_cast<float>(rlist * rlist);
-  cluster_pairs = 0;
-  const int nsuper = ncl / kSuper;
-  for (int sc = 0; sc < nsuper; ++sc) {
-    Bbox sb{{1e30f, 1e30f, 1e30f}, {-1e30f, -1e30f, -1e30f}};
-    for (int k = 0; k < kSuper; ++k)
-      for (int d = 0; d < 3; ++d) {
-        sb.lo[d] = std::min(sb.lo[d], bb[sc * kSuper + k].lo[d]);
-        sb.hi[d] = std::max(sb.hi[d], bb[sc * kSuper + k].hi[d]);
-      }
-    for (int sh = 0; sh < 27; ++sh) {
-      const int o[3] = {sh % 3 - 1, sh / 3 % 3 - 1, sh / 9 - 1};
-      bool near = true;  // a shift matters only for a super-cluster within rlist of that face
-      for (int d = 0; d < 3; ++d)
-        if ((o[d] == 1 && sb.lo[d] > rlist) || (o[d] == -1 && sb.hi[d] < s.box[d] - rlist)) near = false;
-      if (!near) continue;
-      const float shift[3] = {static_cast<float>(sh % 3 - 1) * s.box[0],
-                              static_cast<float>(sh / 3 % 3 - 1) * s.box[1],
-                              static_cast<float>(sh / 9 - 1) * s.box[2]};
-      Entry e{sc, sh, static_cast<int>(jl.size()), 0};
-      for (int cj = sc * kSuper; cj < ncl; ++cj) {
-        if (bb[cj].lo[0] > bb[cj].hi[0]) continue;  // all padding
-        float sd2 = 0.f;
-        for (int d = 0; d < 3; ++d) {
-          const float g =
-              std::max(0.f, std::max(sb.lo[d] + shift[d] - bb[cj].hi[d], bb[cj].lo[d] - sb.hi[d] - shift[d]));
-          sd2 += g * g;
-        }
-        if (sd2 >= r2) continue;
-        unsigned mask = 0, hmask = 0;
-        auto gap2 = [&](const Bbox& bi, const Bbox& bj) {
-          float d2 = 0.f;
-          for (int d = 0; d < 3; ++d) {
-            const float ilo = bi.lo[d] + shift[d], ihi = bi.hi[d] + shift[d];
-            const float g = std::max(0.f, std::max(ilo - bj.hi[d], bj.lo[d] - ihi));
-            d2 += g * g;
-          }
-          return d2;
-        };
-        for (int k = 0; k < kSuper; ++k) {
-          const int ci = sc * kSuper + k;
-          if (ci > cj || bb[ci].lo[0] > bb[ci].hi[0]) continue;
-          if (ci == cj && sh != 13) continue;  // a cluster and its own image: boxes > 2 rlist
-          if (gap2(bb[ci], bb[cj]) >= r2) continue;
-          mask |= 1u << k;
-          for (int h = 0; h < 2; ++h)
-            if (bbh[2 * cj + h].lo[0] <= bbh[2 * cj + h].hi[0] && gap2(bb[ci], bbh[2 * cj + h]) < r2)
-              hmask |= 1u << (2 * k + h);
-        }
-        if (mask) {
-          jl.push_back({cj, mask, hmask});
-          cluster_pairs += __builtin_popcount(mask);
-        }
-      }
-      e.count = static_cast<int>(jl.size()) - e.first;
-      // Long entries are cut into pieces of at most kChunk j-clusters: more blocks for the GPU (GROMACS's
-      // split of super-cluster entries), at the price of more i-force atomics.
-      for (int c = 0; c < e.count; c += kChunk) {
-        Entry piece = e;
-        piece.first = e.first + c;
-        piece.count = std::min(kChunk, e.count - c);
-        entries.push_back(piece);
-      }
-    }
-  }
-}
-
-struct KParams {
-  const float4* xq;  // x y z q (q scaled by sqrt(epsfac))
-  const int2* tm;    // type, molecule
-  const float2* lj;  // c6, c12 per type pair
-  int ntypes;
-  const Entry* entries;
-  const JEntry* jl;
-  float box[3];
-  float rc2, krf, crf;
-  unsigned long long* ffix;  // 3 per slot, fixed point
-  float* fflt;               // 3 per slot
-  int skip;                  // skip the arithmetic of warps with no pair within the cut-off
-};
-
-template <bool kFixedAtomics>
-__device__ inline void add_force(const KParams& p, int slot, float fx, float fy, float fz) {
-  if constexpr (kFixedAtomics) {
-    atomicAdd(p.ffix + 3 * slot + 0, static_cast<unsigned long long>(__float2ll_rn(fx * 4294967296.f)));
-    atomicAdd(p.ffix + 3 * slot + 1, static_cast<unsigned long long>(__float2ll_rn(fy * 4294967296.f)));
-    atomicAdd(p.ffix + 3 * slot + 2, static_cast<unsigned long long>(__float2ll_rn(fz * 4294967296.f)));
-  } else {
-    atomicAdd(p.fflt + 3 * slot + 0, fx);
-    atomicAdd(p.fflt + 3 * slot + 1, fy);
-    atomicAdd(p.fflt + 3 * slot + 2, fz);
-  }
-}
-
-// One block of 64 threads per entry: tx = threadIdx.x & 7 the j atom, ty = threadIdx.x >> 3 the i atom of
-// each i-cluster. A warp holds ty 0-3 or 4-7, so a j atom's force is reduced over 4 i atoms by shuffles
-// and added once per warp.
-template <bool kFixedAtomics>
-__global__ void __launch_bounds__(64) cluster_nb_kernel(KParams p) {
-  const Entry e = p.entries[blockIdx.x];
-  const int tx = threadIdx.x & 7, ty = threadIdx.x >> 3;
-  __shared__ float4 s_xi[kSuperAtoms];
-  __shared__ int2 s_ti[kSuperAtoms];
-  __shared__ float2 s_lj[64];  // up to 8 types
-  if (threadIdx.x < p.ntypes * p.ntypes) s_lj[threadIdx.x] = p.lj[threadIdx.x];
-  const float sx = (e.shift % 3 - 1) * p.box[0], sy = (e.shift / 3 % 3 - 1) * p.box[1],
-              sz = (e.shift / 9 - 1) * p.box[2];
-  {
-    const int a = e.super * kSuperAtoms + threadIdx.x;
-    float4 v = p.xq[a];
-    v.x += sx;
-    v.y += sy;
-    v.z += sz;
-    s_xi[threadIdx.x] = v;
-    s_ti[threadIdx.x] = p.tm[a];
-  }
-  __syncthreads();
-  float fi[kSuper][3];
-#pragma unroll
-  for (int k = 0; k < kSuper; ++k) fi[k][0] = fi[k][1] = fi[k][2] = 0.f;
-  // The next j-cluster's entry and atom are loaded while this one is computed.
-  JEntry nje = e.count > 0 ? p.jl[e.first] : JEntry{0, 0, 0};
-  float4 nxj = __ldg(p.xq + nje.cj * kCl + tx);
-  int2 ntj = __ldg(p.tm + nje.cj * kCl + tx);
-  for (int jj = 0; jj < e.count; ++jj) {
-    const JEntry je = nje;
-    const int sj = je.cj * kCl + tx;
-    const float4 xj = nxj;
-    const int2 tj = ntj;
-    if (jj + 1 < e.count) {
-      nje = p.jl[e.first + jj + 1];
-      nxj = __ldg(p.xq + nje.cj * kCl + tx);
-      ntj = __ldg(p.tm + nje.cj * kCl + tx);
-    }
-    float fjx = 0.f, fjy = 0.f, fjz = 0.f;
-    bool hit = false;  // warp-uniform: some pair of this j-cluster was computed
-#pragma unroll
-    for (int k = 0; k < kSuper; ++k) {
-      if (!(je.imask >> k & 1)) continue;  // uniform over the block
-      const int li = k * kCl + ty;
-      const float4 xi = s_xi[li];
-      const int2 ti = s_ti[li];
-      const float dx = xi.x - xj.x, dy = xi.y - xj.y, dz = xi.z - xj.z;
-      const float r2 = dx * dx + dy * dy + dz * dz;
-      const int ci = e.super * kSuper + k;
-      // Same cluster: each pair once (j after i). Same molecule: excluded (water).
-      const bool ok = r2 < p.rc2 && ti.y != tj.y && (ci != je.cj || tx > ty);
-      // With skip: a warp none of whose 32 pairs is within the cut-off moves on (~a third of them).
-      if (p.skip && !__any_sync(0xffffffffu, ok)) continue;
-      hit = true;
-      const float2 cc = s_lj[ti.x * p.ntypes + tj.x];
-      const float rinv = rsqrtf(ok ? r2 : p.rc2);
-      const float rinv2 = rinv * rinv;
-      const float rinv6 = rinv2 * rinv2 * rinv2;
-      const float fpair = (12.f * cc.y * rinv6 * rinv6 - 6.f * cc.x * rinv6) * rinv2 +
-                          xi.w * xj.w * (rinv * rinv2 - 2.f * p.krf);
-      const float fs = ok ? fpair : 0.f;
-      fi[k][0] += fs * dx;
-      fi[k][1] += fs * dy;
-      fi[k][2] += fs * dz;
-      fjx -= fs * dx;
-      fjy -= fs * dy;
-      fjz -= fs * dz;
-    }
-    if (p.skip && !hit) continue;
-    // Over the warp's 4 i atoms (lanes tx + 8 ty').
-    for (int m = 8; m < 32; m <<= 1) {
-      fjx += __shfl_xor_sync(0xffffffffu, fjx, m);
-      fjy += __shfl_xor_sync(0xffffffffu, fjy, m);
-      fjz += __shfl_xor_sync(0xffffffffu, fjz, m);
-    }
-    if ((threadIdx.x & 31) < 8) add_force<kFixedAtomics>(p, sj, fjx, fjy, fjz);
-  }
-  // i forces: over the 8 j lanes (tx), then one atomic per i atom and component.
-#pragma unroll
-  for (int k = 0; k < kSuper; ++k) {
-    for (int m = 1; m < 8; m <<= 1) {
-      fi[k][0] += __shfl_xor_sync(0xffffffffu, fi[k][0], m);
-      fi[k][1] += __shfl_xor_sync(0xffffffffu, fi[k][1], m);
-      fi[k][2] += __shfl_xor_sync(0xffffffffu, fi[k][2], m);
-    }
-  }
-  if (tx == 0)
-#pragma unroll
-    for (int k = 0; k < kSuper; ++k)
-      add_force<kFixedAtomics>(p, e.super * kSuperAtoms + k * kCl + ty, fi[k][0], fi[k][1], fi[k][2]);
-}
-
-// --split: a warp per j-cluster half (4 j atoms) and all 8 i atoms of an i-cluster (lane = 4 ty + j), as
-// GROMACS's GPU kernel splits its j-clusters: a half whose box lies beyond rlist of an i-cluster is skipped
-// by its own mask bit, for the whole warp.
-template <bool kFixedAtomics>
-__global__ void __launch_bounds__(64) cluster_nb_split_kernel(KParams p) {
-  const Entry e = p.entries[blockIdx.x];
-  const int h = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int ty = lane >> 2, tx = 4 * h + (lane & 3);
-  __shared__ float4 s_xi[kSuperAtoms];
-  __shared__ int2 s_ti[kSuperAtoms];
-  __shared__ float2 s_lj[64];
-  if (threadIdx.x < p.ntypes * p.ntypes) s_lj[threadIdx.x] = p.lj[threadIdx.x];
-  const float sx = (e.shift % 3 - 1) * p.box[0], sy = (e.shift / 3 % 3 - 1) * p.box[1],
-              sz = (e.shift / 9 - 1) * p.box[2];
-  {
-    const int a = e.super * kSuperAtoms + threadIdx.x;
-    float4 v = p.xq[a];
-    v.x += sx;
-    v.y += sy;
-    v.z += sz;
-    s_xi[threadIdx.x] = v;
-    s_ti[threadIdx.x] = p.tm[a];
-  }
-  __syncthreads();
-  float fi[kSuper][3];
-#pragma unroll
-  for (int k = 0; k < kSuper; ++k) fi[k][0] = fi[k][1] = fi[k][2] = 0.f;
-  JEntry nje = e.count > 0 ? p.jl[e.first] : JEntry{0, 0, 0};
-  float4 nxj = __ldg(p.xq + nje.cj * kCl + tx);
-  int2 ntj = __ldg(p.tm + nje.cj * kCl + tx);
-  for (int jj = 0; jj < e.count; ++jj) {
-    const JEntry je = nje;
-    const int sj = je.cj * kCl + tx;
-    const float4 xj = nxj;
-    const int2 tj = ntj;
-    if (jj + 1 < e.count) {
-      nje = p.jl[e.first + jj + 1];
-      nxj = __ldg(p.xq + nje.cj * kCl + tx);
-      ntj = __ldg(p.tm + nje.cj * kCl + tx);
-    }
-    const unsigned hm = je.hmask >> h;
-    if (!(hm & 0x5555u)) continue;  // no i-cluster meets this half
-    float fjx = 0.f, fjy = 0.f, fjz = 0.f;
-    bool hit = false;
-#pragma unroll
-    for (int k = 0; k < kSuper; ++k) {
-      if (!(hm >> (2 * k) & 1)) continue;  // uniform over the warp
-      const int li = k * kCl + ty;
-      const float4 xi = s_xi[li];
-      const int2 ti = s_ti[li];
-      const float dx = xi.x - xj.x, dy = xi.y - xj.y, dz = xi.z - xj.z;
-      const float r2 = dx * dx + dy * dy + dz * dz;
-      const int ci = e.super * kSuper + k;
-      const bool ok = r2 < p.rc2 && ti.y != tj.y && (ci != je.cj || tx > ty);
-      if (p.skip && !__any_sync(0xffffffffu, ok)) continue;
-      hit = true;
-      const float2 cc = s_lj[ti.x * p.ntypes + tj.x];
-      const float rinv = rsqrtf(ok ? r2 : p.rc2);
-      const float rinv2 = rinv * rinv;
-      const float rinv6 = rinv2 * rinv2 * rinv2;
-      const float fpair = (12.f * cc.y * rinv6 * rinv6 - 6.f * cc.x * rinv6) * rinv2 +
-                          xi.w * xj.w * (rinv * rinv2 - 2.f * p.krf);
-      const float fs = ok ? fpair : 0.f;
-      fi[k][0] += fs * dx;
-      fi[k][1] += fs * dy;
-      fi[k][2] += fs * dz;
-      fjx -= fs * dx;
-      fjy -= fs * dy;
-      fjz -= fs * dz;
-    }
-    if (!hit) continue;
-    for (int m = 4; m < 32; m <<= 1) {  // over the 8 i atoms
-      fjx += __shfl_xor_sync(0xffffffffu, fjx, m);
-      fjy += __shfl_xor_sync(0xffffffffu, fjy, m);
-      fjz += __shfl_xor_sync(0xffffffffu, fjz, m);
-    }
-    if (lane < 4) add_force<kFixedAtomics>(p, sj, fjx, fjy, fjz);
-  }
-#pragma unroll
-  for (int k = 0; k < kSuper; ++k) {
-    for (int m = 1; m < 4; m <<= 1) {  // over the warp's 4 j lanes
-      fi[k][0] += __shfl_xor_sync(0xffffffffu, fi[k][0], m);
-      fi[k][1] += __shfl_xor_sync(0xffffffffu, fi[k][1], m);
-      fi[k][2] += __shfl_xor_sync(0xffffffffu, fi[k][2], m);
-    }
-  }
-  if ((lane & 3) == 0)
-#pragma unroll
-    for (int k = 0; k < kSuper; ++k)
-      add_force<kFixedAtomics>(p, e.super * kSuperAtoms + k * kCl + ty, fi[k][0], fi[k][1], fi[k][2]);
-}
-
 }  // namespace
+
+using namespace cluster_nb;
 
 int main(int argc, char** argv) {
   std::string conf, topf, mdpf, out;
@@ -473,6 +76,8 @@ int main(int argc, char** argv) {
       kChunk = std::atoi(argv[a + 1]);
     else if (k == "--split")
       kSplit = std::atoi(argv[a + 1]) != 0;
+    else if (k == "--gpu-list")
+      kGpuList = std::atoi(argv[a + 1]) != 0;
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
@@ -677,6 +282,210 @@ int main(int argc, char** argv) {
         maxerr[variant] = std::max(maxerr[variant], std::fabs(f[3 * a + d] - fref[3 * g + d]));
     }
   }
+  // --gpu-list: the same kind of list built on the GPU (cluster_gpu_list.cuh), timed, and the force kernel
+  // (with the skip) run over it and checked against the reference.
+  double gpu_list_us = 0.0, gpu_list_nb_us = 0.0, gpu_list_err = -1.0;
+  std::string phase_json = "null";
+  int gpu_list_entries = 0;
+  if (kGpuList) {
+    namespace cg = cluster_gpu;
+    const double vol = gro.box.len.x * gro.box.len.y * gro.box.len.z;
+    const double side = std::cbrt(kSuperAtoms * vol / n);
+    cg::ListParams lp{};
+    lp.n = n;
+    for (int d = 0; d < 3; ++d) lp.box[d] = s.box[d];
+    lp.ncx = std::max(1, static_cast<int>(std::lround(gro.box.len.x / side)));
+    lp.ncy = std::max(1, static_cast<int>(std::lround(gro.box.len.y / side)));
+    lp.colw[0] = s.box[0] / lp.ncx;
+    lp.colw[1] = s.box[1] / lp.ncy;
+    lp.rlist = static_cast<float>(rlist);
+    lp.rlist2 = static_cast<float>(rlist * rlist);
+    lp.chunk = std::min(kChunk, 1 << 20);
+    const int ncol = lp.ncx * lp.ncy;
+    // Capacities from the host build, with room: one more super-cluster per column, half as many j-entries.
+    int max_col = 0;
+    {
+      std::vector<int> cnt(ncol, 0);
+      for (int i = 0; i < n; ++i) {
+        const float wx = gro.x[i].x - gro.box.len.x * std::floor(gro.x[i].x / gro.box.len.x);
+        const float wy = gro.x[i].y - gro.box.len.y * std::floor(gro.x[i].y / gro.box.len.y);
+        const int cx = std::min(lp.ncx - 1, static_cast<int>(wx / lp.colw[0]));
+        const int cy = std::min(lp.ncy - 1, static_cast<int>(wy / lp.colw[1]));
+        ++cnt[cx * lp.ncy + cy];
+      }
+      for (int c : cnt) max_col = std::max(max_col, c);
+    }
+    lp.max_slots = s.nslots + kSuperAtoms * ncol;
+    const int nsuper_cap = lp.max_slots / kSuperAtoms;
+    int max_j = 0;
+    {
+      std::vector<int> per(s.nslots / kSuperAtoms, 0);
+      for (const Entry& e : entries) per[e.super] += e.count;
+      for (int v : per) max_j = std::max(max_j, v);
+    }
+    lp.jcap = max_j * 3 / 2 + 64;
+    lp.ecap = lp.jcap / lp.chunk + 28;
+    std::vector<float> hx(n), hy(n), hz(n), hq(n);
+    std::vector<int> ht(n), hm(n);
+    for (int i = 0; i < n; ++i) {
+      hx[i] = gro.x[i].x - gro.box.len.x * std::floor(gro.x[i].x / gro.box.len.x);
+      hy[i] = gro.x[i].y - gro.box.len.y * std::floor(gro.x[i].y / gro.box.len.y);
+      hz[i] = gro.x[i].z - gro.box.len.z * std::floor(gro.x[i].z / gro.box.len.z);
+      hq[i] = static_cast<float>(q[i]);
+      ht[i] = top.type[i];
+      hm[i] = top.molecule[i];
+    }
+    auto upload = [](auto& h, auto** d) {
+      CK(cudaMalloc(d, sizeof(h[0]) * h.size()));
+      CK(cudaMemcpy(*d, h.data(), sizeof(h[0]) * h.size(), cudaMemcpyHostToDevice));
+    };
+    float *dx, *dy, *dz, *dq;
+    int *dt, *dm;
+    upload(hx, &dx);
+    upload(hy, &dy);
+    upload(hz, &dz);
+    upload(hq, &dq);
+    upload(ht, &dt);
+    upload(hm, &dm);
+    lp.x = dx, lp.y = dy, lp.z = dz, lp.q = dq, lp.type = dt, lp.mol = dm;
+    CK(cudaMalloc(&lp.col_of, sizeof(int) * n));
+    CK(cudaMalloc(&lp.col_n, sizeof(int) * ncol));
+    CK(cudaMalloc(&lp.col_fill, sizeof(int) * ncol));
+    CK(cudaMalloc(&lp.col_start, sizeof(int) * (ncol + 1)));
+    CK(cudaMalloc(&lp.col_tmp, sizeof(int) * lp.max_slots));
+    CK(cudaMalloc(&lp.slot_atom, sizeof(int) * lp.max_slots));
+    CK(cudaMalloc(&lp.xq, sizeof(float4) * lp.max_slots));
+    CK(cudaMalloc(&lp.tm, sizeof(int2) * lp.max_slots));
+    CK(cudaMalloc(&lp.bb, sizeof(cg::Box6) * lp.max_slots / kCl));
+    CK(cudaMalloc(&lp.sbb, sizeof(cg::Box6) * nsuper_cap));
+    CK(cudaMalloc(&lp.jcount, sizeof(int) * nsuper_cap));
+    CK(cudaMalloc(&lp.ecount, sizeof(int) * nsuper_cap));
+    CK(cudaMalloc(&lp.estart, sizeof(int) * (nsuper_cap + 1)));
+    CK(cudaMalloc(&lp.sentries, sizeof(int4) * static_cast<size_t>(nsuper_cap) * lp.ecap));
+    CK(cudaMalloc(&lp.entries, sizeof(int4) * static_cast<size_t>(nsuper_cap) * lp.ecap));
+    CK(cudaMalloc(&lp.jl, sizeof(int3) * static_cast<size_t>(nsuper_cap) * lp.jcap));
+    CK(cudaMalloc(&lp.overflow, sizeof(int)));
+    CK(cudaMemset(lp.overflow, 0, sizeof(int)));
+    const size_t sort_shared = static_cast<size_t>(max_col + kSuperAtoms) * 8;
+    auto build = [&] {
+      CK(cudaMemsetAsync(lp.col_n, 0, sizeof(int) * ncol));
+      CK(cudaMemsetAsync(lp.col_fill, 0, sizeof(int) * ncol));
+      cg::col_count_kernel<<<(n + 255) / 256, 256>>>(lp);
+      cg::col_scan_kernel<<<1, 1024>>>(lp);
+      cg::col_place_kernel<<<(n + 255) / 256, 256>>>(lp);
+      cg::col_sort_kernel<<<ncol, 256, sort_shared>>>(lp);
+      cg::super_split_kernel<<<nsuper_cap, kSuperAtoms>>>(lp);
+      cg::search_kernel<<<(nsuper_cap + 3) / 4, 128>>>(lp);
+      cg::entry_scan_kernel<<<1, 1024>>>(lp, nsuper_cap);
+      cg::entry_place_kernel<<<nsuper_cap, 64>>>(lp, nsuper_cap);
+    };
+    auto phases = [&] {  // one build with events between its kernels
+      cudaEvent_t ev[9];
+      for (auto& e : ev) CK(cudaEventCreate(&e));
+      CK(cudaEventRecord(ev[0]));
+      CK(cudaMemsetAsync(lp.col_n, 0, sizeof(int) * ncol));
+      CK(cudaMemsetAsync(lp.col_fill, 0, sizeof(int) * ncol));
+      cg::col_count_kernel<<<(n + 255) / 256, 256>>>(lp);
+      CK(cudaEventRecord(ev[1]));
+      cg::col_scan_kernel<<<1, 1024>>>(lp);
+      CK(cudaEventRecord(ev[2]));
+      cg::col_place_kernel<<<(n + 255) / 256, 256>>>(lp);
+      CK(cudaEventRecord(ev[3]));
+      cg::col_sort_kernel<<<ncol, 256, sort_shared>>>(lp);
+      CK(cudaEventRecord(ev[4]));
+      cg::super_split_kernel<<<nsuper_cap, kSuperAtoms>>>(lp);
+      CK(cudaEventRecord(ev[5]));
+      cg::search_kernel<<<(nsuper_cap + 3) / 4, 128>>>(lp);
+      CK(cudaEventRecord(ev[6]));
+      cg::entry_scan_kernel<<<1, 1024>>>(lp, nsuper_cap);
+      CK(cudaEventRecord(ev[7]));
+      cg::entry_place_kernel<<<nsuper_cap, 64>>>(lp, nsuper_cap);
+      CK(cudaEventRecord(ev[8]));
+      CK(cudaEventSynchronize(ev[8]));
+      const char* names[8] = {"count", "scan",   "place",      "sort",
+                              "split", "search", "entry_scan", "entry_place"};
+      std::printf("GPU list phases (us):");
+      phase_json = "{";
+      for (int k = 0; k < 8; ++k) {
+        float t = 0;
+        CK(cudaEventElapsedTime(&t, ev[k], ev[k + 1]));
+        std::printf(" %s %.1f", names[k], 1000.0 * t);
+        phase_json += std::string(k ? ", " : "") + "\"" + names[k] + "\": " + std::to_string(1000.0 * t);
+      }
+      phase_json += "}";
+      std::printf("\n");
+    };
+    if (sort_shared > 48 * 1024)
+      CK(cudaFuncSetAttribute(cg::col_sort_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              static_cast<int>(sort_shared)));
+    build();
+    CK(cudaDeviceSynchronize());
+    int overflow = 0;
+    CK(cudaMemcpy(&overflow, lp.overflow, sizeof(int), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(&gpu_list_entries, lp.estart + nsuper_cap, sizeof(int), cudaMemcpyDeviceToHost));
+    if (overflow) {
+      std::fprintf(stderr, "GPU list: capacity exceeded (%d)\n", overflow);
+      return 1;
+    }
+    phases();
+    cudaEvent_t g0, g1;
+    CK(cudaEventCreate(&g0));
+    CK(cudaEventCreate(&g1));
+    CK(cudaEventRecord(g0));
+    for (int r = 0; r < reps; ++r) build();
+    CK(cudaEventRecord(g1));
+    CK(cudaEventSynchronize(g1));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, g0, g1));
+    gpu_list_us = 1000.0 * ms / reps;
+    // The force kernel over the GPU's list.
+    KParams pg = p;
+    pg.xq = lp.xq;
+    pg.tm = lp.tm;
+    pg.entries = reinterpret_cast<const Entry*>(lp.entries);
+    pg.jl = reinterpret_cast<const JEntry*>(lp.jl);
+    pg.nentries = lp.estart + nsuper_cap;
+    pg.skip = 1;
+    unsigned long long* ffix_g;
+    CK(cudaMalloc(&ffix_g, sizeof(unsigned long long) * 3 * lp.max_slots));
+    pg.ffix = ffix_g;
+    auto nb = [&] {
+      CK(cudaMemsetAsync(ffix_g, 0, sizeof(unsigned long long) * 3 * lp.max_slots));
+      cluster_nb_kernel<true><<<gpu_list_entries, 64>>>(pg);
+    };
+    nb();
+    CK(cudaDeviceSynchronize());
+    CK(cudaEventRecord(g0));
+    for (int r = 0; r < reps; ++r) nb();
+    CK(cudaEventRecord(g1));
+    CK(cudaEventSynchronize(g1));
+    CK(cudaEventElapsedTime(&ms, g0, g1));
+    gpu_list_nb_us = 1000.0 * ms / reps;
+    std::vector<unsigned long long> hf(3 * lp.max_slots);
+    std::vector<int> hsa(lp.max_slots);
+    CK(cudaMemcpy(hf.data(), ffix_g, hf.size() * 8, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(hsa.data(), lp.slot_atom, hsa.size() * 4, cudaMemcpyDeviceToHost));
+    int total_slots = 0;
+    CK(cudaMemcpy(&total_slots, lp.col_start + ncol, sizeof(int), cudaMemcpyDeviceToHost));
+    std::vector<int> seen(n, 0);
+    gpu_list_err = 0.0;
+    for (int a = 0; a < total_slots; ++a) {
+      const int g = hsa[a];
+      if (g < 0) continue;
+      ++seen[g];
+      for (int d = 0; d < 3; ++d)
+        gpu_list_err = std::max(
+            gpu_list_err,
+            std::fabs(static_cast<double>(static_cast<long long>(hf[3 * a + d])) / kFixed - fref[3 * g + d]));
+    }
+    for (int g = 0; g < n; ++g)
+      if (seen[g] != 1) {
+        std::fprintf(stderr, "GPU list: atom %d placed %d times\n", g, seen[g]);
+        return 1;
+      }
+    std::printf("GPU list: %d entries, build %.1f us, forces %.1f us, max |f - f_ref| %.3e\n",
+                gpu_list_entries, gpu_list_us, gpu_list_nb_us, gpu_list_err);
+  }
   // The memset alone, to subtract.
   CK(cudaEventRecord(e0));
   for (int r = 0; r < reps; ++r) CK(cudaMemsetAsync(p.ffix, 0, sizeof(unsigned long long) * 3 * s.nslots));
@@ -688,17 +497,20 @@ int main(int argc, char** argv) {
   CK(cudaGetDeviceProperties(&prop, 0));
   const int nsuper = s.nslots / kSuperAtoms;
   long long jentries = static_cast<long long>(jl.size());
-  char buf[2048];
+  char buf[4096];
   std::snprintf(
       buf, sizeof(buf),
       "{\"gpu\": \"%s\", \"atoms\": %d, \"slots\": %d, \"super_clusters\": %d, \"rlist_nm\": %.4f, "
       "\"entries\": %zu, \"j_cluster_entries\": %lld, \"cluster_pairs\": %lld, \"host_list_ms\": %.1f, "
       "\"kernel_fixed_atomics_us\": %.2f, \"kernel_float_atomics_us\": %.2f, \"memset_us\": %.2f, "
       "\"kernel_fixed_skip_us\": %.2f, \"max_abs_force_error_skip\": %.3e, "
+      "\"gpu_list_build_us\": %.2f, \"gpu_list_entries\": %d, \"gpu_list_kernel_us\": %.2f, "
+      "\"gpu_list_max_abs_force_error\": %.3e, \"gpu_list_phases_us\": %s, "
       "\"max_abs_force_error_fixed\": %.3e, \"max_abs_force_error_float\": %.3e, "
       "\"rms_force\": %.3f}\n",
       prop.name, n, s.nslots, nsuper, rlist, entries.size(), jentries, cluster_pairs, list_ms, us[0], us[1],
-      1000.0 * ms_memset / reps, us[2], maxerr[2], maxerr[0], maxerr[1], rms_ref);
+      1000.0 * ms_memset / reps, us[2], maxerr[2], gpu_list_us, gpu_list_entries, gpu_list_nb_us,
+      gpu_list_err, phase_json.c_str(), maxerr[0], maxerr[1], rms_ref);
   std::fputs(buf, stdout);
   if (!out.empty()) {
     FILE* fo = std::fopen(out.c_str(), "w");

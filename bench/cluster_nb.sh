@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The cluster-pair force kernel of bench/cluster_nb.cu against halomd's atom-pair kernel on the same GPU
 # (bench/NOTES.md, sixteenth session): SPC/E 9k, 45k and 203k atoms; the cluster kernel at rlist 1.03 and
-# 1.05 with entries cut into 16 or 8 j-clusters, plain and split; halomd's kernel times from
+# 1.05 with entries cut into 16 or 8 j-clusters, plain and split; the plain runs also build the list on the
+# GPU (bench/cluster_gpu_list.cuh: time by phase, and the force kernel over it); halomd's kernel times from
 # `HALOMD_GPU_TIMING=1 halomd run` (rlist from GROMACS's Verlet buffer estimate, 1.093-1.094 nm). Writes
 # bench/results/cluster_nb.json (../shared/BENCH.md's header fields; the records are this benchmark's own).
 # Usage: bench/cluster_nb.sh   HALOMD_BIN (default build-nv/halomd) and CLUSTER_NB_BIN (default: built here
@@ -15,7 +16,7 @@ trap 'rm -rf "$work"' EXIT
 if [ -n "${CLUSTER_NB_BIN:-}" ]; then
   cp "$CLUSTER_NB_BIN" "$work/cluster_nb"
 else
-  nvcc -O3 -std=c++20 -arch=sm_90 -I src bench/cluster_nb.cu build/test/libhalomd_cpu.a build/test/libhalomd_io.a \
+  nvcc -O3 -std=c++20 -arch=sm_90 -I src -I bench bench/cluster_nb.cu build/test/libhalomd_cpu.a build/test/libhalomd_io.a \
     -lfmt -Xcompiler -fopenmp -o "$work/cluster_nb"
 fi
 "$halomd" genconf -c bench/systems/spce_5k6/conf.gro -p bench/systems/spce_5k6/topol.top --nbox 2 2 2 \
@@ -30,7 +31,7 @@ for sys in spce_9k spce_45k spce_203k; do
     for ch in 16 8; do
       for sp in 0 1; do
         (cd "$work" && ./cluster_nb -c $sys.gro -p $sys.top -f $sys.mdp --rlist $rl --chunk $ch --split $sp \
-          --out "cl_${sys}_${rl}_${ch}_$sp.json" > /dev/null)
+          --gpu-list $((1 - sp)) --out "cl_${sys}_${rl}_${ch}_$sp.json" > /dev/null)
       done
     done
   done
@@ -64,7 +65,9 @@ for r in records:
     if r["kernel"] == "cluster_pairs":
         print(f"{r['system']:10s} rlist {r['rlist_nm']:.3f} chunk {r['chunk']:2d} split {r['split']}: fixed "
               f"{r['kernel_fixed_atomics_us']:.1f} float {r['kernel_float_atomics_us']:.1f} skip "
-              f"{r['kernel_fixed_skip_us']:.1f} us")
+              f"{r['kernel_fixed_skip_us']:.1f} us" + (f"; GPU list {r['gpu_list_build_us']:.1f} us "
+              f"{r['gpu_list_phases_us']}, forces over it {r['gpu_list_kernel_us']:.1f} us"
+              if r.get("gpu_list_phases_us") else ""))
     else:
         print(f"{r['system']:10s} halomd atom pairs: nonbonded {r['nonbonded_us']:.1f} us, search {r['ns_search_us']:.1f} us")
 PY
