@@ -36,6 +36,19 @@ __device__ inline void add_force(const KParams& p, int slot, float fx, float fy,
   }
 }
 
+// A block's prologue: the LJ table and the entry's 64 i atoms (shifted) into shared memory.
+__device__ inline void load_entry(const KParams& p, const Entry& e, float4* s_xi, int2* s_ti, float2* s_lj) {
+  if (threadIdx.x < p.ntypes * p.ntypes) s_lj[threadIdx.x] = p.lj[threadIdx.x];
+  const int a = e.super * kSuperAtoms + threadIdx.x;
+  float4 v = p.xq[a];
+  v.x += (e.shift % 3 - 1) * p.box[0];
+  v.y += (e.shift / 3 % 3 - 1) * p.box[1];
+  v.z += (e.shift / 9 - 1) * p.box[2];
+  s_xi[threadIdx.x] = v;
+  s_ti[threadIdx.x] = p.tm[a];
+  __syncthreads();
+}
+
 // One block of 64 threads per entry: tx = threadIdx.x & 7 the j atom, ty = threadIdx.x >> 3 the i atom of
 // each i-cluster. A warp holds ty 0-3 or 4-7, so a j atom's force is reduced over 4 i atoms by shuffles
 // and added once per warp.
@@ -47,19 +60,7 @@ __global__ void __launch_bounds__(64) cluster_nb_kernel(KParams p) {
   __shared__ float4 s_xi[kSuperAtoms];
   __shared__ int2 s_ti[kSuperAtoms];
   __shared__ float2 s_lj[64];  // up to 8 types
-  if (threadIdx.x < p.ntypes * p.ntypes) s_lj[threadIdx.x] = p.lj[threadIdx.x];
-  const float sx = (e.shift % 3 - 1) * p.box[0], sy = (e.shift / 3 % 3 - 1) * p.box[1],
-              sz = (e.shift / 9 - 1) * p.box[2];
-  {
-    const int a = e.super * kSuperAtoms + threadIdx.x;
-    float4 v = p.xq[a];
-    v.x += sx;
-    v.y += sy;
-    v.z += sz;
-    s_xi[threadIdx.x] = v;
-    s_ti[threadIdx.x] = p.tm[a];
-  }
-  __syncthreads();
+  load_entry(p, e, s_xi, s_ti, s_lj);
   float fi[kSuper][3];
 #pragma unroll
   for (int k = 0; k < kSuper; ++k) fi[k][0] = fi[k][1] = fi[k][2] = 0.f;
@@ -141,20 +142,8 @@ __global__ void __launch_bounds__(64) cluster_nb_split_kernel(KParams p) {
   const int ty = lane >> 2, tx = 4 * h + (lane & 3);
   __shared__ float4 s_xi[kSuperAtoms];
   __shared__ int2 s_ti[kSuperAtoms];
-  __shared__ float2 s_lj[64];
-  if (threadIdx.x < p.ntypes * p.ntypes) s_lj[threadIdx.x] = p.lj[threadIdx.x];
-  const float sx = (e.shift % 3 - 1) * p.box[0], sy = (e.shift / 3 % 3 - 1) * p.box[1],
-              sz = (e.shift / 9 - 1) * p.box[2];
-  {
-    const int a = e.super * kSuperAtoms + threadIdx.x;
-    float4 v = p.xq[a];
-    v.x += sx;
-    v.y += sy;
-    v.z += sz;
-    s_xi[threadIdx.x] = v;
-    s_ti[threadIdx.x] = p.tm[a];
-  }
-  __syncthreads();
+  __shared__ float2 s_lj[64];  // up to 8 types
+  load_entry(p, e, s_xi, s_ti, s_lj);
   float fi[kSuper][3];
 #pragma unroll
   for (int k = 0; k < kSuper; ++k) fi[k][0] = fi[k][1] = fi[k][2] = 0.f;
