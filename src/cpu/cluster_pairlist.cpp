@@ -67,9 +67,15 @@ Layout make_layout(const PairSearchAtoms& atoms, CPL& list) {
   }
   list.atom_of_slot.clear();
   g.col_first_super.assign(1, 0);
+  // Within a column, by thin z cell (rlist / 8 high, as the atom-pair search's), then by index: an order a
+  // GPU build reproduces exactly with per-cell counts and a sort of each cell's few atoms.
+  const int nz = std::max(1, static_cast<int>(std::floor(len.z / (list.rlist / 8.0))));
+  std::vector<int> zcell(n);
+  for (int i = 0; i < n; ++i)
+    zcell[i] = std::clamp(static_cast<int>((w[i].z - lo.z) / len.z * nz), 0, nz - 1);
   for (std::vector<int>& c : col) {
     std::sort(c.begin(), c.end(),
-              [&](int a, int b) { return w[a].z < w[b].z || (w[a].z == w[b].z && a < b); });
+              [&](int a, int b) { return zcell[a] < zcell[b] || (zcell[a] == zcell[b] && a < b); });
     for (size_t b = 0; b < c.size(); b += kSuper) {
       std::array<int, kSuper> sc;
       sc.fill(-1);

@@ -4,13 +4,14 @@
 // yet.
 //
 // Layout: the atoms are cut into super-clusters of 64 (columns of about a super-cluster's width in x-y, atoms
-// sorted by z, then by index, and cut into 64; the last one of a column padded), each split 2x2x2 into
-// clusters of 8 (by x, then y in each half, then z in each quarter). The list is a half list: entries
-// (super-cluster, periodic shift) with the j-clusters whose bounding box lies within rlist of some of its 8
-// i-clusters, an 8-bit mask of those, and where not every atom pair of an (i-cluster, j-cluster) may
-// interact, a 64-bit mask of those that may (padding, exclusions, a cluster with itself, the eighth-shell
-// zone rule). Every pair within rlist is listed exactly once (tests/test_cluster_pairlist.cpp checks this
-// against build_pair_list on whole boxes and on domains).
+// ordered by thin z cell, then by index, and cut into 64; the last one of a column padded), each split 2x2x2
+// into clusters of 8 (by x, then y in each half, then z in each quarter; ties by index). Every key is a
+// double computed the same way a GPU build would, so such a build can reproduce the layout slot for slot. The
+// list is a half list: entries (super-cluster, periodic shift) with the j-clusters whose bounding box lies
+// within rlist of some of its 8 i-clusters, an 8-bit mask of those, and where not every atom pair of an
+// (i-cluster, j-cluster) may interact, a 64-bit mask of those that may (padding, exclusions, a cluster with
+// itself, the eighth-shell zone rule). Every pair within rlist is listed exactly once
+// (tests/test_cluster_pairlist.cpp checks this against build_pair_list on whole boxes and on domains).
 #pragma once
 
 #include <cstdint>
