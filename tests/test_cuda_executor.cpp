@@ -16,15 +16,18 @@
 #include "tolerances.h"
 
 #if HALOMD_HAVE_CUDA
+#include "cpu/cluster_pairlist.h"
 #include "cpu/cpu_executor.h"
 #include "cpu/nonbonded.h"
 #include "cpu/pairlist.h"
 #include "cpu/update.h"
+#include "cuda/cluster_list.h"
 #include "cuda/cuda_executor.h"
 #include "cuda/device_info.h"
 #include "cuda/device_system.h"
 #include "cuda/pairsearch.h"
 #include "engine/setup.h"
+#include "gpu/device_buffer.h"
 #endif
 
 namespace halomd::test {
@@ -340,6 +343,68 @@ TEST(CudaExecutor, ThermostatDrawsTheCpuRandomNumbers) {
   ASSERT_NE(ec.thermostat_integral, 0.0);
   EXPECT_LT(rel_diff(eg.thermostat_integral, ec.thermostat_integral), kGpuThermostatRelTol)
       << eg.thermostat_integral << " vs " << ec.thermostat_integral;
+}
+
+// The cluster-pair list built on the GPU (cuda/cluster_list.h, not used by the executor yet) is the host
+// reference's (cpu/cluster_pairlist.h) slot for slot, entry for entry and mask for mask.
+TEST(CudaExecutor, ClusterListOnTheGpuIsTheHostList) {
+  if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
+  for (const char* name : {"spce_1k5", "spce_9k"}) {
+    System sys;
+    load_system(name, "nve.mdp", sys);
+    const std::vector<Vec3>& x = sys.state.x;
+    const int n = static_cast<int>(x.size());
+    const Topology& top = sys.in.top;
+    const Box& box = sys.in.gro.box;
+    gpu::DeviceBuffer<double> dx[3];
+    gpu::DeviceBuffer<int> d_start, d_excl;
+    for (int k = 0; k < 3; ++k) {
+      std::vector<double> h(n);
+      for (int i = 0; i < n; ++i) h[i] = x[i][k];
+      dx[k].allocate(n, "test positions");
+      ASSERT_EQ(cudaMemcpy(dx[k].get(), h.data(), n * sizeof(double), cudaMemcpyHostToDevice), cudaSuccess);
+    }
+    d_start.allocate(top.excl_start.size(), "test exclusions");
+    d_excl.allocate(std::max<size_t>(1, top.excl.size()), "test exclusions");
+    ASSERT_EQ(cudaMemcpy(d_start.get(), top.excl_start.data(), top.excl_start.size() * sizeof(int),
+                         cudaMemcpyHostToDevice),
+              cudaSuccess);
+    ASSERT_EQ(
+        cudaMemcpy(d_excl.get(), top.excl.data(), top.excl.size() * sizeof(int), cudaMemcpyHostToDevice),
+        cudaSuccess);
+    gpu::GpuCalls calls;
+    calls.create_stream();
+    for (const double rlist : {1.0, 1.1}) {
+      SCOPED_TRACE(std::string(name) + " rlist " + std::to_string(rlist));
+      cuda::DeviceClusterList d;
+      const double* const xs[3] = {dx[0].get(), dx[1].get(), dx[2].get()};
+      cuda::build_cluster_list(calls, xs, n, box, rlist, d_start.get(), d_excl.get(), d);
+      ClusterPairList g, c;
+      cuda::download_cluster_list(d, g);
+      PairSearchAtoms atoms;
+      atoms.x = x;
+      atoms.box = box;
+      atoms.inv_len = {1.0 / box.len.x, 1.0 / box.len.y, 1.0 / box.len.z};
+      build_cluster_pair_list(atoms, rlist, top, c);
+      ASSERT_EQ(g.atom_of_slot, c.atom_of_slot);
+      ASSERT_EQ(g.entries.size(), c.entries.size());
+      for (size_t k = 0; k < c.entries.size(); ++k) {
+        const auto &a = g.entries[k], &b = c.entries[k];
+        ASSERT_TRUE(a.super == b.super && a.shift == b.shift && a.first == b.first && a.count == b.count)
+            << "entry " << k;
+      }
+      ASSERT_EQ(g.j.size(), c.j.size());
+      for (size_t k = 0; k < c.j.size(); ++k)
+        ASSERT_TRUE(g.j[k].cj == c.j[k].cj && g.j[k].imask == c.j[k].imask && g.j[k].masks == c.j[k].masks)
+            << "j-cluster " << k;
+      EXPECT_EQ(g.pair_masks, c.pair_masks);
+      for (size_t s = 0; s < c.x_slot.size(); ++s) {
+        if (c.atom_of_slot[s] >= 0) {
+          ASSERT_EQ(norm2(g.x_slot[s] - c.x_slot[s]), 0.0) << "slot " << s;
+        }
+      }
+    }
+  }
 }
 
 #else

@@ -55,10 +55,10 @@ Layout make_layout(const PairSearchAtoms& atoms, CPL& list) {
     len[d] = atoms.inv_len[d] != 0.0 ? atoms.box.len[d] : std::max(1e-9, ext.hi[d] - ext.lo[d]);
   Vec3 lo;
   for (int d = 0; d < 3; ++d) lo[d] = atoms.inv_len[d] != 0.0 ? 0.0 : ext.lo[d];
-  const double side = std::cbrt(kSuper * len.x * len.y * len.z / std::max(1, n));
+  const ClusterGridShape shape = cluster_grid_shape(lo, len, n, list.rlist);
   Layout g;
-  g.ncx = std::max(1, static_cast<int>(std::lround(len.x / side)));
-  g.ncy = std::max(1, static_cast<int>(std::lround(len.y / side)));
+  g.ncx = shape.ncx;
+  g.ncy = shape.ncy;
   std::vector<std::vector<int>> col(g.ncx * g.ncy);
   for (int i = 0; i < n; ++i) {
     const int cx = std::clamp(static_cast<int>((w[i].x - lo.x) / len.x * g.ncx), 0, g.ncx - 1);
@@ -69,7 +69,7 @@ Layout make_layout(const PairSearchAtoms& atoms, CPL& list) {
   g.col_first_super.assign(1, 0);
   // Within a column, by thin z cell (rlist / 8 high, as the atom-pair search's), then by index: an order a
   // GPU build reproduces exactly with per-cell counts and a sort of each cell's few atoms.
-  const int nz = std::max(1, static_cast<int>(std::floor(len.z / (list.rlist / 8.0))));
+  const int nz = shape.nz;
   std::vector<int> zcell(n);
   for (int i = 0; i < n; ++i)
     zcell[i] = std::clamp(static_cast<int>((w[i].z - lo.z) / len.z * nz), 0, nz - 1);
@@ -123,6 +123,17 @@ uint64_t pair_mask(const PairSearchAtoms& atoms, const Topology& top, const CPL&
 }
 
 }  // namespace
+
+ClusterGridShape cluster_grid_shape(const Vec3& lo, const Vec3& len, int num_atoms, double rlist) {
+  ClusterGridShape g;
+  g.lo = lo;
+  g.len = len;
+  const double side = std::cbrt(kSuper * len.x * len.y * len.z / std::max(1, num_atoms));
+  g.ncx = std::max(1, static_cast<int>(std::lround(len.x / side)));
+  g.ncy = std::max(1, static_cast<int>(std::lround(len.y / side)));
+  g.nz = std::max(1, static_cast<int>(std::floor(len.z / (rlist / 8.0))));
+  return g;
+}
 
 void build_cluster_pair_list(const PairSearchAtoms& atoms, double rlist, const Topology& top,
                              ClusterPairList& list) {

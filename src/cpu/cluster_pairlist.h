@@ -49,6 +49,15 @@ struct ClusterPairList {
   int num_super() const { return num_slots() / kSuperSize; }
 };
 
+// The grid the layout is cut from: ncx x ncy columns over [lo, lo + len) in x-y and nz thin z cells, from
+// the extent of the atoms (the box in periodic dimensions), their number and rlist. One definition for the
+// host and the GPU build, so that both order the atoms alike.
+struct ClusterGridShape {
+  int ncx = 1, ncy = 1, nz = 1;
+  Vec3 lo, len;
+};
+ClusterGridShape cluster_grid_shape(const Vec3& lo, const Vec3& len, int num_atoms, double rlist);
+
 // Builds the list over `atoms` (as build_pair_list: exclusions through `global`, zones when given, plain
 // differences where inv_len is 0). rlist must be below half of every periodic box edge.
 void build_cluster_pair_list(const PairSearchAtoms& atoms, double rlist, const Topology& top,
