@@ -13,6 +13,8 @@
 
 #include <cuda_runtime.h>
 
+#include "cuda/device_util.cuh"
+
 namespace cluster_gpu {
 
 constexpr int kCl = 8, kSuper = 8, kSuperAtoms = 64;
@@ -68,29 +70,7 @@ __global__ void col_count_kernel(ListParams p) {
   atomicAdd(&p.col_n[c], 1);
 }
 
-// One block: exclusive scan of v(i) for i < m into out[0..m] (out[m] = total), v(i) given by the functor.
-template <class F>
-__device__ void block_scan(int m, F v, int* out) {
-  __shared__ int s_part[1024];
-  const int t = threadIdx.x, nt = blockDim.x;
-  const int per = (m + nt - 1) / nt, b = t * per, e = min(m, b + per);
-  int sum = 0;
-  for (int i = b; i < e; ++i) sum += v(i);
-  s_part[t] = sum;
-  __syncthreads();
-  for (int o = 1; o < nt; o <<= 1) {
-    const int add = t >= o ? s_part[t - o] : 0;
-    __syncthreads();
-    s_part[t] += add;
-    __syncthreads();
-  }
-  int run = s_part[t] - sum;
-  for (int i = b; i < e; ++i) {
-    out[i] = run;
-    run += v(i);
-  }
-  if (t == nt - 1) out[m] = s_part[t];
-}
+using halomd::cuda::block_scan;
 
 __global__ void col_scan_kernel(ListParams p) {
   block_scan(

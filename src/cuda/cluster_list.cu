@@ -1,4 +1,5 @@
 #include "cuda/cluster_build.h"
+#include "cuda/device_util.cuh"
 
 namespace halomd::cuda {
 namespace {
@@ -28,30 +29,6 @@ __global__ void wrap_count_kernel(P p) {
   const int cell = (cx * p.ncy + cy) * p.nz + cell_index(p, 2, w[2], p.nz);
   p.cell_of[a] = cell;
   atomicAdd(&p.cell_count[cell], 1);
-}
-
-// One block: out[i] = sum of v(k) for k < i, i <= m.
-template <class F>
-__device__ void block_scan(int m, F v, int* out) {
-  __shared__ int s_part[1024];
-  const int t = threadIdx.x, nt = blockDim.x;
-  const int per = (m + nt - 1) / nt, b = min(m, t * per), e = min(m, b + per);
-  int sum = 0;
-  for (int i = b; i < e; ++i) sum += v(i);
-  s_part[t] = sum;
-  __syncthreads();
-  for (int o = 1; o < nt; o <<= 1) {
-    const int add = t >= o ? s_part[t - o] : 0;
-    __syncthreads();
-    s_part[t] += add;
-    __syncthreads();
-  }
-  int run = s_part[t] - sum;
-  for (int i = b; i < e; ++i) {
-    out[i] = run;
-    run += v(i);
-  }
-  if (t == nt - 1) out[m] = s_part[t];
 }
 
 __global__ void cell_scan_kernel(P p) {

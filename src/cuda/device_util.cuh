@@ -1,4 +1,5 @@
-// Device helpers shared by the kernels: error flags, fixed-point conversion and deterministic block sums.
+// Device helpers shared by the kernels: error flags, fixed-point conversion, deterministic block sums and
+// scans.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -43,6 +44,31 @@ __device__ inline void block_sum(T (&v)[kCount], T* scratch) {
     }
   }
   __syncthreads();
+}
+
+// One block: the exclusive scan out[i] = v(0) + ... + v(i - 1) for i <= m (out[m]: the total), each thread
+// summing a contiguous chunk, then a scan over the threads in shared memory. blockDim.x <= 1024.
+template <class F>
+__device__ inline void block_scan(int m, F v, int* out) {
+  __shared__ int s_part[1024];
+  const int t = threadIdx.x, nt = blockDim.x;
+  const int per = (m + nt - 1) / nt, b = min(m, t * per), e = min(m, b + per);
+  int sum = 0;
+  for (int i = b; i < e; ++i) sum += v(i);
+  s_part[t] = sum;
+  __syncthreads();
+  for (int o = 1; o < nt; o <<= 1) {
+    const int add = t >= o ? s_part[t - o] : 0;
+    __syncthreads();
+    s_part[t] += add;
+    __syncthreads();
+  }
+  int run = s_part[t] - sum;
+  for (int i = b; i < e; ++i) {
+    out[i] = run;
+    run += v(i);
+  }
+  if (t == nt - 1) out[m] = s_part[t];
 }
 
 }  // namespace halomd::cuda
