@@ -36,6 +36,16 @@ __device__ inline void add_force(const KParams& p, int slot, float fx, float fy,
   }
 }
 
+// The pair's |F| / r (LJ and reaction field, in float; 0 unless ok): both kernels' arithmetic.
+__device__ __forceinline__ float pair_fscal(const KParams& p, float2 cc, float qq, float r2, bool ok) {
+  const float rinv = rsqrtf(ok ? r2 : p.rc2);
+  const float rinv2 = rinv * rinv;
+  const float rinv6 = rinv2 * rinv2 * rinv2;
+  const float fpair =
+      (12.f * cc.y * rinv6 * rinv6 - 6.f * cc.x * rinv6) * rinv2 + qq * (rinv * rinv2 - 2.f * p.krf);
+  return ok ? fpair : 0.f;
+}
+
 // A block's prologue: the LJ table and the entry's 64 i atoms (shifted) into shared memory.
 __device__ inline void load_entry(const KParams& p, const Entry& e, float4* s_xi, int2* s_ti, float2* s_lj) {
   if (threadIdx.x < p.ntypes * p.ntypes) s_lj[threadIdx.x] = p.lj[threadIdx.x];
@@ -94,13 +104,7 @@ __global__ void __launch_bounds__(64) cluster_nb_kernel(KParams p) {
       // With skip: a warp none of whose 32 pairs is within the cut-off moves on (~a third of them).
       if (p.skip && !__any_sync(0xffffffffu, ok)) continue;
       hit = true;
-      const float2 cc = s_lj[ti.x * p.ntypes + tj.x];
-      const float rinv = rsqrtf(ok ? r2 : p.rc2);
-      const float rinv2 = rinv * rinv;
-      const float rinv6 = rinv2 * rinv2 * rinv2;
-      const float fpair = (12.f * cc.y * rinv6 * rinv6 - 6.f * cc.x * rinv6) * rinv2 +
-                          xi.w * xj.w * (rinv * rinv2 - 2.f * p.krf);
-      const float fs = ok ? fpair : 0.f;
+      const float fs = pair_fscal(p, s_lj[ti.x * p.ntypes + tj.x], xi.w * xj.w, r2, ok);
       fi[k][0] += fs * dx;
       fi[k][1] += fs * dy;
       fi[k][2] += fs * dz;
@@ -176,13 +180,7 @@ __global__ void __launch_bounds__(64) cluster_nb_split_kernel(KParams p) {
       const bool ok = r2 < p.rc2 && ti.y != tj.y && (ci != je.cj || tx > ty);
       if (p.skip && !__any_sync(0xffffffffu, ok)) continue;
       hit = true;
-      const float2 cc = s_lj[ti.x * p.ntypes + tj.x];
-      const float rinv = rsqrtf(ok ? r2 : p.rc2);
-      const float rinv2 = rinv * rinv;
-      const float rinv6 = rinv2 * rinv2 * rinv2;
-      const float fpair = (12.f * cc.y * rinv6 * rinv6 - 6.f * cc.x * rinv6) * rinv2 +
-                          xi.w * xj.w * (rinv * rinv2 - 2.f * p.krf);
-      const float fs = ok ? fpair : 0.f;
+      const float fs = pair_fscal(p, s_lj[ti.x * p.ntypes + tj.x], xi.w * xj.w, r2, ok);
       fi[k][0] += fs * dx;
       fi[k][1] += fs * dy;
       fi[k][2] += fs * dz;
