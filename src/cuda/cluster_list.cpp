@@ -49,7 +49,6 @@ void build_cluster_list(gpu::GpuCalls& calls, const double* const x[3], int n, c
   d.shape = g;
   d.ncol = ncol;
   d.rlist = rlist;
-  d.max_slots = max_super * kSuper;
   ClusterBuildParams p{};
   p.n = n;
   p.ncx = g.ncx;

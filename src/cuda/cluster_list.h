@@ -16,7 +16,7 @@ namespace halomd::cuda {
 
 struct DeviceClusterList {
   ClusterGridShape shape;
-  int n = 0, ncol = 0, ncol_cap = 0, ncell = 0, max_slots = 0, max_super = 0;
+  int n = 0, ncol = 0, ncol_cap = 0, ncell = 0, max_super = 0;
   double rlist = 0.0;
   gpu::DeviceBuffer<double> w[3];  // wrapped positions, per atom
   gpu::DeviceBuffer<int> cell_of, cell_count, cell_fill, cell_start, cell_atoms;
