@@ -9,6 +9,8 @@
 #   spce_9k    tests/data/spce_9k as is: 8,916 atoms, 4.5 nm box
 #   spce_45k   bench/systems/spce_5k6 (3.83 nm, bench/make_systems.sh) x 2x2x2: 45,120 atoms, 7.66 nm box
 #   spce_203k  spce_5k6 x 4x3x3: 203,040 atoms, 15.32 x 11.49 x 11.49 nm
+# PAIR_LISTS="atom cluster" runs halomd with each pair list (HALOMD_GPU_CLUSTER=0/1, interleaved per system)
+# and records the ratio; OPENMM=0 leaves OpenMM out; BENCH_NAME names the result files (gpu_single).
 # Usage: COMMIT=<sha> bench/gpu_single.sh HALOMD_BINARY   (OpenMM must be importable by python3: on the H200
 # machine `export PATH=/opt/torch/.venv/bin:$PATH; python3 -m pip install --no-deps --no-index .whl/*.whl`, the
 # wheels carried in .whl/; that venv has the numpy OpenMM needs)
@@ -34,22 +36,32 @@ print(":".join(sorted({d for sp in site.getsitepackages() for d in glob.glob(os.
 omm_env="LD_LIBRARY_PATH=${omm_libs}:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 
 records=()
-for item in spce_9k:30000 spce_45k:20000 spce_203k:5000; do
+for item in ${SYSTEMS:-spce_9k:30000 spce_45k:20000 spce_203k:5000}; do
   name=${item%%:*}
   steps=${item##*:}
   bench_mdp "$steps" "$nstlist" > "$work/$name.mdp"
-  hcmd="halomd run -c $name.gro -p $name.top -f $name.mdp -o h_$name --backend cuda"
-  (cd "$work" && "$bin" ${hcmd#halomd } > "$logs/halomd_$name.log" 2>&1) || echo "halomd failed on $name"
-  # The same run kernel by kernel with CUDA events (HALOMD_GPU_TIMING=1): where the step time goes.
   sed "s/^nsteps = .*/nsteps = $((steps / 5))/" "$work/$name.mdp" > "$work/${name}_timed.mdp"
-  (cd "$work" && HALOMD_GPU_TIMING=1 "$bin" run -c $name.gro -p $name.top -f ${name}_timed.mdp -o t_$name \
-      --backend cuda > "$logs/halomd_timed_$name.log" 2>&1) || echo "timed halomd failed on $name"
-  ocmd="python3 bench/openmm_water.py --gro $name.gro --top $name.top --steps $steps --precision mixed"
-  env "$omm_env" python3 bench/openmm_water.py --gro "$work/$name.gro" --top "$work/$name.top" --steps "$steps" \
+  for list in ${PAIR_LISTS:-atom}; do
+    tag=$name$([ "$list" = atom ] || echo "_$list")
+    cluster=$([ "$list" = cluster ] && echo 1 || echo 0)
+    hcmd="HALOMD_GPU_CLUSTER=$cluster halomd run -c $name.gro -p $name.top -f $name.mdp -o h_$tag --backend cuda"
+    (cd "$work" && HALOMD_GPU_CLUSTER=$cluster "$bin" ${hcmd#* halomd } > "$logs/halomd_$tag.log" 2>&1) ||
+      echo "halomd failed on $tag"
+    # The same run kernel by kernel with CUDA events (HALOMD_GPU_TIMING=1): where the step time goes.
+    (cd "$work" && HALOMD_GPU_TIMING=1 HALOMD_GPU_CLUSTER=$cluster "$bin" run -c $name.gro -p $name.top \
+      -f ${name}_timed.mdp -o t_$tag --backend cuda > "$logs/halomd_timed_$tag.log" 2>&1) ||
+      echo "timed halomd failed on $tag"
+    records+=("$name|$steps|$hcmd|$list")
+  done
+  if [ "${OPENMM:-1}" = 1 ]; then
+    ocmd="python3 bench/openmm_water.py --gro $name.gro --top $name.top --steps $steps --precision mixed"
+    env "$omm_env" python3 bench/openmm_water.py --gro "$work/$name.gro" --top "$work/$name.top" --steps "$steps" \
       --precision mixed > "$work/o_$name.json" 2> "$logs/openmm_$name.log" || echo '{}' > "$work/o_$name.json"
-  records+=("$name|$steps|$hcmd|$ocmd")
+    records+=("$name|$steps|$ocmd|openmm")
+  fi
 done
 for f in "$work"/[ht]_*/run.json; do [ -f "$f" ] && cp "$f" "$logs/run_$(basename "$(dirname "$f")").json"; done
 
-python3 bench/gpu_single_report.py "$work" "${COMMIT:-unknown}" "${records[@]}"
-[ -n "${OUT:-}" ] && cp bench/results/gpu_single.json bench/results/gpu_single.png "$OUT/" || true
+out=${BENCH_NAME:-gpu_single}
+python3 bench/gpu_single_report.py "$work" "${COMMIT:-unknown}" "$out" "${records[@]}"
+[ -n "${OUT:-}" ] && cp bench/results/$out.json bench/results/$out.png "$OUT/" || true

@@ -347,6 +347,74 @@ TEST(CudaExecutor, ThermostatDrawsTheCpuRandomNumbers) {
 
 // The cluster-pair list built on the GPU (cuda/cluster_list.h, not used by the executor yet) is the host
 // reference's (cpu/cluster_pairlist.h) slot for slot, entry for entry and mask for mask.
+// HALOMD_GPU_CLUSTER=1 (the cluster-pair list and its kernels): step-0 energies, virial and forces against
+// the CPU double path as the atom-pair path is held to, on a box of three cluster widths (spce_1k5, where a
+// cluster meets its own images) and on spce_9k; 25 steps over two searches stay on the atom path's
+// trajectory and are bitwise repeatable.
+TEST(CudaExecutor, ClusterPathMatchesTheCpuAndTheAtomPath) {
+  if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
+  for (const char* name : {"spce_1k5", "spce_9k"}) {
+    SCOPED_TRACE(name);
+    System sys;
+    load_system(name, "nve.mdp", sys);
+    CpuExecutor cpu(sys.config());
+    cpu.load(sys.state);
+    StepEnergies ec;
+    cpu.step(request(sys.in.mdp, 0, true), &ec);
+    PairList list;
+    build_pair_list(sys.state.x, sys.in.gro.box, sys.in.mdp.rlist, sys.in.top, 2, list);
+    NonbondedCpu nb(sys.in.top, sys.in.mdp, 2);
+    std::vector<Vec3> fc(sys.state.x.size());
+    NonbondedEnergies unused;
+    nb.compute(list, sys.state.x, sys.in.gro.box, false, 0, fc, unused);
+
+    GpuStep0 g;
+    {
+      ScopedEnv cluster("HALOMD_GPU_CLUSTER", "1");
+      g = gpu_step0(sys);
+    }
+    EXPECT_LT(rel_diff(g.e.lj, ec.lj), kEnergyRelTol) << g.e.lj << " vs " << ec.lj;
+    EXPECT_LT(rel_diff(g.e.coulomb, ec.coulomb), kEnergyRelTol) << g.e.coulomb << " vs " << ec.coulomb;
+    for (int a = 0; a < 3; ++a)
+      EXPECT_LT(rel_diff(g.e.virial.m[a][a], ec.virial.m[a][a]), kGpuVirialRelTol)
+          << "virial " << a << ": " << g.e.virial.m[a][a] << " vs " << ec.virial.m[a][a];
+    ASSERT_EQ(g.f.size(), fc.size());
+    double f2 = 0.0, err2 = 0.0, err_max = 0.0;
+    for (size_t i = 0; i < fc.size(); ++i) {
+      f2 += norm2(fc[i]);
+      const double e2 = norm2(g.f[i] - fc[i]);
+      err2 += e2;
+      err_max = std::max(err_max, std::sqrt(e2));
+    }
+    const double f_rms = std::sqrt(f2 / fc.size()), err_rms = std::sqrt(err2 / fc.size());
+    EXPECT_LT(err_rms / f_rms, kGpuForceRmsRel) << "RMS force " << f_rms << ", RMS error " << err_rms;
+    EXPECT_LT(err_max / f_rms, kGpuForceMaxRel) << "RMS force " << f_rms << ", worst error " << err_max;
+
+    // 25 steps (searches at 0, 10 and 20), energies at the last.
+    auto run = [&sys](bool cluster_path, StepEnergies& e) {
+      ScopedEnv env("HALOMD_GPU_CLUSTER", cluster_path ? "1" : "0");
+      CudaExecutor gpu(sys.config());
+      gpu.load(sys.state);
+      for (int64_t step = 0; step < 25; ++step) gpu.step(request(sys.in.mdp, step, step == 24), &e);
+      MdState s;
+      gpu.save(s);
+      return s;
+    };
+    StepEnergies e1, e2, ea;
+    const MdState s1 = run(true, e1), s2 = run(true, e2), sa = run(false, ea);
+    ASSERT_EQ(s1.step, 25);
+    size_t differ = 0;
+    for (size_t i = 0; i < s1.x.size(); ++i) differ += norm2(s1.x[i] - s2.x[i]) != 0.0 ? 1 : 0;
+    EXPECT_EQ(differ, 0u) << "atoms whose positions differ between two runs of the cluster path";
+    EXPECT_EQ(e1.lj, e2.lj);
+    double dx_max = 0.0;
+    for (size_t i = 0; i < sa.x.size(); ++i) dx_max = std::max(dx_max, std::sqrt(norm2(s1.x[i] - sa.x[i])));
+    EXPECT_LT(dx_max, kGpuPathsPositionAbsTol);
+    EXPECT_LT(rel_diff(e1.lj + e1.coulomb, ea.lj + ea.coulomb), kGpuPathsEnergyRelTol)
+        << e1.lj + e1.coulomb << " vs " << ea.lj + ea.coulomb;
+  }
+}
+
 TEST(CudaExecutor, ClusterListOnTheGpuIsTheHostList) {
   if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
   for (const char* name : {"spce_1k5", "spce_9k"}) {
@@ -357,7 +425,7 @@ TEST(CudaExecutor, ClusterListOnTheGpuIsTheHostList) {
     const Topology& top = sys.in.top;
     const Box& box = sys.in.gro.box;
     gpu::DeviceBuffer<double> dx[3];
-    gpu::DeviceBuffer<int> d_start, d_excl;
+    gpu::DeviceBuffer<int> d_start, d_excl, d_mol;
     for (int k = 0; k < 3; ++k) {
       std::vector<double> h(n);
       for (int i = 0; i < n; ++i) h[i] = x[i][k];
@@ -372,13 +440,18 @@ TEST(CudaExecutor, ClusterListOnTheGpuIsTheHostList) {
     ASSERT_EQ(
         cudaMemcpy(d_excl.get(), top.excl.data(), top.excl.size() * sizeof(int), cudaMemcpyHostToDevice),
         cudaSuccess);
+    d_mol.allocate(n, "test molecules");
+    ASSERT_EQ(cudaMemcpy(d_mol.get(), top.molecule.data(), n * sizeof(int), cudaMemcpyHostToDevice),
+              cudaSuccess);
     gpu::GpuCalls calls;
     calls.create_stream();
+    // With molecules (exclusions looked up within a molecule only) and without (looked up for every pair).
     for (const double rlist : {1.0, 1.1}) {
       SCOPED_TRACE(std::string(name) + " rlist " + std::to_string(rlist));
       cuda::DeviceClusterList d;
       const double* const xs[3] = {dx[0].get(), dx[1].get(), dx[2].get()};
-      cuda::build_cluster_list(calls, xs, n, box, rlist, d_start.get(), d_excl.get(), d);
+      cuda::build_cluster_list(calls, xs, n, box, rlist, d_start.get(), d_excl.get(),
+                               rlist == 1.0 ? d_mol.get() : nullptr, 16, d);
       ClusterPairList g, c;
       cuda::download_cluster_list(d, g);
       PairSearchAtoms atoms;

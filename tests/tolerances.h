@@ -45,6 +45,11 @@ inline constexpr double kGpuForceMaxRel = 2e-3;
 inline constexpr double kGpuVirialRelTol = 1e-3;
 // Positions after one step, nm: a force error dF moves an atom by dF dt^2 / m ~ 1e-7 nm, SETTLE included.
 inline constexpr double kGpuStepPositionAbsTol = 1e-5;
+// The cluster-pair path against the atom-pair path after 25 NVE steps (50 fs), positions in nm and the
+// potential relative: both sum float pair forces (differently grouped, ~1e-6 relative apart), which moves
+// atoms by ~1e-7 nm a step; a pair missed or a wrong image after a search moves atoms by 1e-3 nm and more.
+inline constexpr double kGpuPathsPositionAbsTol = 1e-4;
+inline constexpr double kGpuPathsEnergyRelTol = 1e-5;
 // The thermostat integral after the first coupling step against the CPU's, relative: the same random
 // numbers, drawn from kinetic energies that differ by the float forces (~1e-6).
 inline constexpr double kGpuThermostatRelTol = 1e-3;

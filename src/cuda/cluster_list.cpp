@@ -13,42 +13,54 @@ namespace {
 constexpr int kS = ClusterPairList::kClustersPerSuper, kSuper = ClusterPairList::kSuperSize;
 }  // namespace
 
-void build_cluster_list(gpu::GpuCalls& calls, const double* const x[3], int n, const Box& box, double rlist,
-                        const int* excl_start, const int* excl, DeviceClusterList& d) {
+bool reserve_cluster_list(int n, const Box& box, double rlist, int chunk, DeviceClusterList& d) {
+  if (chunk < 1) throw RuntimeError(-1, -1, "cluster list: a work item needs at least one j-cluster");
   const ClusterGridShape g = cluster_grid_shape(Vec3{0, 0, 0}, box.len, n, rlist);
   const int ncol = g.ncx * g.ncy, ncell = ncol * g.nz;
   const int max_super = (n + kSuper * ncol) / kSuper + 1;
-  if (n > d.n || ncell > d.ncell || ncol > d.ncol_cap || max_super > d.max_super) {
-    const int cap_n = std::max(n, d.n);
-    for (auto& b : d.w) b.allocate(cap_n, "cluster list: positions");
-    d.cell_of.allocate(cap_n, "cluster list: cells");
-    d.cell_count.allocate(ncell, "cluster list: cells");
-    d.cell_fill.allocate(ncell, "cluster list: cells");
-    d.cell_start.allocate(ncell + 1, "cluster list: cells");
-    d.cell_atoms.allocate(cap_n, "cluster list: cells");
-    d.col_slot_start.allocate(ncol + 1, "cluster list: columns");
-    d.slot_atom.allocate(static_cast<size_t>(max_super) * kSuper, "cluster list: slots");
-    for (auto* b : {&d.box_lo, &d.box_hi})
-      b->allocate(static_cast<size_t>(max_super) * kS * 3, "cluster list");
-    for (auto* b : {&d.sbox_lo, &d.sbox_hi}) b->allocate(static_cast<size_t>(max_super) * 3, "cluster list");
-    for (auto* b : {&d.cbox_lo, &d.cbox_hi}) b->allocate(static_cast<size_t>(ncol) * 2, "cluster list");
-    d.sup_entries.allocate(static_cast<size_t>(max_super) * kClusterEntryCap, "cluster list: entries");
-    d.sup_j.allocate(static_cast<size_t>(max_super) * kClusterJCap, "cluster list: j-clusters");
-    d.sup_masks.allocate(static_cast<size_t>(max_super) * kClusterMaskCap * kS, "cluster list: masks");
-    d.counts.allocate(static_cast<size_t>(max_super) * 3, "cluster list: counts");
-    d.offsets.allocate(static_cast<size_t>(max_super + 1) * 3, "cluster list: offsets");
-    d.entries.allocate(static_cast<size_t>(max_super) * kClusterEntryCap, "cluster list: entries");
-    d.j.allocate(static_cast<size_t>(max_super) * kClusterJCap, "cluster list: j-clusters");
-    d.masks.allocate(static_cast<size_t>(max_super) * kClusterMaskCap * kS, "cluster list: masks");
-    d.overflow.allocate(1, "cluster list: overflow flag");
-    d.n = cap_n;
-    d.ncell = ncell;
-    d.ncol_cap = ncol;
-    d.max_super = max_super;
-  }
   d.shape = g;
   d.ncol = ncol;
   d.rlist = rlist;
+  const int max_work = max_super * (kClusterEntryCap + (kClusterJCap + chunk - 1) / chunk);
+  if (n <= d.n && ncell <= d.ncell && ncol <= d.ncol_cap && max_super <= d.max_super && chunk == d.chunk)
+    return false;
+  d.chunk = chunk;
+  d.max_work = max_work;
+  d.work.allocate(static_cast<size_t>(max_work), "cluster list: work items");
+  const int cap_n = std::max(n, d.n);
+  for (auto& b : d.w) b.allocate(cap_n, "cluster list: positions");
+  d.cell_of.allocate(cap_n, "cluster list: cells");
+  d.cell_count.allocate(ncell, "cluster list: cells");
+  d.cell_fill.allocate(ncell, "cluster list: cells");
+  d.cell_start.allocate(ncell + 1, "cluster list: cells");
+  d.cell_atoms.allocate(cap_n, "cluster list: cells");
+  d.col_slot_start.allocate(ncol + 1, "cluster list: columns");
+  d.slot_atom.allocate(static_cast<size_t>(max_super) * kSuper, "cluster list: slots");
+  for (auto* b : {&d.box_lo, &d.box_hi}) b->allocate(static_cast<size_t>(max_super) * kS * 3, "cluster list");
+  for (auto* b : {&d.sbox_lo, &d.sbox_hi}) b->allocate(static_cast<size_t>(max_super) * 3, "cluster list");
+  for (auto* b : {&d.cbox_lo, &d.cbox_hi}) b->allocate(static_cast<size_t>(ncol) * 2, "cluster list");
+  d.sup_entries.allocate(static_cast<size_t>(max_super) * kClusterEntryCap, "cluster list: entries");
+  d.sup_j.allocate(static_cast<size_t>(max_super) * kClusterJCap, "cluster list: j-clusters");
+  d.sup_masks.allocate(static_cast<size_t>(max_super) * kClusterMaskCap * kS, "cluster list: masks");
+  d.counts.allocate(static_cast<size_t>(max_super) * kCounts, "cluster list: counts");
+  d.offsets.allocate(static_cast<size_t>(max_super + 1) * kCounts, "cluster list: offsets");
+  d.entries.allocate(static_cast<size_t>(max_super) * kClusterEntryCap, "cluster list: entries");
+  d.j.allocate(static_cast<size_t>(max_super) * kClusterJCap, "cluster list: j-clusters");
+  d.masks.allocate(static_cast<size_t>(max_super) * kClusterMaskCap * kS, "cluster list: masks");
+  d.overflow.allocate(1, "cluster list: overflow flag");
+  d.n = cap_n;
+  d.ncell = ncell;
+  d.ncol_cap = ncol;
+  d.max_super = max_super;
+  return true;
+}
+
+void build_cluster_list(gpu::GpuCalls& calls, const double* const x[3], int n, const Box& box, double rlist,
+                        const int* excl_start, const int* excl, const int* mol, int chunk,
+                        DeviceClusterList& d) {
+  reserve_cluster_list(n, box, rlist, chunk, d);
+  const ClusterGridShape& g = d.shape;
+  const int ncol = d.ncol;
   ClusterBuildParams p{};
   p.n = n;
   p.ncx = g.ncx;
@@ -67,6 +79,9 @@ void build_cluster_list(gpu::GpuCalls& calls, const double* const x[3], int n, c
   p.r2 = rlist * rlist;
   p.excl_start = excl_start;
   p.excl = excl;
+  p.mol = mol;
+  p.chunk = chunk;
+  p.work = d.work.get();
   p.cell_of = d.cell_of.get();
   p.cell_count = d.cell_count.get();
   p.cell_fill = d.cell_fill.get();

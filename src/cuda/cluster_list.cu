@@ -159,86 +159,144 @@ __device__ double gap2(const double* alo, const double* ahi, const double* s, co
   return g2;
 }
 
+// The pairs (slot a of ci, slot b of cj) that may interact at shift code sh, distance aside (the host's
+// pair_mask): not padding, not a pair twice within a cluster, not excluded. Exclusions are looked up only
+// for atoms of the same molecule (they never cross molecules; without molecules, for every pair).
 __device__ unsigned long long pair_mask(const P& p, int ci, int cj, int sh) {
   unsigned long long m = 0;
   for (int a = 0; a < kC; ++a) {
     const int i = p.slot_atom[ci * kC + a];
     if (i < 0) continue;
     const int eb = p.excl_start[i], ee = p.excl_start[i + 1];
+    const int mi = p.mol ? p.mol[i] : 0;
     for (int b = 0; b < kC; ++b) {
       const int j = p.slot_atom[cj * kC + b];
       if (j < 0 || (ci == cj && sh == 13 && b <= a)) continue;
-      int lo = eb, hi = ee;  // binary search of j among i's sorted exclusions
-      while (lo < hi) {
-        const int mid = (lo + hi) >> 1;
-        if (p.excl[mid] < j)
-          lo = mid + 1;
-        else
-          hi = mid;
+      if (!p.mol || p.mol[j] == mi) {
+        int lo = eb, hi = ee;  // binary search of j among i's sorted exclusions
+        while (lo < hi) {
+          const int mid = (lo + hi) >> 1;
+          if (p.excl[mid] < j)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+        if (lo < ee && p.excl[lo] == j) continue;
       }
-      if (lo < ee && p.excl[lo] == j) continue;
       m |= 1ull << (kC * a + b);
     }
   }
   return m;
 }
 
+constexpr int kSearchWarps = 4;
+
 // A warp per super-cluster, in the host's loop order: shifts, columns, then the column's clusters from the
-// super-cluster's own on, 32 at a time; a ballot keeps their order.
-__global__ void search_kernel(P p) {
-  const int lane = threadIdx.x & 31, sc = blockIdx.x * (blockDim.x / 32) + (threadIdx.x >> 5);
-  if (sc >= num_super(p)) return;
+// super-cluster's own on, 32 at a time; ballots keep their order. The lanes test 32 columns at a time
+// against the super-cluster's box, and a j-cluster against it before its 8 i-clusters. A j-cluster whose
+// pairs with an i-cluster may all interact (no padding, not the cluster itself, no molecule in common:
+// exclusions stay within molecules) gets no pair mask without a look at the exclusions.
+__global__ void __launch_bounds__(32 * kSearchWarps) search_kernel(P p) {
+  __shared__ double s_box[kSearchWarps][kS][6];
+  __shared__ int s_mol[kSearchWarps][kSuper];  // -1: padding
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, sc = blockIdx.x * kSearchWarps + w;
+  if (sc >= num_super(p)) return;  // whole warps: the kernel synchronises warps only
   const double* slo = p.sbox_lo + 3 * sc;
   const double* shi = p.sbox_hi + 3 * sc;
-  int ne = 0, nj = 0, nm = 0;
+  for (int q = lane; q < kS * 6; q += 32) {
+    const int k = q / 6, c = q % 6;
+    s_box[w][k][c] = c < 3 ? p.box_lo[3 * (sc * kS + k) + c] : p.box_hi[3 * (sc * kS + k) + c - 3];
+  }
+  for (int q = lane; q < kSuper; q += 32) {
+    const int a = p.slot_atom[sc * kSuper + q];
+    s_mol[w][q] = a < 0 ? -1 : (p.mol ? p.mol[a] : 0);
+  }
+  __syncwarp();
+  int ne = 0, nj = 0, nm = 0, nw = 0;
   if (slo[0] <= shi[0]) {
     for (int sh = 0; sh < 27; ++sh) {
       const double s[3] = {(sh % 3 - 1) * p.L[0], (sh / 3 % 3 - 1) * p.L[1], (sh / 9 - 1) * p.L[2]};
       const int first = nj;
-      for (int c = 0; c < p.ncol; ++c) {
-        const double clo[3] = {p.cbox_lo[2 * c], p.cbox_lo[2 * c + 1], -1e300};
-        const double chi[3] = {p.cbox_hi[2 * c], p.cbox_hi[2 * c + 1], 1e300};
-        if (clo[0] > chi[0] || gap2(slo, shi, s, clo, chi) >= p.r2) continue;
-        const int c0 = max(sc, p.col_slot_start[c] / kSuper) * kS;
-        const int c1 = min(p.col_slot_start[c + 1] / kSuper, p.max_super) * kS;
-        for (int base = c0; base < c1; base += 32) {
-          const int cj = base + lane;
-          unsigned imask = 0;
-          bool full = true;
-          unsigned long long m[kS];
-#pragma unroll
-          for (int k = 0; k < kS; ++k) m[k] = 0;
-          if (cj < c1 && p.box_lo[3 * cj] <= p.box_hi[3 * cj]) {
-#pragma unroll
-            for (int k = 0; k < kS; ++k) {
-              const int ci = sc * kS + k;
-              if (ci > cj || (ci == cj && sh < 13) || p.box_lo[3 * ci] > p.box_hi[3 * ci] ||
-                  gap2(p.box_lo + 3 * ci, p.box_hi + 3 * ci, s, p.box_lo + 3 * cj, p.box_hi + 3 * cj) >= p.r2)
-                continue;
-              m[k] = pair_mask(p, ci, cj, sh);
-              if (m[k] == 0) continue;
-              imask |= 1u << k;
-              full = full && m[k] == ~0ull;
-            }
+      for (int cb = 0; cb < p.ncol; cb += 32) {
+        bool col_hit = false;
+        {
+          const int c = cb + lane;
+          if (c < p.ncol) {
+            const double clo[3] = {p.cbox_lo[2 * c], p.cbox_lo[2 * c + 1], -1e300};
+            const double chi[3] = {p.cbox_hi[2 * c], p.cbox_hi[2 * c + 1], 1e300};
+            col_hit = clo[0] <= chi[0] && gap2(slo, shi, s, clo, chi) < p.r2;
           }
-          const bool with_masks = imask != 0 && !full;
-          const unsigned hits = __ballot_sync(0xffffffffu, imask != 0);
-          const unsigned maskers = __ballot_sync(0xffffffffu, with_masks);
-          const unsigned below = (1u << lane) - 1;
-          const int at = nj + __popc(hits & below), mat = nm + __popc(maskers & below);
-          if (imask != 0) {
-            if (at < kClusterJCap && (!with_masks || mat < kClusterMaskCap)) {
-              p.sup_j[sc * kClusterJCap + at] =
-                  make_int4(cj, static_cast<int>(imask), with_masks ? mat : -1, 0);
-              if (with_masks)
-                for (int k = 0; k < kS; ++k)
-                  p.sup_masks[(static_cast<size_t>(sc) * kClusterMaskCap + mat) * kS + k] = m[k];
-            } else {
-              atomicOr(p.overflow, 2);
+        }
+        for (unsigned cols = __ballot_sync(0xffffffffu, col_hit); cols != 0; cols &= cols - 1) {
+          const int c = cb + __ffs(cols) - 1;
+          const int c0 = max(sc, p.col_slot_start[c] / kSuper) * kS;
+          const int c1 = min(p.col_slot_start[c + 1] / kSuper, p.max_super) * kS;
+          for (int base = c0; base < c1; base += 32) {
+            const int cj = base + lane;
+            unsigned imask = 0;
+            bool full = true;
+            unsigned long long m[kS];
+#pragma unroll
+            for (int k = 0; k < kS; ++k) m[k] = 0;
+            if (cj < c1 && p.box_lo[3 * cj] <= p.box_hi[3 * cj]) {
+              const double* jlo = p.box_lo + 3 * cj;
+              const double* jhi = p.box_hi + 3 * cj;
+              if (gap2(slo, shi, s, jlo, jhi) < p.r2) {
+                unsigned near = 0;
+#pragma unroll
+                for (int k = 0; k < kS; ++k) {
+                  const int ci = sc * kS + k;
+                  const double* ilo = s_box[w][k];
+                  if (ci > cj || (ci == cj && sh < 13) || ilo[0] > ilo[3] ||
+                      gap2(ilo, ilo + 3, s, jlo, jhi) >= p.r2)
+                    continue;
+                  near |= 1u << k;
+                }
+                if (near != 0) {
+                  int mj[kC];
+                  bool jpad = false;
+#pragma unroll
+                  for (int b = 0; b < kC; ++b) {
+                    const int a = p.slot_atom[cj * kC + b];
+                    mj[b] = a < 0 ? -1 : (p.mol ? p.mol[a] : 0);
+                    jpad = jpad || a < 0;
+                  }
+                  for (int k = 0; k < kS; ++k) {
+                    if (!(near >> k & 1)) continue;
+                    const int ci = sc * kS + k;
+                    bool plain = !jpad && !(ci == cj && sh == 13) && p.mol != nullptr;
+                    for (int a = 0; a < kC && plain; ++a) {
+                      const int mi = s_mol[w][k * kC + a];
+                      plain = mi >= 0;
+                      for (int b = 0; b < kC && plain; ++b) plain = mi != mj[b];
+                    }
+                    m[k] = plain ? ~0ull : pair_mask(p, ci, cj, sh);
+                    if (m[k] == 0) continue;
+                    imask |= 1u << k;
+                    full = full && m[k] == ~0ull;
+                  }
+                }
+              }
             }
+            const bool with_masks = imask != 0 && !full;
+            const unsigned hits = __ballot_sync(0xffffffffu, imask != 0);
+            const unsigned maskers = __ballot_sync(0xffffffffu, with_masks);
+            const unsigned below = (1u << lane) - 1;
+            const int at = nj + __popc(hits & below), mat = nm + __popc(maskers & below);
+            if (imask != 0) {
+              if (at < kClusterJCap && (!with_masks || mat < kClusterMaskCap)) {
+                p.sup_j[sc * kClusterJCap + at] =
+                    make_int4(cj, static_cast<int>(imask), with_masks ? mat : -1, 0);
+                if (with_masks)
+                  for (int k = 0; k < kS; ++k)
+                    p.sup_masks[(static_cast<size_t>(sc) * kClusterMaskCap + mat) * kS + k] = m[k];
+              } else {
+                atomicOr(p.overflow, 2);
+              }
+            }
+            nj += __popc(hits);
+            nm += __popc(maskers);
           }
-          nj += __popc(hits);
-          nm += __popc(maskers);
         }
       }
       if (nj > first && lane == 0) {
@@ -247,21 +305,26 @@ __global__ void search_kernel(P p) {
         else
           atomicOr(p.overflow, 4);
       }
-      ne += nj > first ? 1 : 0;
+      if (nj > first) {
+        ++ne;
+        nw += (nj - first + p.chunk - 1) / p.chunk;
+      }
     }
   }
   if (lane == 0) {
-    p.counts[3 * sc] = min(ne, kClusterEntryCap);
-    p.counts[3 * sc + 1] = min(nj, kClusterJCap);
-    p.counts[3 * sc + 2] = min(nm, kClusterMaskCap);
+    p.counts[kCounts * sc] = min(ne, kClusterEntryCap);
+    p.counts[kCounts * sc + 1] = min(nj, kClusterJCap);
+    p.counts[kCounts * sc + 2] = min(nm, kClusterMaskCap);
+    p.counts[kCounts * sc + 3] = ne <= kClusterEntryCap && nj <= kClusterJCap ? nw : 0;
   }
 }
 
-// Exclusive scans of the entries, js and mask groups per super-cluster (one block each: blockIdx.x).
+// Exclusive scans of the entries, js, mask groups and work items per super-cluster (one block each:
+// blockIdx.x).
 __global__ void count_scan_kernel(P p) {
   const int k = blockIdx.x, ns = num_super(p);
   block_scan(
-      p.max_super, [&](int sc) { return sc < ns ? p.counts[3 * sc + k] : 0; },
+      p.max_super, [&](int sc) { return sc < ns ? p.counts[kCounts * sc + k] : 0; },
       p.offsets + k * (p.max_super + 1));
 }
 
@@ -271,19 +334,30 @@ __global__ void compact_kernel(P p) {
   const int* oe = p.offsets;
   const int* oj = p.offsets + (p.max_super + 1);
   const int* om = p.offsets + 2 * (p.max_super + 1);
-  for (int k = threadIdx.x; k < p.counts[3 * sc]; k += blockDim.x) {
+  const int* ow = p.offsets + 3 * (p.max_super + 1);
+  const int* c = p.counts + kCounts * sc;
+  for (int k = threadIdx.x; k < c[0]; k += blockDim.x) {
     int4 e = p.sup_entries[sc * kClusterEntryCap + k];
     e.z += oj[sc];
     p.entries[oe[sc] + k] = e;
   }
-  for (int q = threadIdx.x; q < p.counts[3 * sc + 1]; q += blockDim.x) {
+  for (int q = threadIdx.x; q < c[1]; q += blockDim.x) {
     int4 j = p.sup_j[sc * kClusterJCap + q];
     if (j.z >= 0) j.z = (om[sc] + j.z) * kS;  // the host's index of the first of its 8 masks
     p.j[oj[sc] + q] = j;
   }
-  for (int q = threadIdx.x; q < p.counts[3 * sc + 2] * kS; q += blockDim.x)
+  for (int q = threadIdx.x; q < c[2] * kS; q += blockDim.x)
     p.masks[static_cast<size_t>(om[sc]) * kS + q] =
         p.sup_masks[static_cast<size_t>(sc) * kClusterMaskCap * kS + q];
+  // The work items: each entry cut into chunks of at most `chunk` j-clusters.
+  if (threadIdx.x == 0 && c[3] > 0) {
+    int at = ow[sc];
+    for (int k = 0; k < c[0]; ++k) {
+      const int4 e = p.sup_entries[sc * kClusterEntryCap + k];
+      for (int q = 0; q < e.w; q += p.chunk)
+        p.work[at++] = make_int4(e.x, e.y, oj[sc] + e.z + q, min(p.chunk, e.w - q));
+    }
+  }
 }
 
 }  // namespace
@@ -301,8 +375,9 @@ void launch_cluster_build(gpu::GpuCalls& calls, const ClusterBuildParams& p) {
   calls.launch("cluster_scatter_kernel", scatter_kernel, p.ncol, 128, 0, p);
   calls.launch("cluster_split_kernel", split_kernel, p.max_super, kSuper, 0, p);
   calls.launch("cluster_column_box_kernel", column_box_kernel, (p.ncol + 127) / 128, 128, 0, p);
-  calls.launch("cluster_search_kernel", search_kernel, (p.max_super + 3) / 4, 128, 0, p);
-  calls.launch("cluster_count_scan_kernel", count_scan_kernel, 3, 1024, 0, p);
+  calls.launch("cluster_search_kernel", search_kernel, (p.max_super + kSearchWarps - 1) / kSearchWarps,
+               32 * kSearchWarps, 0, p);
+  calls.launch("cluster_count_scan_kernel", count_scan_kernel, kCounts, 1024, 0, p);
   calls.launch("cluster_compact_kernel", compact_kernel, p.max_super, 128, 0, p);
 }
 

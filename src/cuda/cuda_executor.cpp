@@ -1,11 +1,15 @@
 #include "cuda/cuda_executor.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 #include <string>
 
 #include "core/env.h"
 #include "core/errors.h"
+#include "cuda/cluster_build.h"
+#include "cuda/cluster_list.h"
+#include "cuda/cluster_nonbonded.h"
 #include "cuda/device_system.h"
 #include "cuda/gpu_timing.h"
 #include "cuda/nonbonded.h"
@@ -42,22 +46,103 @@ class CudaExecutor::Impl {
     calls.create_stream();
     every_step_timed = env_int("HALOMD_GPU_TIMING", 0) != 0;
     cuda::setup_device_system(cfg, prop.multiProcessorCount, env_int("HALOMD_GPU_TPA", 0), calls, ds);
+    cluster = env_int("HALOMD_GPU_CLUSTER", 0) != 0;
+    if (cluster) setup_cluster(prop.multiProcessorCount);
     hx.allocate(3 * static_cast<size_t>(ds.n), "positions (host staging)");
     hv.allocate(3 * static_cast<size_t>(ds.n), "velocities (host staging)");
     hst.allocate(1, "step state (host staging)");
     timing.create(every_step_timed ? 1024 : 64);
   }
+  // HALOMD_GPU_CLUSTER=1: the cluster-pair list (cuda/cluster_list.h) and its kernels instead of the
+  // atom-pair list. The atoms' sorted order is then the list's slots (padding included), so the update
+  // kernel reads forces from and writes positions to slot-sized buffers of its own.
+  // Work items of at most `chunk` j-clusters: 8 below 20k atoms, 16 above (bench/NOTES.md, sixteenth
+  // session: fewer, longer items leave a small system's GPU idle; shorter ones add i-force atomics).
+  void setup_cluster(int multiprocessors) {
+    chunk = env_int("HALOMD_GPU_CLUSTER_CHUNK", ds.n < 20000 ? 8 : 16);
+    cuda::reserve_cluster_list(ds.n, cfg.box, cfg.mdp->rlist, chunk, cl);
+    c_mol.allocate(ds.n, "cluster list: molecules");
+    calls.copy_sync(c_mol.get(), cfg.top->molecule.data(), ds.n * sizeof(int), cudaMemcpyHostToDevice);
+    const int slots = cl.max_slots();
+    c_xq.allocate(slots, "cluster list: slot positions");
+    c_f.allocate(slots, "cluster list: slot forces");
+    c_type.allocate(slots, "cluster list: slot types");
+    c_atom_of.allocate(slots, "cluster list: slot atoms");
+    c_ffix.allocate(3 * static_cast<size_t>(slots), "cluster list: force sums");
+    calls.memset_async(c_ffix.get(), 0, c_ffix.bytes());
+    calls.memset_async(c_f.get(), 0, c_f.bytes());
+    const cuda::NonbondedParams& np = ds.nonbonded;
+    cuda::ClusterNbParams& p = cnb;
+    p.n = ds.n;
+    p.ntypes = np.ntypes;
+    p.max_slots = slots;
+    // 16 resident blocks of 64 per SM take the work items in turn; HALOMD_GPU_CLUSTER_BLOCKS overrides (0: a
+    // block per work item the list can hold, those past the list's items returning at once).
+    const int blocks = env_int("HALOMD_GPU_CLUSTER_BLOCKS", 16 * multiprocessors);
+    p.pair_blocks = blocks > 0 ? std::min(cl.max_work, blocks) : cl.max_work;
+    p.rc2 = np.rc2;
+    p.k_rf = np.k_rf;
+    p.c_rf = np.c_rf;
+    p.sh6 = np.sh6;
+    p.sh12 = np.sh12;
+    for (int d = 0; d < 3; ++d) {
+      p.len[d] = np.len[d];
+      p.inv_len[d] = np.inv_len[d];
+      p.x[d] = ds.x[d].get();
+      p.w[d] = cl.w[d].get();
+      p.box[d] = cfg.box.len[d];
+      p.inv_box[d] = 1.0 / cfg.box.len[d];
+    }
+    p.work = cl.work.get();
+    p.j = cl.j.get();
+    p.masks = cl.masks.get();
+    p.num_work = cl.num_work();
+    p.num_slots = cl.num_slots();
+    p.slot_atom = cl.slot_atom.get();
+    p.overflow = cl.overflow.get();
+    p.qs = ds.qs.get();
+    p.type = ds.type.get();
+    p.excl_start = ds.excl_start.get();
+    p.excl = ds.excl.get();
+    p.lj = ds.lj.get();
+    p.sorted_of = ds.sorted_of.get();
+    p.img = ds.img.get();
+    p.xq = c_xq.get();
+    p.type_s = c_type.get();
+    p.atom_of = c_atom_of.get();
+    p.ffix = c_ffix.get();
+    p.f = c_f.get();
+    p.st = ds.st.get();
+    ds.update.xq = c_xq.get();
+    ds.update.f = c_f.get();
+  }
+  void enqueue_search(gpu::GpuCalls& c) {
+    if (cluster) {
+      const double* const xs[3] = {ds.x[0].get(), ds.x[1].get(), ds.x[2].get()};
+      cuda::build_cluster_list(c, xs, ds.n, cfg.box, cfg.mdp->rlist, ds.excl_start.get(), ds.excl.get(),
+                               c_mol.get(), chunk, cl);
+      cuda::launch_cluster_order(c, cnb);
+    } else {
+      cuda::launch_pair_search(c, ds.search);
+    }
+  }
+  void enqueue_nonbonded(gpu::GpuCalls& c, bool energy) {
+    if (cluster)
+      cuda::launch_cluster_nonbonded(c, cnb, energy);
+    else
+      cuda::launch_nonbonded(c, ds.nonbonded, energy);
+  }
   // The regular step: its kernels read the step number and everything else that changes from device
   // memory, so the same graph serves every step until the pair list is reallocated.
   void enqueue_regular_step(gpu::GpuCalls& c) {
-    cuda::launch_nonbonded(c, ds.nonbonded, false);
+    enqueue_nonbonded(c, false);
     cuda::launch_update(c, ds.update, false);
   }
   // A search step without energies, as its own graph (the search's kernels read nothing that changes
   // between searches from their arguments either): one launch instead of seven, and no gaps between
   // its small kernels.
   void enqueue_search_step(gpu::GpuCalls& c) {
-    cuda::launch_pair_search(c, ds.search);
+    enqueue_search(c);
     enqueue_regular_step(c);
   }
 
@@ -87,6 +172,13 @@ class CudaExecutor::Impl {
   gpu::StepGraph graph, search_graph;
   bool every_step_timed = false;
   bool searched = false;
+  bool cluster = false;
+  cuda::DeviceClusterList cl;
+  cuda::ClusterNbParams cnb{};
+  gpu::DeviceBuffer<float4> c_xq, c_f;
+  gpu::DeviceBuffer<int> c_type, c_atom_of, c_mol;
+  int chunk = 0;
+  gpu::DeviceBuffer<unsigned long long> c_ffix;
   // Regular steps before the one whose graph is timed (events around its launch: step_regular_graph in
   // gpu_phase_us, the steady state's regular step as the graph runs it), counted from each search; -1: none.
   static constexpr int kMidStep = 5;
@@ -146,7 +238,7 @@ void CudaExecutor::load(const MdState& s) {
   }
   m.hst[0] = cuda::initial_step_state(s);
   m.calls.copy_async(m.ds.st.get(), m.hst.get(), sizeof(StepState), cudaMemcpyHostToDevice);
-  if (cuda::size_pair_list(s.x, m.calls, m.ds)) {
+  if (!m.cluster && cuda::size_pair_list(s.x, m.calls, m.ds)) {
     m.graph.invalidate();
     m.search_graph.invalidate();
   }
@@ -189,7 +281,7 @@ void CudaExecutor::step(const StepRequest& r, StepEnergies* e) {
   cuda::GpuTiming::Sample* t = m.timing.begin(step_phases(ns, energy));
   if (t) m.calls.record(t->ev[kStart]);
   if (ns) {
-    cuda::launch_pair_search(m.calls, m.ds.search);
+    m.enqueue_search(m.calls);
     m.searched = true;
     m.mid_in = Impl::kMidStep - 1;
   }
@@ -197,7 +289,7 @@ void CudaExecutor::step(const StepRequest& r, StepEnergies* e) {
   if (energy)
     m.calls.memset_async(reinterpret_cast<char*>(m.ds.st.get()) + offsetof(StepState, nb_acc), 0,
                          sizeof(StepState::nb_acc) + sizeof(StepState::cvir_acc));
-  cuda::launch_nonbonded(m.calls, m.ds.nonbonded, energy);
+  m.enqueue_nonbonded(m.calls, energy);
   if (t) m.calls.record(t->ev[kNonbonded]);
   cuda::launch_update(m.calls, m.ds.update, energy);
   if (t) m.calls.record(t->ev[kUpdated]);
@@ -243,15 +335,18 @@ void CudaExecutor::positions(std::vector<Vec3>& x) {
 void CudaExecutor::forces(std::vector<Vec3>& f) {
   Impl& m = *impl_;
   const size_t n = m.ds.n;
+  const size_t rows = m.cluster ? static_cast<size_t>(m.cl.max_slots()) : n;  // sorted order's length
   gpu::PinnedBuffer<float4> hf;
   gpu::PinnedBuffer<int> atom_of;
-  hf.allocate(n, "forces (host staging)");
-  atom_of.allocate(n, "sorted order (host staging)");
-  m.calls.copy_async(hf.get(), m.ds.f.get(), n * sizeof(float4), cudaMemcpyDeviceToHost);
-  m.calls.copy_async(atom_of.get(), m.ds.atom_of.get(), n * sizeof(int), cudaMemcpyDeviceToHost);
+  hf.allocate(rows, "forces (host staging)");
+  atom_of.allocate(rows, "sorted order (host staging)");
+  m.calls.copy_async(hf.get(), m.ds.update.f, rows * sizeof(float4), cudaMemcpyDeviceToHost);
+  m.calls.copy_async(atom_of.get(), m.cluster ? m.c_atom_of.get() : m.ds.atom_of.get(), rows * sizeof(int),
+                     cudaMemcpyDeviceToHost);
   m.sync_state();
   f.assign(n, Vec3{});
-  for (size_t s = 0; s < n; ++s) f[atom_of[s]] = {hf[s].x, hf[s].y, hf[s].z};
+  for (size_t s = 0; s < rows; ++s)
+    if (atom_of[s] >= 0) f[atom_of[s]] = {hf[s].x, hf[s].y, hf[s].z};
 }
 
 size_t CudaExecutor::num_pairs() const { return impl_->pairs; }
@@ -267,12 +362,13 @@ std::string CudaExecutor::report_json() const {
   const Impl& m = *impl_;
   const cuda::SearchParams& sp = m.ds.search;
   return fmt::format(
-      "\"domains\": 1,\n  \"gpu\": \"{}\",\n  \"gpu_lanes_per_atom\": {},\n"
+      "\"domains\": 1,\n  \"gpu\": \"{}\",\n  \"gpu_pair_list\": \"{}\",\n  \"gpu_lanes_per_atom\": {},\n"
       "  \"gpu_grid\": [{}, {}, {}],\n"
       "  \"gpu_list_entries_per_lane\": {},\n  \"gpu_list_entries_per_lane_max\": {},\n"
       "  \"gpu_every_step_timed\": {},\n  {}",
-      m.gpu_name, m.ds.tpa, sp.nc[0], sp.nc[1], sp.nc[2], m.ds.cap_groups * cuda::kListGroup,
-      m.max_groups * cuda::kListGroup, m.every_step_timed ? "true" : "false", m.timing.json());
+      m.gpu_name, m.cluster ? "cluster" : "atom", m.ds.tpa, sp.nc[0], sp.nc[1], sp.nc[2],
+      m.ds.cap_groups * cuda::kListGroup, m.max_groups * cuda::kListGroup,
+      m.every_step_timed ? "true" : "false", m.timing.json());
 }
 
 }  // namespace halomd

@@ -18,8 +18,8 @@ const char* error_text(int kind) {
     case kErrForce:
       return "non-finite or extreme non-bonded force (atoms overlapping?)";
     default:
-      return "the pair list is full: this atom has far more neighbours than any atom had at the start "
-             "(the density changed a lot, or the system blew up)";
+      return "the pair list is full: this atom (with HALOMD_GPU_CLUSTER=1: some super-cluster) has far more "
+             "neighbours than any atom had at the start (the density changed a lot, or the system blew up)";
   }
 }
 
