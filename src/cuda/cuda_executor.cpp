@@ -76,9 +76,10 @@ class CudaExecutor::Impl {
     p.n = ds.n;
     p.ntypes = np.ntypes;
     p.max_slots = slots;
-    // 16 resident blocks of 64 per SM take the work items in turn; HALOMD_GPU_CLUSTER_BLOCKS overrides (0: a
-    // block per work item the list can hold, those past the list's items returning at once).
-    const int blocks = env_int("HALOMD_GPU_CLUSTER_BLOCKS", 16 * multiprocessors);
+    // 32 blocks of 64 per SM take the work items in turn (at 45k: 111 us against 132 with 16 per SM and 121
+    // with a block per item, whose energy kernel took 396 us: bench/NOTES.md, seventeenth session);
+    // HALOMD_GPU_CLUSTER_BLOCKS overrides (0: a block per work item the list can hold).
+    const int blocks = env_int("HALOMD_GPU_CLUSTER_BLOCKS", 32 * multiprocessors);
     p.pair_blocks = blocks > 0 ? std::min(cl.max_work, blocks) : cl.max_work;
     p.rc2 = np.rc2;
     p.k_rf = np.k_rf;
