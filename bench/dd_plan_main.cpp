@@ -5,6 +5,7 @@
 // Usage: dd_plan CONF.gro TOPOL.top [--rlist NM] [--domains 2,4,8,16] [--repeats N] [--window-steps N]
 //   --window-steps: steps between neighbour searches used to move atoms (x + v * steps * dt) for the
 //   migration count (default 10, dt 0.002 ps).
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -38,30 +39,22 @@ struct Options {
 
 Options parse(int argc, char** argv) {
   Options o;
-  std::vector<std::string> pos;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--rlist") {
-      o.rlist = std::stod(next());
-    } else if (a == "--repeats") {
-      o.repeats = std::stoi(next());
-    } else if (a == "--window-steps") {
-      o.window_steps = std::stoi(next());
-    } else if (a == "--domains") {
-      o.domains.clear();
-      std::stringstream ss(next());
-      for (std::string item; std::getline(ss, item, ',');) o.domains.push_back(std::stoi(item));
-    } else {
-      pos.push_back(a);
-    }
+  std::string domains = "2,4,8,16";
+  CLI::App app{"The DD halo plan's build time and halo sizes (bench/dd_plan.sh)", "dd_plan"};
+  app.add_option("conf", o.conf, "coordinates (.gro)")->required();
+  app.add_option("top", o.top, "topology (.top)")->required();
+  app.add_option("--rlist", o.rlist, "pair-list radius, nm");
+  app.add_option("--domains", domains, "domain counts, comma-separated");
+  app.add_option("--repeats", o.repeats, "timed repeats per count");
+  app.add_option("--window-steps", o.window_steps, "steps of free flight between searches");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::exit(app.exit(e));
   }
-  if (pos.size() != 2) throw std::runtime_error("usage: dd_plan CONF.gro TOPOL.top [options]");
-  o.conf = pos[0];
-  o.top = pos[1];
+  o.domains.clear();
+  std::stringstream ss(domains);
+  for (std::string item; std::getline(ss, item, ',');) o.domains.push_back(std::stoi(item));
   return o;
 }
 

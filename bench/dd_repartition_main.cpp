@@ -14,6 +14,7 @@
 //   --nbox 2 2 2 -o spce_45k` (bench/dd_plan.sh makes it the same way).
 #include <malloc.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -42,29 +43,19 @@ struct Options {
 
 Options parse(int argc, char** argv) {
   Options o;
-  std::vector<std::string> pos;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--rlist")
-      o.rlist = std::stod(next());
-    else if (a == "--skin")
-      o.skin = std::stod(next());
-    else if (a == "--domains")
-      o.domains = std::stoi(next());
-    else if (a == "--repeats")
-      o.repeats = std::stoi(next());
-    else if (a == "--window-steps")
-      o.window_steps = std::stoi(next());
-    else
-      pos.push_back(a);
+  CLI::App app{"A repartition's host parts, timed (bench/host_repartition.sh)", "dd_repartition"};
+  app.add_option("conf", o.conf, "coordinates (.gro)")->required();
+  app.add_option("top", o.top, "topology (.top)")->required();
+  app.add_option("--rlist", o.rlist, "pair-list radius, nm");
+  app.add_option("--skin", o.skin, "DD skin, nm");
+  app.add_option("--domains", o.domains, "domains");
+  app.add_option("--repeats", o.repeats, "timed repeats");
+  app.add_option("--window-steps", o.window_steps, "steps of free flight between searches");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::exit(app.exit(e));
   }
-  if (pos.size() != 2) throw std::runtime_error("usage: dd_repartition CONF.gro TOPOL.top [options]");
-  o.conf = pos[0];
-  o.top = pos[1];
   return o;
 }
 
