@@ -11,11 +11,11 @@
 // atomically (64-bit fixed point, deterministic, or float). Exclusions: pairs within one molecule (water).
 //
 // Usage: cluster_nb -c conf.gro -p topol.top -f run.mdp [--rlist 1.094] [--chunk N] [--split 0|1]
-//          [--gpu-list 0|1] [--reps 200] [--out result.json]
+//          [--reps 200] [--out result.json]
 // (CLUSTER_NB_HOST_ONLY=1: build and check the list on the host only.)
 // --chunk: entries cut into at most N j-clusters; --split: a warp per half j-cluster (GROMACS's split);
-// --gpu-list: also build the list on the GPU (bench/cluster_gpu_list.cuh) and run the kernel over it. Each
-// run times three kernels: fixed-point atomics, float atomics, fixed point with warps that have no pair
+// (Its GPU list build went: halomd's own, src/cuda/cluster_list.h, runs in the executor with
+// HALOMD_GPU_CLUSTER=1 and is measured by bench/gpu_single.sh, PAIR_LISTS="atom cluster".) Each run times three kernels: fixed-point atomics, float atomics, fixed point with warps that have no pair
 // within the cut-off skipping the arithmetic. bench/cluster_nb.sh builds it and runs the sweep:
 //   nvcc -O3 -std=c++20 -arch=sm_90 -I src -I bench bench/cluster_nb.cu build/test/libhalomd_cpu.a \
 //     build/test/libhalomd_io.a -lfmt -Xcompiler -fopenmp -o devbin/cluster_nb
@@ -31,7 +31,6 @@
 #include <string>
 #include <vector>
 
-#include "cluster_gpu_list.cuh"
 #include "cluster_nb_kernels.cuh"
 #include "cluster_nb_list.h"
 #include "cpu/nonbonded.h"
@@ -76,8 +75,6 @@ int main(int argc, char** argv) {
       kChunk = std::atoi(argv[a + 1]);
     else if (k == "--split")
       kSplit = std::atoi(argv[a + 1]) != 0;
-    else if (k == "--gpu-list")
-      kGpuList = std::atoi(argv[a + 1]) != 0;
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
@@ -282,210 +279,6 @@ int main(int argc, char** argv) {
         maxerr[variant] = std::max(maxerr[variant], std::fabs(f[3 * a + d] - fref[3 * g + d]));
     }
   }
-  // --gpu-list: the same kind of list built on the GPU (cluster_gpu_list.cuh), timed, and the force kernel
-  // (with the skip) run over it and checked against the reference.
-  double gpu_list_us = 0.0, gpu_list_nb_us = 0.0, gpu_list_err = -1.0;
-  std::string phase_json = "null";
-  int gpu_list_entries = 0;
-  if (kGpuList) {
-    namespace cg = cluster_gpu;
-    const double vol = gro.box.len.x * gro.box.len.y * gro.box.len.z;
-    const double side = std::cbrt(kSuperAtoms * vol / n);
-    cg::ListParams lp{};
-    lp.n = n;
-    for (int d = 0; d < 3; ++d) lp.box[d] = s.box[d];
-    lp.ncx = std::max(1, static_cast<int>(std::lround(gro.box.len.x / side)));
-    lp.ncy = std::max(1, static_cast<int>(std::lround(gro.box.len.y / side)));
-    lp.colw[0] = s.box[0] / lp.ncx;
-    lp.colw[1] = s.box[1] / lp.ncy;
-    lp.rlist = static_cast<float>(rlist);
-    lp.rlist2 = static_cast<float>(rlist * rlist);
-    lp.chunk = std::min(kChunk, 1 << 20);
-    const int ncol = lp.ncx * lp.ncy;
-    // Capacities from the host build, with room: one more super-cluster per column, half as many j-entries.
-    int max_col = 0;
-    {
-      std::vector<int> cnt(ncol, 0);
-      for (int i = 0; i < n; ++i) {
-        const float wx = gro.x[i].x - gro.box.len.x * std::floor(gro.x[i].x / gro.box.len.x);
-        const float wy = gro.x[i].y - gro.box.len.y * std::floor(gro.x[i].y / gro.box.len.y);
-        const int cx = std::min(lp.ncx - 1, static_cast<int>(wx / lp.colw[0]));
-        const int cy = std::min(lp.ncy - 1, static_cast<int>(wy / lp.colw[1]));
-        ++cnt[cx * lp.ncy + cy];
-      }
-      for (int c : cnt) max_col = std::max(max_col, c);
-    }
-    lp.max_slots = s.nslots + kSuperAtoms * ncol;
-    const int nsuper_cap = lp.max_slots / kSuperAtoms;
-    int max_j = 0;
-    {
-      std::vector<int> per(s.nslots / kSuperAtoms, 0);
-      for (const Entry& e : entries) per[e.super] += e.count;
-      for (int v : per) max_j = std::max(max_j, v);
-    }
-    lp.jcap = max_j * 3 / 2 + 64;
-    lp.ecap = lp.jcap / lp.chunk + 28;
-    std::vector<float> hx(n), hy(n), hz(n), hq(n);
-    std::vector<int> ht(n), hm(n);
-    for (int i = 0; i < n; ++i) {
-      hx[i] = gro.x[i].x - gro.box.len.x * std::floor(gro.x[i].x / gro.box.len.x);
-      hy[i] = gro.x[i].y - gro.box.len.y * std::floor(gro.x[i].y / gro.box.len.y);
-      hz[i] = gro.x[i].z - gro.box.len.z * std::floor(gro.x[i].z / gro.box.len.z);
-      hq[i] = static_cast<float>(q[i]);
-      ht[i] = top.type[i];
-      hm[i] = top.molecule[i];
-    }
-    auto upload = [](auto& h, auto** d) {
-      CK(cudaMalloc(d, sizeof(h[0]) * h.size()));
-      CK(cudaMemcpy(*d, h.data(), sizeof(h[0]) * h.size(), cudaMemcpyHostToDevice));
-    };
-    float *dx, *dy, *dz, *dq;
-    int *dt, *dm;
-    upload(hx, &dx);
-    upload(hy, &dy);
-    upload(hz, &dz);
-    upload(hq, &dq);
-    upload(ht, &dt);
-    upload(hm, &dm);
-    lp.x = dx, lp.y = dy, lp.z = dz, lp.q = dq, lp.type = dt, lp.mol = dm;
-    CK(cudaMalloc(&lp.col_of, sizeof(int) * n));
-    CK(cudaMalloc(&lp.col_n, sizeof(int) * ncol));
-    CK(cudaMalloc(&lp.col_fill, sizeof(int) * ncol));
-    CK(cudaMalloc(&lp.col_start, sizeof(int) * (ncol + 1)));
-    CK(cudaMalloc(&lp.col_tmp, sizeof(int) * lp.max_slots));
-    CK(cudaMalloc(&lp.slot_atom, sizeof(int) * lp.max_slots));
-    CK(cudaMalloc(&lp.xq, sizeof(float4) * lp.max_slots));
-    CK(cudaMalloc(&lp.tm, sizeof(int2) * lp.max_slots));
-    CK(cudaMalloc(&lp.bb, sizeof(cg::Box6) * lp.max_slots / kCl));
-    CK(cudaMalloc(&lp.sbb, sizeof(cg::Box6) * nsuper_cap));
-    CK(cudaMalloc(&lp.jcount, sizeof(int) * nsuper_cap));
-    CK(cudaMalloc(&lp.ecount, sizeof(int) * nsuper_cap));
-    CK(cudaMalloc(&lp.estart, sizeof(int) * (nsuper_cap + 1)));
-    CK(cudaMalloc(&lp.sentries, sizeof(int4) * static_cast<size_t>(nsuper_cap) * lp.ecap));
-    CK(cudaMalloc(&lp.entries, sizeof(int4) * static_cast<size_t>(nsuper_cap) * lp.ecap));
-    CK(cudaMalloc(&lp.jl, sizeof(int3) * static_cast<size_t>(nsuper_cap) * lp.jcap));
-    CK(cudaMalloc(&lp.overflow, sizeof(int)));
-    CK(cudaMemset(lp.overflow, 0, sizeof(int)));
-    const size_t sort_shared = static_cast<size_t>(max_col + kSuperAtoms) * 8;
-    auto build = [&] {
-      CK(cudaMemsetAsync(lp.col_n, 0, sizeof(int) * ncol));
-      CK(cudaMemsetAsync(lp.col_fill, 0, sizeof(int) * ncol));
-      cg::col_count_kernel<<<(n + 255) / 256, 256>>>(lp);
-      cg::col_scan_kernel<<<1, 1024>>>(lp);
-      cg::col_place_kernel<<<(n + 255) / 256, 256>>>(lp);
-      cg::col_sort_kernel<<<ncol, 256, sort_shared>>>(lp);
-      cg::super_split_kernel<<<nsuper_cap, kSuperAtoms>>>(lp);
-      cg::search_kernel<<<(nsuper_cap + 3) / 4, 128>>>(lp);
-      cg::entry_scan_kernel<<<1, 1024>>>(lp, nsuper_cap);
-      cg::entry_place_kernel<<<nsuper_cap, 64>>>(lp, nsuper_cap);
-    };
-    auto phases = [&] {  // one build with events between its kernels
-      cudaEvent_t ev[9];
-      for (auto& e : ev) CK(cudaEventCreate(&e));
-      CK(cudaEventRecord(ev[0]));
-      CK(cudaMemsetAsync(lp.col_n, 0, sizeof(int) * ncol));
-      CK(cudaMemsetAsync(lp.col_fill, 0, sizeof(int) * ncol));
-      cg::col_count_kernel<<<(n + 255) / 256, 256>>>(lp);
-      CK(cudaEventRecord(ev[1]));
-      cg::col_scan_kernel<<<1, 1024>>>(lp);
-      CK(cudaEventRecord(ev[2]));
-      cg::col_place_kernel<<<(n + 255) / 256, 256>>>(lp);
-      CK(cudaEventRecord(ev[3]));
-      cg::col_sort_kernel<<<ncol, 256, sort_shared>>>(lp);
-      CK(cudaEventRecord(ev[4]));
-      cg::super_split_kernel<<<nsuper_cap, kSuperAtoms>>>(lp);
-      CK(cudaEventRecord(ev[5]));
-      cg::search_kernel<<<(nsuper_cap + 3) / 4, 128>>>(lp);
-      CK(cudaEventRecord(ev[6]));
-      cg::entry_scan_kernel<<<1, 1024>>>(lp, nsuper_cap);
-      CK(cudaEventRecord(ev[7]));
-      cg::entry_place_kernel<<<nsuper_cap, 64>>>(lp, nsuper_cap);
-      CK(cudaEventRecord(ev[8]));
-      CK(cudaEventSynchronize(ev[8]));
-      const char* names[8] = {"count", "scan",   "place",      "sort",
-                              "split", "search", "entry_scan", "entry_place"};
-      std::printf("GPU list phases (us):");
-      phase_json = "{";
-      for (int k = 0; k < 8; ++k) {
-        float t = 0;
-        CK(cudaEventElapsedTime(&t, ev[k], ev[k + 1]));
-        std::printf(" %s %.1f", names[k], 1000.0 * t);
-        phase_json += std::string(k ? ", " : "") + "\"" + names[k] + "\": " + std::to_string(1000.0 * t);
-      }
-      phase_json += "}";
-      std::printf("\n");
-    };
-    if (sort_shared > 48 * 1024)
-      CK(cudaFuncSetAttribute(cg::col_sort_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              static_cast<int>(sort_shared)));
-    build();
-    CK(cudaDeviceSynchronize());
-    int overflow = 0;
-    CK(cudaMemcpy(&overflow, lp.overflow, sizeof(int), cudaMemcpyDeviceToHost));
-    CK(cudaMemcpy(&gpu_list_entries, lp.estart + nsuper_cap, sizeof(int), cudaMemcpyDeviceToHost));
-    if (overflow) {
-      std::fprintf(stderr, "GPU list: capacity exceeded (%d)\n", overflow);
-      return 1;
-    }
-    phases();
-    cudaEvent_t g0, g1;
-    CK(cudaEventCreate(&g0));
-    CK(cudaEventCreate(&g1));
-    CK(cudaEventRecord(g0));
-    for (int r = 0; r < reps; ++r) build();
-    CK(cudaEventRecord(g1));
-    CK(cudaEventSynchronize(g1));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, g0, g1));
-    gpu_list_us = 1000.0 * ms / reps;
-    // The force kernel over the GPU's list.
-    KParams pg = p;
-    pg.xq = lp.xq;
-    pg.tm = lp.tm;
-    pg.entries = reinterpret_cast<const Entry*>(lp.entries);
-    pg.jl = reinterpret_cast<const JEntry*>(lp.jl);
-    pg.nentries = lp.estart + nsuper_cap;
-    pg.skip = 1;
-    unsigned long long* ffix_g;
-    CK(cudaMalloc(&ffix_g, sizeof(unsigned long long) * 3 * lp.max_slots));
-    pg.ffix = ffix_g;
-    auto nb = [&] {
-      CK(cudaMemsetAsync(ffix_g, 0, sizeof(unsigned long long) * 3 * lp.max_slots));
-      cluster_nb_kernel<true><<<gpu_list_entries, 64>>>(pg);
-    };
-    nb();
-    CK(cudaDeviceSynchronize());
-    CK(cudaEventRecord(g0));
-    for (int r = 0; r < reps; ++r) nb();
-    CK(cudaEventRecord(g1));
-    CK(cudaEventSynchronize(g1));
-    CK(cudaEventElapsedTime(&ms, g0, g1));
-    gpu_list_nb_us = 1000.0 * ms / reps;
-    std::vector<unsigned long long> hf(3 * lp.max_slots);
-    std::vector<int> hsa(lp.max_slots);
-    CK(cudaMemcpy(hf.data(), ffix_g, hf.size() * 8, cudaMemcpyDeviceToHost));
-    CK(cudaMemcpy(hsa.data(), lp.slot_atom, hsa.size() * 4, cudaMemcpyDeviceToHost));
-    int total_slots = 0;
-    CK(cudaMemcpy(&total_slots, lp.col_start + ncol, sizeof(int), cudaMemcpyDeviceToHost));
-    std::vector<int> seen(n, 0);
-    gpu_list_err = 0.0;
-    for (int a = 0; a < total_slots; ++a) {
-      const int g = hsa[a];
-      if (g < 0) continue;
-      ++seen[g];
-      for (int d = 0; d < 3; ++d)
-        gpu_list_err = std::max(
-            gpu_list_err,
-            std::fabs(static_cast<double>(static_cast<long long>(hf[3 * a + d])) / kFixed - fref[3 * g + d]));
-    }
-    for (int g = 0; g < n; ++g)
-      if (seen[g] != 1) {
-        std::fprintf(stderr, "GPU list: atom %d placed %d times\n", g, seen[g]);
-        return 1;
-      }
-    std::printf("GPU list: %d entries, build %.1f us, forces %.1f us, max |f - f_ref| %.3e\n",
-                gpu_list_entries, gpu_list_us, gpu_list_nb_us, gpu_list_err);
-  }
   // The memset alone, to subtract.
   CK(cudaEventRecord(e0));
   for (int r = 0; r < reps; ++r) CK(cudaMemsetAsync(p.ffix, 0, sizeof(unsigned long long) * 3 * s.nslots));
@@ -504,13 +297,10 @@ int main(int argc, char** argv) {
       "\"entries\": %zu, \"j_cluster_entries\": %lld, \"cluster_pairs\": %lld, \"host_list_ms\": %.1f, "
       "\"kernel_fixed_atomics_us\": %.2f, \"kernel_float_atomics_us\": %.2f, \"memset_us\": %.2f, "
       "\"kernel_fixed_skip_us\": %.2f, \"max_abs_force_error_skip\": %.3e, "
-      "\"gpu_list_build_us\": %.2f, \"gpu_list_entries\": %d, \"gpu_list_kernel_us\": %.2f, "
-      "\"gpu_list_max_abs_force_error\": %.3e, \"gpu_list_phases_us\": %s, "
       "\"max_abs_force_error_fixed\": %.3e, \"max_abs_force_error_float\": %.3e, "
       "\"rms_force\": %.3f}\n",
       prop.name, n, s.nslots, nsuper, rlist, entries.size(), jentries, cluster_pairs, list_ms, us[0], us[1],
-      1000.0 * ms_memset / reps, us[2], maxerr[2], gpu_list_us, gpu_list_entries, gpu_list_nb_us,
-      gpu_list_err, phase_json.c_str(), maxerr[0], maxerr[1], rms_ref);
+      1000.0 * ms_memset / reps, us[2], maxerr[2], maxerr[0], maxerr[1], rms_ref);
   std::fputs(buf, stdout);
   if (!out.empty()) {
     FILE* fo = std::fopen(out.c_str(), "w");

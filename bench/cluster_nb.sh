@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The cluster-pair force kernel of bench/cluster_nb.cu against halomd's atom-pair kernel on the same GPU
-# (bench/NOTES.md, sixteenth session): SPC/E 9k, 45k and 203k atoms; the cluster kernel at rlist 1.03 and
-# 1.05 with entries cut into 16 or 8 j-clusters, plain and split; the plain runs also build the list on the
-# GPU (bench/cluster_gpu_list.cuh: time by phase, and the force kernel over it); halomd's kernel times from
-# `HALOMD_GPU_TIMING=1 halomd run` (rlist from GROMACS's Verlet buffer estimate, 1.093-1.094 nm). Writes
+# (bench/NOTES.md, sixteenth and seventeenth sessions): SPC/E 9k, 45k and 203k atoms; the cluster kernel at
+# rlist 1.094 (halomd's, from GROMACS's Verlet buffer estimate: compare these records with the atom-pair
+# ones) and 1.03 (the sixteenth session's) with entries cut into 16 or 8 j-clusters, plain and split;
+# halomd's kernel times from `HALOMD_GPU_TIMING=1 halomd run`. Writes
 # bench/results/cluster_nb.json (../shared/BENCH.md's header fields; the records are this benchmark's own).
 # Usage: bench/cluster_nb.sh   HALOMD_BIN (default build-nv/halomd) and CLUSTER_NB_BIN (default: built here
 # with nvcc against build/test's libraries) for prebuilt binaries; COMMIT where git does not know the build's.
@@ -27,11 +27,11 @@ cp tests/data/spce_9k/conf.gro "$work/spce_9k.gro"
 cp tests/data/spce_9k/topol.top "$work/spce_9k.top"
 for sys in spce_9k spce_45k spce_203k; do
   bench_mdp 2000 > "$work/$sys.mdp"
-  for rl in 1.03 1.05; do
+  for rl in 1.03 1.094; do
     for ch in 16 8; do
       for sp in 0 1; do
         (cd "$work" && ./cluster_nb -c $sys.gro -p $sys.top -f $sys.mdp --rlist $rl --chunk $ch --split $sp \
-          --gpu-list $((1 - sp)) --out "cl_${sys}_${rl}_${ch}_$sp.json" > /dev/null)
+          --out "cl_${sys}_${rl}_${ch}_$sp.json" > /dev/null)
       done
     done
   done
@@ -65,9 +65,7 @@ for r in records:
     if r["kernel"] == "cluster_pairs":
         print(f"{r['system']:10s} rlist {r['rlist_nm']:.3f} chunk {r['chunk']:2d} split {r['split']}: fixed "
               f"{r['kernel_fixed_atomics_us']:.1f} float {r['kernel_float_atomics_us']:.1f} skip "
-              f"{r['kernel_fixed_skip_us']:.1f} us" + (f"; GPU list {r['gpu_list_build_us']:.1f} us "
-              f"{r['gpu_list_phases_us']}, forces over it {r['gpu_list_kernel_us']:.1f} us"
-              if r.get("gpu_list_phases_us") else ""))
+              f"{r['kernel_fixed_skip_us']:.1f} us")
     else:
         print(f"{r['system']:10s} halomd atom pairs: nonbonded {r['nonbonded_us']:.1f} us, search {r['ns_search_us']:.1f} us")
 PY

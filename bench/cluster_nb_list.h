@@ -17,7 +17,6 @@ constexpr int kSuperAtoms = 64;
 constexpr double kFixed = 4294967296.0;  // 2^32 units per kJ/mol/nm, as halomd's fixed-point forces
 int kChunk = 1 << 30;                    // --chunk
 bool kSplit = false;                     // --split
-bool kGpuList = false;                   // --gpu-list
 
 struct Entry {
   int super;  // i super-cluster
