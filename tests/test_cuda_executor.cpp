@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <string>
 #include <utility>
@@ -140,6 +141,7 @@ struct GpuStep0 {
   StepEnergies e;
   std::vector<Vec3> f;
   size_t pairs = 0;
+  std::string report;  // report_json()
 };
 GpuStep0 gpu_step0(System& sys) {
   CudaExecutor gpu(sys.config());
@@ -148,6 +150,7 @@ GpuStep0 gpu_step0(System& sys) {
   gpu.step(request(sys.in.mdp, 0, true), &r.e);
   gpu.forces(r.f);
   r.pairs = gpu.num_pairs();
+  r.report = gpu.report_json();
   return r;
 }
 
@@ -345,16 +348,23 @@ TEST(CudaExecutor, ThermostatDrawsTheCpuRandomNumbers) {
       << eg.thermostat_integral << " vs " << ec.thermostat_integral;
 }
 
-// The cluster-pair list built on the GPU (cuda/cluster_list.h, not used by the executor yet) is the host
-// reference's (cpu/cluster_pairlist.h) slot for slot, entry for entry and mask for mask.
 // HALOMD_GPU_CLUSTER=1 (the cluster-pair list and its kernels): step-0 energies, virial and forces against
 // the CPU double path as the atom-pair path is held to, on a box of three cluster widths (spce_1k5, where a
-// cluster meets its own images) and on spce_9k; 25 steps over two searches stay on the atom path's
-// trajectory and are bitwise repeatable.
+// cluster meets its own images) and on spce_9k, there also with 3 force blocks (each takes many work items
+// in turn, as at large sizes) and the large systems' 16 j-clusters per item; 25 steps over two searches stay
+// on the atom path's trajectory and are bitwise repeatable.
 TEST(CudaExecutor, ClusterPathMatchesTheCpuAndTheAtomPath) {
   if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
-  for (const char* name : {"spce_1k5", "spce_9k"}) {
-    SCOPED_TRACE(name);
+  struct Case {
+    const char *name, *chunk, *blocks;  // HALOMD_GPU_CLUSTER_CHUNK and _BLOCKS, nullptr: the default
+  };
+  for (const Case& c :
+       {Case{"spce_1k5", nullptr, nullptr}, Case{"spce_9k", nullptr, nullptr}, Case{"spce_9k", "16", "3"}}) {
+    const char* name = c.name;
+    SCOPED_TRACE(std::string(name) + (c.blocks ? " with 3 blocks" : ""));
+    std::vector<std::unique_ptr<ScopedEnv>> env;
+    if (c.chunk) env.push_back(std::make_unique<ScopedEnv>("HALOMD_GPU_CLUSTER_CHUNK", c.chunk));
+    if (c.blocks) env.push_back(std::make_unique<ScopedEnv>("HALOMD_GPU_CLUSTER_BLOCKS", c.blocks));
     System sys;
     load_system(name, "nve.mdp", sys);
     CpuExecutor cpu(sys.config());
@@ -373,6 +383,7 @@ TEST(CudaExecutor, ClusterPathMatchesTheCpuAndTheAtomPath) {
       ScopedEnv cluster("HALOMD_GPU_CLUSTER", "1");
       g = gpu_step0(sys);
     }
+    EXPECT_NE(g.report.find("\"gpu_pair_list\": \"cluster\""), std::string::npos) << g.report;
     EXPECT_LT(rel_diff(g.e.lj, ec.lj), kEnergyRelTol) << g.e.lj << " vs " << ec.lj;
     EXPECT_LT(rel_diff(g.e.coulomb, ec.coulomb), kEnergyRelTol) << g.e.coulomb << " vs " << ec.coulomb;
     for (int a = 0; a < 3; ++a)
@@ -415,6 +426,8 @@ TEST(CudaExecutor, ClusterPathMatchesTheCpuAndTheAtomPath) {
   }
 }
 
+// The cluster-pair list built on the GPU (cuda/cluster_list.h) is the host reference's
+// (cpu/cluster_pairlist.h) slot for slot, entry for entry and mask for mask.
 TEST(CudaExecutor, ClusterListOnTheGpuIsTheHostList) {
   if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
   for (const char* name : {"spce_1k5", "spce_9k"}) {

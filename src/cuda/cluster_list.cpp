@@ -55,10 +55,10 @@ bool reserve_cluster_list(int n, const Box& box, double rlist, int chunk, Device
   return true;
 }
 
-void build_cluster_list(gpu::GpuCalls& calls, const double* const x[3], int n, const Box& box, double rlist,
+bool build_cluster_list(gpu::GpuCalls& calls, const double* const x[3], int n, const Box& box, double rlist,
                         const int* excl_start, const int* excl, const int* mol, int chunk,
                         DeviceClusterList& d) {
-  reserve_cluster_list(n, box, rlist, chunk, d);
+  const bool reallocated = reserve_cluster_list(n, box, rlist, chunk, d);
   const ClusterGridShape& g = d.shape;
   const int ncol = d.ncol;
   ClusterBuildParams p{};
@@ -105,6 +105,7 @@ void build_cluster_list(gpu::GpuCalls& calls, const double* const x[3], int n, c
   p.masks = d.masks.get();
   p.overflow = d.overflow.get();
   launch_cluster_build(calls, p);
+  return reallocated;
 }
 
 void download_cluster_list(const DeviceClusterList& d, ClusterPairList& out) {

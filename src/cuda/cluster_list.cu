@@ -315,7 +315,9 @@ __global__ void __launch_bounds__(32 * kSearchWarps) search_kernel(P p) {
     p.counts[kCounts * sc] = min(ne, kClusterEntryCap);
     p.counts[kCounts * sc + 1] = min(nj, kClusterJCap);
     p.counts[kCounts * sc + 2] = min(nm, kClusterMaskCap);
-    p.counts[kCounts * sc + 3] = ne <= kClusterEntryCap && nj <= kClusterJCap ? nw : 0;
+    // No work items where a capacity was exceeded: the list then has j-clusters it did not write.
+    p.counts[kCounts * sc + 3] =
+        ne <= kClusterEntryCap && nj <= kClusterJCap && nm <= kClusterMaskCap ? nw : 0;
   }
 }
 

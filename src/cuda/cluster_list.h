@@ -52,9 +52,10 @@ bool reserve_cluster_list(int n, const Box& box, double rlist, int chunk, Device
 
 // Builds the list on the calls' stream from positions x (double, structure of arrays, n atoms, unwrapped)
 // in a periodic box; excl_start/excl: the exclusions (CSR over atoms, sorted) on the device; mol: each
-// atom's molecule (or null: every pair's exclusions are looked up); chunk: j-clusters per work item. A
+// atom's molecule (or null: every pair's exclusions are looked up); chunk: j-clusters per work item.
+// Returns true when it had to (re)allocate (reserve_cluster_list): a graph recorded before is then stale. A
 // capacity exceeded sets `overflow` (download_cluster_list throws; the executor's step reports it).
-void build_cluster_list(gpu::GpuCalls& calls, const double* const x[3], int n, const Box& box, double rlist,
+bool build_cluster_list(gpu::GpuCalls& calls, const double* const x[3], int n, const Box& box, double rlist,
                         const int* excl_start, const int* excl, const int* mol, int chunk,
                         DeviceClusterList& list);
 

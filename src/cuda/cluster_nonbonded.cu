@@ -6,6 +6,7 @@ namespace {
 
 constexpr int kC = 8, kS = 8, kSuper = 64;  // ClusterPairList's cluster and super-cluster sizes
 constexpr int kSlotBlock = 256;
+constexpr float kMaxPairForce2 = 1e16f;  // (kJ/mol/nm)^2: the update kernel's per-atom bound
 
 __device__ inline void add_force(unsigned long long* acc, float fx, float fy, float fz) {
   constexpr float scale = static_cast<float>(kForceScale);
@@ -53,10 +54,10 @@ __global__ void cluster_order_kernel(ClusterNbParams p) {
 
 // Blocks of 64 threads take the list's work items (an entry's run of at most `chunk` j-clusters) in turn:
 // tx = threadIdx.x & 7 the j atom, ty = threadIdx.x >> 3 the i atom of each of the super-cluster's 8
-// i-clusters. A warp whose 32 pairs of an
-// (i-cluster, j-cluster) are all beyond the cut-off or masked skips their arithmetic (bench/cluster_nb.cu:
-// this made the kernel as fast as the atom-pair kernel). A j atom's force is reduced over the warp's 4 i
-// atoms by shuffles and added once per warp; the i forces at the end of the entry.
+// i-clusters. A warp whose 32 pairs of an (i-cluster, j-cluster) are all beyond the cut-off or masked skips
+// their arithmetic (bench/cluster_nb.cu). A j atom's force is reduced over the warp's 4 i atoms by shuffles
+// and added once per warp; the i forces at the end of the work item. A pair force that is not finite or
+// above 1e8 kJ/mol/nm is reported (kErrForce, the i atom) here: the fixed-point sums would clamp it.
 template <bool kEnergy>
 __global__ void __launch_bounds__(kSuper) cluster_pair_kernel(ClusterNbParams p) {
   extern __shared__ float2 s_lj[];
@@ -118,6 +119,8 @@ __global__ void __launch_bounds__(kSuper) cluster_pair_kernel(ClusterNbParams p)
         const float qq = xi.w * xj.w;
         const float fpair = (12.f * vrep - 6.f * vdisp) * rinv2 + qq * (rinv * rinv2 - 2.f * p.k_rf);
         const float fscal = in ? fpair : 0.f;
+        if (!(fscal * fscal * r2 < kMaxPairForce2))
+          flag_error(p.st, p.st->step, p.atom_of[e.x * kSuper + k * kC + ty], kErrForce);
         fi[k][0] += fscal * dx;
         fi[k][1] += fscal * dy;
         fi[k][2] += fscal * dz;

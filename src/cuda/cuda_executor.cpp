@@ -120,8 +120,11 @@ class CudaExecutor::Impl {
   void enqueue_search(gpu::GpuCalls& c) {
     if (cluster) {
       const double* const xs[3] = {ds.x[0].get(), ds.x[1].get(), ds.x[2].get()};
-      cuda::build_cluster_list(c, xs, ds.n, cfg.box, cfg.mdp->rlist, ds.excl_start.get(), ds.excl.get(),
-                               c_mol.get(), chunk, cl);
+      // setup_cluster reserved for these atoms, box and rlist, which do not change: no allocation here (a
+      // graph records this), and the kernels' pointers stay valid.
+      if (cuda::build_cluster_list(c, xs, ds.n, cfg.box, cfg.mdp->rlist, ds.excl_start.get(), ds.excl.get(),
+                                   c_mol.get(), chunk, cl))
+        throw RuntimeError(step, -1, "internal error: the cluster list grew after its setup");
       cuda::launch_cluster_order(c, cnb);
     } else {
       cuda::launch_pair_search(c, ds.search);
