@@ -1,5 +1,6 @@
 #include "cuda/cluster_nonbonded.h"
 #include "cuda/device_util.cuh"
+#include "cuda/pair_terms.cuh"
 
 namespace halomd::cuda {
 namespace {
@@ -17,17 +18,6 @@ __device__ inline void add_force(unsigned long long* acc, float fx, float fy, fl
 
 __device__ inline float from_force_fixed(unsigned long long v) {
   return static_cast<float>(static_cast<double>(static_cast<long long>(v)) / kForceScale);
-}
-
-// A pair's virial terms fscal d (x) d (xx yy zz xy xz yz), added to v[2..7] (nonbonded.cu's layout).
-template <class T>
-__device__ inline void add_virial(T* v, float fscal, float dx, float dy, float dz) {
-  v[2] += fscal * dx * dx;
-  v[3] += fscal * dy * dy;
-  v[4] += fscal * dz * dz;
-  v[5] += fscal * dx * dy;
-  v[6] += fscal * dx * dz;
-  v[7] += fscal * dy * dz;
 }
 
 __global__ void cluster_order_kernel(ClusterNbParams p) {
@@ -130,7 +120,7 @@ __global__ void __launch_bounds__(kSuper) cluster_pair_kernel(ClusterNbParams p)
         if (kEnergy && in) {
           gsum[0] += (vrep - cc.y * p.sh12) - (vdisp - cc.x * p.sh6);
           gsum[1] += qq * (rinv + p.k_rf * r2 - p.c_rf);
-          add_virial(gsum, fscal, dx, dy, dz);
+          add_pair_virial(gsum, fscal, dx, dy, dz);
         }
       }
       if (!hit) continue;
@@ -182,25 +172,9 @@ __global__ void __launch_bounds__(kSlotBlock) cluster_finish_kernel(ClusterNbPar
     float fx = from_force_fixed(acc[0]), fy = from_force_fixed(acc[1]), fz = from_force_fixed(acc[2]);
     acc[0] = acc[1] = acc[2] = 0ull;
     const float4 xi = p.xq[s];
-    for (int q = p.excl_start[a]; q < p.excl_start[a + 1]; ++q) {
-      const float4 xj = p.xq[p.sorted_of[p.excl[q]]];
-      const float qq = xi.w * xj.w;
-      if (qq == 0.f) continue;
-      float dx = xi.x - xj.x, dy = xi.y - xj.y, dz = xi.z - xj.z;
-      dx -= p.len[0] * rintf(dx * p.inv_len[0]);
-      dy -= p.len[1] * rintf(dy * p.inv_len[1]);
-      dz -= p.len[2] * rintf(dz * p.inv_len[2]);
-      const float r2 = dx * dx + dy * dy + dz * dz;
-      if (!(r2 < p.rc2)) continue;
-      const float fscal = -2.f * qq * p.k_rf;
-      fx += fscal * dx;
-      fy += fscal * dy;
-      fz += fscal * dz;
-      if (kEnergy) {
-        sums[1] += qq * (p.k_rf * r2 - p.c_rf);
-        add_virial(sums, fscal, dx, dy, dz);
-      }
-    }
+    for (int q = p.excl_start[a]; q < p.excl_start[a + 1]; ++q)
+      add_rf_exclusion<kEnergy>(xi, p.xq[p.sorted_of[p.excl[q]]], p.len, p.inv_len, p.rc2, p.k_rf, p.c_rf, fx,
+                                fy, fz, sums);
     p.f[s] = make_float4(fx, fy, fz, 0.f);
   }
   if constexpr (kEnergy) {

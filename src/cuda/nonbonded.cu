@@ -1,22 +1,12 @@
 #include "cuda/device_util.cuh"
 #include "cuda/nonbonded.h"
+#include "cuda/pair_terms.cuh"
 #include "cuda/pairsearch.h"
 
 namespace halomd::cuda {
 namespace {
 
 constexpr int kBlock = 128;
-
-// A pair's virial terms, fscal d (x) d (xx yy zz xy xz yz, in float), added to v[2..7].
-template <class T>
-__device__ inline void add_pair_virial(T* v, float fscal, float dx, float dy, float dz) {
-  v[2] += fscal * dx * dx;
-  v[3] += fscal * dy * dy;
-  v[4] += fscal * dz * dz;
-  v[5] += fscal * dx * dy;
-  v[6] += fscal * dx * dz;
-  v[7] += fscal * dy * dz;
-}
 
 // Which of the NonbondedPass kinds sorted atom s's row is (as a bit index); domains only.
 __device__ inline int row_kind(const NonbondedParams& p, int s) {
@@ -127,25 +117,9 @@ __global__ void __launch_bounds__(kBlock, kEnergy ? 4 : 6) nonbonded_kernel(Nonb
     // the minimum image here, as these pairs are not in the list.
     const int i = p.atom_of[s];
     const int eb = p.excl_start[i], ee = p.excl_start[i + 1];
-    for (int q = eb + r; q < ee; q += p.tpa) {
-      const float4 xj = p.xq[p.sorted_of[p.excl[q]]];
-      const float qq = xi.w * xj.w;
-      if (qq == 0.f) continue;
-      float dx = xi.x - xj.x, dy = xi.y - xj.y, dz = xi.z - xj.z;
-      dx -= p.len[0] * rintf(dx * p.inv_len[0]);
-      dy -= p.len[1] * rintf(dy * p.inv_len[1]);
-      dz -= p.len[2] * rintf(dz * p.inv_len[2]);
-      const float r2 = dx * dx + dy * dy + dz * dz;
-      if (!(r2 < p.rc2)) continue;
-      const float fscal = -2.f * qq * p.k_rf;
-      fx += fscal * dx;
-      fy += fscal * dy;
-      fz += fscal * dz;
-      if (kEnergy) {
-        sums[1] += qq * (p.k_rf * r2 - p.c_rf);
-        add_pair_virial(sums, fscal, dx, dy, dz);
-      }
-    }
+    for (int q = eb + r; q < ee; q += p.tpa)
+      add_rf_exclusion<kEnergy>(xi, p.xq[p.sorted_of[p.excl[q]]], p.len, p.inv_len, p.rc2, p.k_rf, p.c_rf, fx,
+                                fy, fz, sums);
   }
   for (int m = p.tpa >> 1; m > 0; m >>= 1) {
     fx += __shfl_xor_sync(0xffffffffu, fx, m);
