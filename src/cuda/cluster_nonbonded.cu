@@ -100,15 +100,8 @@ __global__ void __launch_bounds__(kSuper) cluster_pair_kernel(ClusterNbParams p)
         const bool in = allowed && r2 < p.rc2;
         if (!__any_sync(0xffffffffu, in)) continue;
         hit = true;
-        const float2 cc = s_lj[s_ti[k * kC + ty] + tj];
-        const float rinv = rsqrtf(in ? r2 : p.rc2);
-        const float rinv2 = rinv * rinv;
-        const float rinv6 = rinv2 * rinv2 * rinv2;
-        const float vrep = cc.y * rinv6 * rinv6;
-        const float vdisp = cc.x * rinv6;
-        const float qq = xi.w * xj.w;
-        const float fpair = (12.f * vrep - 6.f * vdisp) * rinv2 + qq * (rinv * rinv2 - 2.f * p.k_rf);
-        const float fscal = in ? fpair : 0.f;
+        const float fscal = lj_rf_pair<kEnergy>(s_lj[s_ti[k * kC + ty] + tj], xi.w * xj.w, r2, in, dx, dy, dz,
+                                                p.rc2, p.k_rf, p.c_rf, p.sh6, p.sh12, gsum);
         if (!(fscal * fscal * r2 < kMaxPairForce2))
           flag_error(p.st, p.st->step, p.atom_of[e.x * kSuper + k * kC + ty], kErrForce);
         fi[k][0] += fscal * dx;
@@ -117,11 +110,6 @@ __global__ void __launch_bounds__(kSuper) cluster_pair_kernel(ClusterNbParams p)
         fjx -= fscal * dx;
         fjy -= fscal * dy;
         fjz -= fscal * dz;
-        if (kEnergy && in) {
-          gsum[0] += (vrep - cc.y * p.sh12) - (vdisp - cc.x * p.sh6);
-          gsum[1] += qq * (rinv + p.k_rf * r2 - p.c_rf);
-          add_pair_virial(gsum, fscal, dx, dy, dz);
-        }
       }
       if (!hit) continue;
       if constexpr (kEnergy) {

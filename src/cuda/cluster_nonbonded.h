@@ -21,7 +21,7 @@ namespace halomd::cuda {
 inline constexpr double kForceScale = 4294967296.0;
 
 struct ClusterNbParams {
-  int n, ntypes, max_slots;
+  int ntypes, max_slots;
   int pair_blocks;  // the pair kernel's blocks (they take the work items in turn)
   float rc2, k_rf, c_rf, sh6, sh12;
   float len[3], inv_len[3];
@@ -35,7 +35,7 @@ struct ClusterNbParams {
   const int* slot_atom;
   const int* overflow;
   const double* w[3];  // the build's wrapped positions, per atom
-  double box[3], inv_box[3];
+  double inv_box[3];   // 1 / box edges, as the build wraps with
   // Original order.
   const double* x[3];
   const float* qs;  // q sqrt(f/eps_r)

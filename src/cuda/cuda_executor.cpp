@@ -73,7 +73,6 @@ class CudaExecutor::Impl {
     calls.memset_async(c_f.get(), 0, c_f.bytes());
     const cuda::NonbondedParams& np = ds.nonbonded;
     cuda::ClusterNbParams& p = cnb;
-    p.n = ds.n;
     p.ntypes = np.ntypes;
     p.max_slots = slots;
     // 32 blocks of 64 per SM take the work items in turn (at 45k: 111 us against 132 with 16 per SM and 121
@@ -91,7 +90,6 @@ class CudaExecutor::Impl {
       p.inv_len[d] = np.inv_len[d];
       p.x[d] = ds.x[d].get();
       p.w[d] = cl.w[d].get();
-      p.box[d] = cfg.box.len[d];
       p.inv_box[d] = 1.0 / cfg.box.len[d];
     }
     p.work = cl.work.get();

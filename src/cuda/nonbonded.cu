@@ -90,23 +90,11 @@ __global__ void __launch_bounds__(kBlock, kEnergy ? 4 : 6) nonbonded_kernel(Nonb
         // Beyond the cut-off (about 30% of the buffered list) the same instructions run and the result is
         // zeroed: no divergent branch in the warp.
         const bool in = r2 < p.rc2;
-        const float2 cc = s_lj[ti + tj[u]];
-        const float rinv = rsqrtf(in ? r2 : p.rc2);
-        const float rinv2 = rinv * rinv;
-        const float rinv6 = rinv2 * rinv2 * rinv2;
-        const float vrep = cc.y * rinv6 * rinv6;
-        const float vdisp = cc.x * rinv6;
-        const float qq = xi.w * xj[u].w;
-        const float fpair = (12.f * vrep - 6.f * vdisp) * rinv2 + qq * (rinv * rinv2 - 2.f * p.k_rf);
-        const float fscal = in ? fpair : 0.f;
+        const float fscal = lj_rf_pair<kEnergy>(s_lj[ti + tj[u]], xi.w * xj[u].w, r2, in, dx, dy, dz, p.rc2,
+                                                p.k_rf, p.c_rf, p.sh6, p.sh12, gsum);
         fx += fscal * dx;
         fy += fscal * dy;
         fz += fscal * dz;
-        if (kEnergy && in) {
-          gsum[0] += (vrep - cc.y * p.sh12) - (vdisp - cc.x * p.sh6);
-          gsum[1] += qq * (rinv + p.k_rf * r2 - p.c_rf);
-          add_pair_virial(gsum, fscal, dx, dy, dz);
-        }
       }
       if constexpr (kEnergy) {
 #pragma unroll

@@ -18,6 +18,29 @@ __device__ inline void add_pair_virial(T* v, float fscal, float dx, float dy, fl
   v[7] += fscal * dy * dz;
 }
 
+// A listed pair (cpu/pair_interaction.h's pair_lj_rf) at squared distance r2 and separation d = x_i - x_j,
+// LJ parameters cc (c6, c12), charges product qq (scaled by f/eps_r): returns |F|/r, 0 unless in (beyond the
+// cut-off the same instructions run on rc2, so a warp does not diverge); with kEnergy and in, adds the LJ
+// (potential-shifted by sh6, sh12) and Coulomb energies and the virial to v (add_pair_virial's layout).
+template <bool kEnergy>
+__device__ __forceinline__ float lj_rf_pair(float2 cc, float qq, float r2, bool in, float dx, float dy,
+                                            float dz, float rc2, float k_rf, float c_rf, float sh6,
+                                            float sh12, float* v) {
+  const float rinv = rsqrtf(in ? r2 : rc2);
+  const float rinv2 = rinv * rinv;
+  const float rinv6 = rinv2 * rinv2 * rinv2;
+  const float vrep = cc.y * rinv6 * rinv6;
+  const float vdisp = cc.x * rinv6;
+  const float fpair = (12.f * vrep - 6.f * vdisp) * rinv2 + qq * (rinv * rinv2 - 2.f * k_rf);
+  const float fscal = in ? fpair : 0.f;
+  if (kEnergy && in) {
+    v[0] += (vrep - cc.y * sh12) - (vdisp - cc.x * sh6);
+    v[1] += qq * (rinv + k_rf * r2 - c_rf);
+    add_pair_virial(v, fscal, dx, dy, dz);
+  }
+  return fscal;
+}
+
 // The reaction-field correction of an excluded pair (cpu/pair_interaction.h's pair_rf_exclusion) with i at
 // xi and j at xj (x y z, q sqrt(f/eps_r)), the minimum image in a box of edges len: nothing beyond the
 // cut-off; its force on i added to (fx, fy, fz) and, with kEnergy, its Coulomb energy and virial to sums.
