@@ -167,11 +167,17 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
       runs.emplace_back("HALOMD_DD_OVERLAP=0", transports().back());
       runs.emplace_back("HALOMD_DD_OVERLAP=2", transports().front());
       runs.emplace_back("HALOMD_DD_OVERLAP=1", transports().back());
+      // The nvshmem transports' home atoms packed by the update kernel (HaloPrepackDev) or, as here, by the
+      // exchange kernel.
+      if (transports().back() == "nvshmem_put") runs.emplace_back("HALOMD_HALO_PREPACK=0", "nvshmem");
     }
     for (const auto& [env, t] : runs) {
       std::string dir = out + "/" + t + std::to_string(ranks);
+      const bool unpacked = env.find("HALOMD_HALO_PREPACK=0") != std::string::npos;
       if (ahead) {
         dir += "_ahead";
+      } else if (unpacked) {
+        dir += "_exchange_packs";
       } else if (!env.empty()) {
         dir += "_overlap";
         dir += env.back();
@@ -183,6 +189,14 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
           << log;
       const std::string json = read_text(dir + "/run.json");
       EXPECT_EQ(json_number(json, "committed") >= 2.0, ahead) << t << " " << env << "\n" << json;
+      // Every exchange after an update finds its home atoms packed (60 steps: ~59 exchanges, fewer those
+      // right after a repartition, whose update packed for the plan before).
+      const double prepacked = json_number(json, "halo_prepacked_exchanges");
+      if (t.rfind("nvshmem", 0) == 0 && !unpacked) {
+        EXPECT_GE(prepacked, 40.0) << t << " " << env << "\n" << json;
+      } else {
+        EXPECT_EQ(prepacked, 0.0) << t << " " << env << "\n" << json;
+      }
       if (first.empty()) {
         first = dir;
         continue;

@@ -1206,6 +1206,7 @@ void CudaDdExecutor::load(const MdState& s) {
   if (m.ds.st.size() == 0)
     cuda::setup_device_constants(m.cfg, m.search_len, m.total_mass, tpa, m.calls, m.ds);
   m.ds.update.dd = 1;
+  m.ds.update.prepack = m.transport->prepack();  // the graphs record it: fixed for the transport's life
 
   m.hst[0] = cuda::initial_step_state(s);
   m.calls.copy_async(m.ds.st.get(), m.hst.get(), sizeof(StepState), cudaMemcpyHostToDevice);
@@ -1435,7 +1436,8 @@ std::string CudaDdExecutor::report_json() const {
       "  \"ranks_per_gpu\": {}, \"gpu_lanes_per_atom\": {},\n"
       "  \"gpu_grid\": [{}, {}, {}],\n  "
       "\"home_atoms_rank0\": {},\n"
-      "  \"halo_atoms_rank0_mean\": {:.1f},\n  \"halo_pulses\": {},\n  \"halo_buffer_allocations\": {},\n"
+      "  \"halo_atoms_rank0_mean\": {:.1f},\n  \"halo_pulses\": {},\n  \"halo_buffer_allocations\": {}, "
+      "\"halo_prepacked_exchanges\": {},\n"
       "  \"search_wall_us_mean\": {:.1f}, \"searches\": {}, \"search_page_faults_mean\": {:.1f},\n"
       "  \"search_parts_us_mean\": {{{}}},\n  \"search_parts_us_mean_max_over_ranks\": {{{}}},\n"
       "  \"regular_step_gpu_us\": {:.1f}, \"regular_step_gpu_samples\": {},\n"
@@ -1457,7 +1459,8 @@ std::string CudaDdExecutor::report_json() const {
       m.grid.num_domains(), m.grid.str(), m.host.num_ranks(), m.gpu_name, m.ranks_per_gpu, m.ds.tpa, sp.nc[0],
       sp.nc[1], sp.nc[2], m.num_home,
       m.searches > 0 ? static_cast<double>(m.halo_atoms_sum) / m.searches : 0.0, m.dom.plan.pulses.size(),
-      m.transport->allocations(), m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches,
+      m.transport->allocations(), m.transport->prepacked_exchanges(),
+      m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches,
       m.searches_counted_for_faults > 0 ? static_cast<double>(m.search_faults) / m.searches_counted_for_faults
                                         : 0.0,
       parts, parts_max, m.first_step_gpu.mean_us(), m.first_step_gpu.samples, m.mid_step_gpu.mean_us(),

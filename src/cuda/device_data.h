@@ -18,6 +18,8 @@
 
 #include <cstdint>
 
+#include "comm/gpu/gpu_halo_arrays.h"
+
 namespace halomd::cuda {
 
 // Pair-list entries are stored and read in groups of this many per lane (two 16-byte words): whole 32-byte
@@ -239,6 +241,9 @@ struct UpdateParams {
   int dd;  // domain-decomposed: the last block leaves the step's sums in st->red for the reduction over
            // domains and finish_dd_step ends the step
   StepState* st;
+  // Domain decomposition with a transport that lets the update pack the next coordinate halo's home atoms
+  // (comm::GpuHaloTransport::prepack); null otherwise.
+  const comm::HaloPrepackDev* prepack = nullptr;
 };
 
 }  // namespace halomd::cuda

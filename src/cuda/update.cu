@@ -73,6 +73,24 @@ __device__ inline void leapfrog(const UpdateParams& p, int a, int sa, double lam
   xn = xo + vn * p.dt;
 }
 
+// Domain decomposition: a home atom's new position into its slots of the next coordinate halo
+// (comm::HaloPrepackDev), the same doubles the exchange kernel would pack.
+__device__ inline void prepack_atom(const comm::HaloPrepackDev* h, int a, const Vec3& x) {
+  const int np = h->num_pulses;
+  if (a >= h->num_home) return;
+  for (int k = 0; k < np; ++k) {
+    const comm::PrepackPulseDev& q = h->pulse[k];
+    if (!q.slot_of) continue;
+    const int s = q.slot_of[a];
+    if (s < 0) continue;
+    double* w = q.wire + 3 * static_cast<size_t>(s);
+    w[0] = x.x + q.shift[0];
+    w[1] = x.y + q.shift[1];
+    w[2] = x.z + q.shift[2];
+    if (q.system) __threadfence_system();
+  }
+}
+
 // Checks, writes back and adds the kinetic energy and momentum of one updated atom.
 __device__ inline void finish_atom(const UpdateParams& p, int a, int sa, long long step, const Vec3& xo,
                                    const Vec3& xn, const Vec3& vn, const AtomRecord& rec, long long* ke,
@@ -81,6 +99,7 @@ __device__ inline void finish_atom(const UpdateParams& p, int a, int sa, long lo
   p.x[0][a] = xn.x;
   p.x[1][a] = xn.y;
   p.x[2][a] = xn.z;
+  if (p.prepack) prepack_atom(p.prepack, a, xn);
   p.v[0][a] = vn.x;
   p.v[1][a] = vn.y;
   p.v[2][a] = vn.z;
@@ -164,6 +183,8 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host
     const int fi = (blockIdx.x - water_blocks) * kBlock + threadIdx.x;
     if (fi < p.nfree) a = p.free_atoms[fi];
   }
+  // The exchange after this kernel learns that the home atoms are packed (read only after it ends).
+  if (p.prepack && blockIdx.x == 0 && threadIdx.x == 0 && p.prepack->packed) *p.prepack->packed = 1;
   int sa = 0;
   Vec3 xo, xn, vn;
   AtomRecord rec{};

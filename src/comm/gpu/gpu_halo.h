@@ -65,6 +65,12 @@ class GpuHaloTransport {
   virtual CallCounters counters() const = 0;
   // Times the device buffers were (re)allocated.
   virtual int64_t allocations() const = 0;
+  // Where the update kernel packs the home atoms of the next coordinate halo (gpu_halo_arrays.h
+  // HaloPrepackDev; device memory, the same address for the transport's life, its contents rewritten at
+  // bind), or null when this transport packs them itself.
+  virtual const HaloPrepackDev* prepack() const { return nullptr; }
+  // Coordinate exchanges that found their home atoms packed by the update (reads the device: after a sync).
+  virtual int64_t prepacked_exchanges() const { return 0; }
 };
 
 // Factories; each needs MPI started (mpirun). The timeout bounds every wait on a peer (device-side signal

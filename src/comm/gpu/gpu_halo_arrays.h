@@ -39,4 +39,26 @@ struct HaloPulseDev {
 // Most int64 values one reduce() call sums.
 inline constexpr int kMaxGpuReduce = 32;
 
+// Most pulses of a plan that a GPU transport takes (comm/halo_transport.h kMaxDevicePulses).
+inline constexpr int kMaxGpuPulses = 16;
+
+// The home atoms of the next coordinate halo, packed by the update kernel of the step before
+// (GpuHaloTransport::prepack; the nvshmem transports). Once the update has a home atom's new position it
+// writes it, shifted, into the atom's slot of every pulse that sends it: straight into the peer's receive
+// buffer, or into the put stage. The exchange kernel then packs only the atoms it forwards and signals, so
+// the pack of the home atoms leaves the coordinate halo's path, on which the GPU is otherwise idle. Every
+// value is the double the exchange kernel would have packed (x + shift): the trajectories keep their bits.
+struct PrepackPulseDev {
+  const int* slot_of = nullptr;  // per home atom: its slot in the pulse's send list, or -1; null: none sent
+  double* wire = nullptr;        // slot i's 3 doubles go to wire[3 i, 3 i + 3)
+  double shift[3] = {0.0, 0.0, 0.0};
+  int system = 0;  // wire is another GPU's memory: each write is released at system scope
+};
+struct HaloPrepackDev {
+  int num_pulses = 0;  // 0: the update packs nothing (this plan cannot be packed so, or the option is off)
+  int num_home = 0;
+  int* packed = nullptr;  // set by an update kernel that packed; read and cleared by the next exchange
+  PrepackPulseDev pulse[kMaxGpuPulses];
+};
+
 }  // namespace halomd::comm

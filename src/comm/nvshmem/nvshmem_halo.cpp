@@ -49,6 +49,9 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
     HALOMD_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&error_dev), error_host_, 0));
     state_.allocate(1, name() + " step state");
     config_.allocate(1, name() + " pulse table");
+    prepack_.allocate(1, name() + " update's packing table");
+    const HaloPrepackDev none;
+    HALOMD_CUDA_CHECK(cudaMemcpy(prepack_.get(), &none, sizeof(none), cudaMemcpyHostToDevice));
     HALOMD_CUDA_CHECK(cudaMemset(state_.get(), 0, sizeof(nv::StateDev)));
     HALOMD_CUDA_CHECK(cudaMemset(config_.get(), 0, sizeof(nv::ConfigDev)));
 
@@ -153,12 +156,39 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
       reallocate(calls);
     }
 
-    // The send lists, all pulses in one device array (grow-only).
+    // The send lists, all pulses in one device array (grow-only), followed by what the update kernel's
+    // packing needs (HaloPrepackDev): per pulse the slots of the forwarded atoms, and a table from home atom
+    // to slot for each pulse that sends home atoms. An atom sent twice in one pulse (a box too small for the
+    // halo) has no single slot: such a plan is packed by the exchange kernel alone.
+    const int nh = plan.num_home;
     std::vector<int> send;
-    std::array<size_t, kMaxPulses> send_at{};
+    std::array<size_t, kMaxPulses> send_at{}, fwd_at{}, fwd_count{}, slot_at{};
+    std::array<bool, kMaxPulses> sends_home{};
     for (int k = 0; k < np; ++k) {
       send_at[k] = send.size();
       send.insert(send.end(), plan.pulses[k].send.begin(), plan.pulses[k].send.end());
+    }
+    for (int k = 0; k < np; ++k) {
+      fwd_at[k] = send.size();
+      const std::vector<int>& list = plan.pulses[k].send;
+      for (size_t i = 0; i < list.size(); ++i) {
+        if (list[i] >= nh) send.push_back(static_cast<int>(i));
+        sends_home[k] = sends_home[k] || list[i] < nh;
+      }
+      fwd_count[k] = send.size() - fwd_at[k];
+    }
+    bool prepack = prepack_on_;
+    for (int k = 0; k < np && prepack; ++k) {
+      if (!sends_home[k]) continue;
+      slot_at[k] = send.size();
+      send.resize(send.size() + nh, -1);
+      int* slot = send.data() + slot_at[k];
+      const std::vector<int>& list = plan.pulses[k].send;
+      for (size_t i = 0; i < list.size() && prepack; ++i) {
+        if (list[i] >= nh) continue;
+        prepack = slot[list[i]] < 0;
+        slot[list[i]] = static_cast<int>(i);
+      }
     }
     if (send.size() > send_.size()) {
       calls.sync();  // the old list may still be read by enqueued kernels
@@ -166,7 +196,8 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
                      name() + " send lists");
     }
     staging_.begin(calls,
-                   gpu::UploadStaging::room<int>(send.size()) + gpu::UploadStaging::room<nv::ConfigDev>(1),
+                   gpu::UploadStaging::room<int>(send.size()) + gpu::UploadStaging::room<nv::ConfigDev>(1) +
+                       gpu::UploadStaging::room<HaloPrepackDev>(1),
                    name() + " plan");
     staging_.put(calls, send_.get(), send.data(), send.size());
 
@@ -208,12 +239,38 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
       }
       q.x_system = same_gpu_[q.send_to] ? 0 : 1;
       q.f_system = same_gpu_[q.recv_from] ? 0 : 1;
+      q.fwd = send_.get() + fwd_at[k];
+      q.fwd_count = static_cast<int>(fwd_count[k]);
       x_at += x_cap_[k];
       f_at += f_cap_[k];
     }
     staging_.put(calls, config_.get(), &c, 1);
+    HaloPrepackDev h;
+    if (prepack) {
+      h.num_pulses = np;
+      h.num_home = nh;
+      h.packed = &state_.get()->prepacked;
+      for (int k = 0; k < np; ++k) {
+        const nv::PulseDev& q = c.pulse[k];
+        PrepackPulseDev& hp = h.pulse[k];
+        if (sends_home[k]) hp.slot_of = send_.get() + slot_at[k];
+        hp.wire = q.x_direct ? q.x_direct : q.x_stage;
+        for (int d = 0; d < 3; ++d) hp.shift[d] = q.p.shift[d];
+        hp.system = q.x_direct && q.x_system ? 1 : 0;
+      }
+    }
+    staging_.put(calls, prepack_.get(), &h, 1);
     staging_.end(calls);
+    // What the last update packed was for the plan before: the next exchange packs everything itself.
+    calls.memset_async(&state_.get()->prepacked, 0, sizeof(int));
     plan_ = &plan;
+  }
+
+  const HaloPrepackDev* prepack() const override { return prepack_on_ ? prepack_.get() : nullptr; }
+  int64_t prepacked_exchanges() const override {
+    unsigned long long n = 0;
+    HALOMD_CUDA_CHECK(cudaMemcpy(&n, &state_.get()->prepacked_exchanges, sizeof(n), cudaMemcpyDeviceToHost));
+    return static_cast<int64_t>(n);
   }
 
   void exchange_x(gpu::GpuCalls& calls) override {
@@ -321,6 +378,9 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
   nv::ErrorRecord* error_host_ = nullptr;
   gpu::DeviceBuffer<nv::StateDev> state_;
   gpu::DeviceBuffer<nv::ConfigDev> config_;
+  gpu::DeviceBuffer<HaloPrepackDev> prepack_;
+  // HALOMD_HALO_PREPACK=0: the exchange kernel packs the home atoms too (HaloPrepackDev; for comparisons).
+  bool prepack_on_ = env_int("HALOMD_HALO_PREPACK", 1) != 0;
   gpu::DeviceBuffer<long long*> red_peer_;
   gpu::DeviceBuffer<int> send_;
   gpu::UploadStaging staging_;  // the plan's uploads at bind

@@ -12,6 +12,9 @@
 //            with a timeout;
 //   use      the block unpacks its share (coordinates; also the sorted float record the non-bonded kernel
 //            reads) or adds it (forces).
+// The home atoms' coordinates are usually packed already: the update kernel of the step before wrote them
+// into their slots as it computed them (comm::HaloPrepackDev, StateDev::prepacked), and only the forwarded
+// atoms are left to pack here.
 // Coordinates forwarded by a later pulse are read from the earlier pulse's receive buffer (complete once its
 // signal came), so the coordinate kernel needs no barrier between pulses. The force kernel has one grid
 // barrier between pulses: a pulse's received atoms may have been sent in the pulse just handled, and must
@@ -47,10 +50,11 @@
 // Why a receive buffer is never overwritten while its owner still reads it: the sender S of pulse k packs
 // step n + 1's coordinates into R's buffer only after S's wait for R's forces of pulse k at step n, which R
 // sends after unpacking the coordinates of pulse k at step n (stream order on R; and a later pulse of step
-// n on R that forwards from that buffer reads it before R's force kernel starts). The forces go the other
-// way round the same chain (R's force buffer of pulse k is written by S at step n + 1 only after R's
-// coordinates of step n + 1 reached S, sent after R added step n's forces). The put stage is reused under
-// the same chain (the data arrived, so the stage was read).
+// n on R that forwards from that buffer reads it before R's force kernel starts). S's update kernel, which
+// packs the home atoms of step n + 1 (HaloPrepackDev), runs after S's whole force exchange of step n, so the
+// same chain covers it. The forces go the other way round the same chain (R's force buffer of pulse k is
+// written by S at step n + 1 only after R's coordinates of step n + 1 reached S, sent after R added step
+// n's forces). The put stage is reused under the same chain (the data arrived, so the stage was read).
 #include <nvshmem.h>
 #include <nvshmemx.h>
 
@@ -194,8 +198,10 @@ __global__ void exchange_x_kernel(Launch l) {
   const GpuLocalArrays a = c.a;
   __shared__ uint64_t epoch;
   __shared__ bool arrived;
+  __shared__ int prepacked;
   if (threadIdx.x == 0) {
     epoch = *reinterpret_cast<volatile unsigned long long*>(&l.state->epoch_x) + 1;
+    prepacked = *reinterpret_cast<volatile int*>(&l.state->prepacked);
     if (blockIdx.x == 0) stamp(c, epoch, 0);
   }
   __syncthreads();
@@ -204,10 +210,17 @@ __global__ void exchange_x_kernel(Launch l) {
     const PulseDev& q = c.pulse[k];
     const HaloPulseDev p = q.p;
     double* wire = q.x_direct ? q.x_direct : q.x_stage;
-    for (int i = first; i < p.send_count; i += stride) {
-      const int s = p.send[i];
-      for (int d = 0; d < 3; ++d)
-        wire[3 * i + d] = (s < c.num_home ? a.x[d][s] : forwarded_x(c, k, s, d)) + p.shift[d];
+    if (prepacked) {  // the update kernel packed the home atoms (their writes are done: it ended before)
+      for (int j = first; j < q.fwd_count; j += stride) {
+        const int i = q.fwd[j], s = p.send[i];
+        for (int d = 0; d < 3; ++d) wire[3 * i + d] = forwarded_x(c, k, s, d) + p.shift[d];
+      }
+    } else {
+      for (int i = first; i < p.send_count; i += stride) {
+        const int s = p.send[i];
+        for (int d = 0; d < 3; ++d)
+          wire[3 * i + d] = (s < c.num_home ? a.x[d][s] : forwarded_x(c, k, s, d)) + p.shift[d];
+      }
     }
     if (last_block_done(&l.state->pulse_done[k], q.x_direct != nullptr && q.x_system)) {
       if (q.x_direct || p.send_count == 0) {
@@ -232,6 +245,10 @@ __global__ void exchange_x_kernel(Launch l) {
   }
   if (last_block_done(&l.state->exit_done, false) && threadIdx.x == 0) {
     l.state->epoch_x = epoch;
+    if (prepacked) {
+      l.state->prepacked = 0;
+      ++l.state->prepacked_exchanges;
+    }
     stamp(c, epoch, kStampsPerDirection - 1);
   }
 }

@@ -19,6 +19,7 @@ namespace halomd::comm::nvshmem {
 
 // Most pulses per plan; equals kMaxDevicePulses of comm/halo_transport.h (not included here: C++20).
 inline constexpr int kMaxHaloPulses = 16;
+static_assert(kMaxHaloPulses == kMaxGpuPulses);
 
 // One pulse and where its data goes. Symmetric addresses (x_recv, f_recv, the stages, the signals) are this
 // PE's; the same address names the peer's copy in put calls. *_direct are the peer's copies mapped into this
@@ -39,6 +40,10 @@ struct PulseDev {
   // process under MPS), device scope covers every thread that reads them (x for send_to, f for recv_from).
   int x_system = 1;
   int f_system = 1;
+  // The slots of the atoms this pulse forwards (received in an earlier pulse): all that the exchange
+  // packs when the update packed the home atoms (comm::HaloPrepackDev).
+  const int* fwd = nullptr;
+  int fwd_count = 0;
 };
 
 struct ConfigDev {
@@ -74,6 +79,10 @@ struct StateDev {
   unsigned int exit_done = 0;
   unsigned int barrier_count = 0, barrier_gen = 0;
   int failed = 0;  // a wait timed out: every later wait returns at once
+  // Set by an update kernel that packed the home atoms of the next exchange_x (comm::HaloPrepackDev), read
+  // by every block of that exchange at its start and cleared by its last block; cleared at bind.
+  int prepacked = 0;
+  unsigned long long prepacked_exchanges = 0;  // exchange_x calls that found it set
 };
 
 enum : int { kErrorCoordinates = 0, kErrorForces = 1, kErrorSums = 2 };
