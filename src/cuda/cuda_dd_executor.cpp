@@ -111,8 +111,8 @@ class CudaDdExecutor::Impl {
     // Every environment value is read before any stream or event is made, so that a bad one leaks nothing.
     // enqueue_step says what the overlap modes do; bench/NOTES.md (thirteenth session) what they measured.
     overlap = env_int("HALOMD_DD_OVERLAP", transport->device_initiated() ? 2 : 1);
-    if (overlap < 0 || overlap > 2)
-      throw InputError("", 0, "HALOMD_DD_OVERLAP must be 0, 1 or 2, not " + std::to_string(overlap));
+    if (overlap < 0 || overlap > 3)
+      throw InputError("", 0, "HALOMD_DD_OVERLAP must be 0, 1, 2 or 3, not " + std::to_string(overlap));
     // HALOMD_DD_PRIORITY: 0: every stream at the default priority; 1 (host-orchestrated transports): the
     // main stream (the halos, the boundary rows, the update) at the highest, the interior rows' side stream
     // at the lowest; 2 (device-initiated transports): only the halo rows and the force halo (their own
@@ -152,19 +152,21 @@ class CudaDdExecutor::Impl {
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_urgent, cudaEventDisableTiming));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_fork, cudaEventDisableTiming));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_join, cudaEventDisableTiming));
+    HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_halo, cudaEventDisableTiming));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_spec, cudaEventDisableTiming));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_ahead, cudaEventDisableTiming | cudaEventBlockingSync));
     spec_disp.allocate(2, "skin check (host staging)");
     snap_st.allocate(1, "step state at a speculative search");
     if (every_step_timed) timing.create(256);
-    ds.interior_cells = overlap == 1;  // only its interior pass reads the cells' classification
-    ds.row_lists = overlap == 2;       // only its home and halo passes read the rows by kind
+    ds.interior_cells = overlap == 1 || overlap == 3;  // only the interior passes read the cells' classes
+    ds.row_lists = overlap >= 2;  // only the home and halo passes read the rows by kind
   }
   ~Impl() {
     if (ahead.worker.joinable()) ahead.worker.join();  // its collectives end: every rank's thread runs them
     if (ev_ahead) (void)cudaEventDestroy(ev_ahead);
     if (ev_fork) (void)cudaEventDestroy(ev_fork);
     if (ev_join) (void)cudaEventDestroy(ev_join);
+    if (ev_halo) (void)cudaEventDestroy(ev_halo);
     if (ev_spec) (void)cudaEventDestroy(ev_spec);
     if (side) (void)cudaStreamDestroy(side);
     if (urgent) (void)cudaStreamDestroy(urgent);
@@ -214,7 +216,38 @@ class CudaDdExecutor::Impl {
   //    only f_halo (the returned forces, summed apart), which no non-bonded pass touches, so it need not
   //    wait for the home rows; the update waits for both. Nothing runs beside the coordinate halo: interior
   //    rows there slowed it by more than they hid.
+  // 3 (an experiment): overlap 2 with the interior home rows on the side stream beside the coordinate halo,
+  //    which runs at the highest priority with the halo rows and the force halo; then the other home rows.
   void enqueue_step(bool energy, bool reduce) {
+    if (overlap == 3) {
+      calls.fork(urgent, ev_fork);
+      calls.fork(side, ev_fork);
+      {
+        const gpu::GpuCalls::Use on(calls, side);
+        cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kInteriorAtoms);
+        mark(kInterior);
+      }
+      {
+        const gpu::GpuCalls::Use on(calls, urgent);
+        enqueue_exchange_x();
+        mark(kHaloX);
+        calls.fork(side, ev_halo);  // the boundary rows need the halo
+        cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kHaloAtoms);
+        mark(kHaloRows);
+        transport->exchange_f(calls);
+        mark(kHaloF);
+      }
+      {
+        const gpu::GpuCalls::Use on(calls, side);
+        cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kHomeBoundaryAtoms);
+        mark(kBoundary);
+      }
+      calls.join(urgent, ev_urgent);
+      calls.join(side, ev_join);
+      mark(kJoined);
+      enqueue_update(energy, reduce);
+      return;
+    }
     if (overlap == 0) {
       mark(kInterior);
       enqueue_exchange_x();
@@ -1110,6 +1143,7 @@ class CudaDdExecutor::Impl {
   cudaStream_t urgent = nullptr;  // overlap 2: the halo rows and the force halo
   cudaEvent_t ev_urgent = nullptr;
   cudaEvent_t ev_fork = nullptr, ev_join = nullptr;
+  cudaEvent_t ev_halo = nullptr;  // overlap 3: the coordinate halo is in, for the boundary rows
   // GPU time of the first regular step after each repartition, and of the kMidStep-th regular step after
   // every search (host repartition or GPU-only): a steady-state sample that starts from no particular
   // alignment of the ranks.

@@ -39,6 +39,12 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
  public:
   NvshmemHaloTransport(bool put_only, int timeout_ms)
       : put_only_(put_only), timeout_ms_(timeout_ms), host_(make_mpi_transport()) {
+    // Before anything is allocated: a bad value leaks nothing.
+    launch_.threads = env_int("HALOMD_HALO_THREADS", 256);
+    if (launch_.threads < 32 || launch_.threads > 512 || launch_.threads % 32 != 0)
+      throw InputError("", 0,
+                       "HALOMD_HALO_THREADS must be a multiple of 32 from 32 to 512, not " +
+                           std::to_string(launch_.threads));
     me_ = nv::my_pe();
     npes_ = nv::n_pes();
     find_same_gpu();

@@ -25,7 +25,7 @@
 // take step n's value for an arrival.
 //
 // Why it should not deadlock (several PEs on one GPU under MPS, or one PE per GPU):
-// - The only kernels that spin are the exchange kernels here, B = Launch::blocks blocks of kThreads each
+// - The only kernels that spin are the exchange kernels here, B = Launch::blocks blocks of Launch::threads
 //   (the reduction: one block), and a PE has at most one of them running at a time (stream order; with
 //   HALOMD_DD_OVERLAP=2 the force halo runs on a stream of its own, and the update, which precedes the next
 //   exchange, waits for it: cuda_dd_executor.cpp enqueue_step). A pulse is
@@ -65,8 +65,8 @@
 namespace halomd::comm::nvshmem {
 namespace {
 
-constexpr int kThreads = 256;
-// The grid of every exchange kernel is Launch::blocks blocks of kThreads: fixed for the transport's life (so
+constexpr int kThreads = 256;  // the reduction's block
+// The grid of every exchange kernel is Launch::blocks blocks of Launch::threads: fixed for the transport's life (so
 // a captured graph stays valid whatever the counts), small next to the GPU (the co-residency argument
 // above), grid-stride over the atoms.
 
@@ -350,10 +350,10 @@ __global__ void reduce_kernel(Launch l, long long* values, int count, const int*
 }  // namespace
 
 void launch_exchange_x(gpu::GpuCalls& calls, const Launch& l) {
-  calls.launch("nvshmem exchange_x_kernel", exchange_x_kernel, l.blocks, kThreads, 0, l);
+  calls.launch("nvshmem exchange_x_kernel", exchange_x_kernel, l.blocks, l.threads, 0, l);
 }
 void launch_exchange_f(gpu::GpuCalls& calls, const Launch& l) {
-  calls.launch("nvshmem exchange_f_kernel", exchange_f_kernel, l.blocks, kThreads, 0, l);
+  calls.launch("nvshmem exchange_f_kernel", exchange_f_kernel, l.blocks, l.threads, 0, l);
 }
 void launch_reduce(gpu::GpuCalls& calls, const Launch& l, long long* values, int count, const int* active) {
   calls.launch("nvshmem reduce_kernel", reduce_kernel, 1, kThreads, 0, l, values, count, active);

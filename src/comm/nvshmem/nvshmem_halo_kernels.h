@@ -102,6 +102,7 @@ struct Launch {
   ErrorRecord* error = nullptr;  // device address of the mapped record
   long long timeout_ns = 0;
   int blocks = 16;  // the grid of every exchange kernel (HALOMD_HALO_BLOCKS; nvshmem_halo.cpp caps it)
+  int threads = 256;  // per block of an exchange kernel (HALOMD_HALO_THREADS)
 };
 
 // The coordinate exchange, pulses 0..num_pulses-1, in one launch: per pulse pack-and-send, wait, unpack.
