@@ -167,6 +167,7 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
       runs.emplace_back("HALOMD_DD_OVERLAP=0", transports().back());
       runs.emplace_back("HALOMD_DD_OVERLAP=2", transports().front());
       runs.emplace_back("HALOMD_DD_OVERLAP=1", transports().back());
+      runs.emplace_back("HALOMD_DD_OVERLAP=3", transports().back());
       // The nvshmem transports' home atoms packed by the update kernel (HaloPrepackDev) or, as here, by the
       // exchange kernel.
       if (transports().back() == "nvshmem_put") runs.emplace_back("HALOMD_HALO_PREPACK=0", "nvshmem");

@@ -48,6 +48,7 @@ struct StepState {
   int max_list_groups;       // longest per-lane list of the last search (groups of kListGroup entries)
   long long list_pairs;      // pair entries of the last search (each pair is listed from both atoms)
   int skipped_rows;          // domain decomposition: halo rows the last search skipped (partner_ext)
+  int interior_rows;         // domain decomposition: the interior home rows of SearchParams::rows
   // Accumulators, reset by their consumer.
   long long ke_acc[6];  // sum 1/2 m v_a v_b over atoms: xx yy zz xy xz yz
   long long mom_acc[3];
@@ -131,8 +132,10 @@ struct SearchParams {
   // eighth-shell rule (its partners all have offset 0 where it has not), so the search skips its row.
   unsigned long long* partner_ext;  // null: no row is skipped (also HALOMD_GPU_SKIP_HALO_ROWS=0)
   // Domain decomposition: the sorted rows by kind, each kind ascending: the n_home home rows (zone mask 0),
-  // then the halo rows, so that a non-bonded pass over one kind launches for its rows only; per block of
-  // kRowListBlock rows the number of halo rows (pairsearch.cu). Null for one domain.
+  // interior ones first (in cells with cell_interior set; StepState::interior_rows of them, none without
+  // cell_interior), then the halo rows, so that a non-bonded pass over one kind launches for its rows only;
+  // per block of kRowListBlock rows the number of halo and of interior rows (pairsearch.cu). Null for one
+  // domain.
   int* rows;
   int* row_block_halo;
   int n_home;
@@ -199,12 +202,25 @@ enum NonbondedPass : int {
   kBoundaryAtoms = kHomeBoundaryAtoms | kHaloAtoms,
 };
 
-// The rows of a home or halo pass over NonbondedParams::rows: [first, first + count) of that list.
-__host__ __device__ inline int listed_first(const NonbondedParams& p, int pass) {
-  return pass == kHaloAtoms ? p.n_home : 0;
+// The rows of a listed pass (kHomeAtoms, kInteriorAtoms, kHomeBoundaryAtoms, kHaloAtoms) over
+// NonbondedParams::rows: [first, first + count) of that list. The split of the home rows is the last
+// search's (StepState::interior_rows, on the device).
+__device__ inline int listed_first(const NonbondedParams& p, int pass) {
+  return pass == kHaloAtoms ? p.n_home : (pass == kHomeBoundaryAtoms ? p.st->interior_rows : 0);
 }
-__host__ __device__ inline int listed_count(const NonbondedParams& p, int pass) {
-  return pass == kHomeAtoms ? p.n_home : p.n - p.n_home;
+__device__ inline int listed_count(const NonbondedParams& p, int pass) {
+  if (pass == kHaloAtoms) return p.n - p.n_home;
+  if (pass == kInteriorAtoms) return p.st->interior_rows;
+  return pass == kHomeBoundaryAtoms ? p.n_home - p.st->interior_rows : p.n_home;
+}
+// The rows a listed pass's launch covers, at most its count: the halo rows, or all home rows (the host does
+// not know the split of the home rows; the blocks beyond a pass's count leave at once).
+inline int listed_launch_rows(const NonbondedParams& p, int pass) {
+  return pass == kHaloAtoms ? p.n - p.n_home : p.n_home;
+}
+inline bool is_listed_pass(const NonbondedParams& p, int pass) {
+  return p.rows && (pass == kHomeAtoms || pass == kHaloAtoms || pass == kInteriorAtoms ||
+                    pass == kHomeBoundaryAtoms);
 }
 
 // One SETTLE water on the device.

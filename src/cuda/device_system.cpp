@@ -258,7 +258,7 @@ bool upload_atoms(const HostAtoms& a, gpu::GpuCalls& calls, DeviceSystem& ds) {
   const bool row_lists = !a.zone_mask.empty() && ds.row_lists;
   if (row_lists && ds.rows.size() < ds.capacity) {
     ds.rows.allocate(ds.capacity, "rows by kind");
-    ds.row_block_halo.allocate(ds.capacity / kRowListBlock + 1, "rows by kind");
+    ds.row_block_halo.allocate(2 * (ds.capacity / kRowListBlock + 1), "rows by kind");
   }
   const int n_home = static_cast<int>(std::count(a.zone_mask.begin(), a.zone_mask.end(), 0));
 

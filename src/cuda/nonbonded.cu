@@ -25,13 +25,15 @@ __device__ inline int row_kind(const NonbondedParams& p, int s) {
 // energy kernel took twice the regular one's time). Its register budget is 4 blocks per multiprocessor
 // (128 registers), against 6 for the regular kernel: the group sums spilled at 6 (bench/NOTES.md, twelfth
 // session).
-// kListed: a home or halo pass over the row lists (NonbondedParams::rows), the launch's row u being the u-th
+// kListed: a listed pass over the row lists (NonbondedParams::rows), the launch's row u being the u-th
 // row of its kind; otherwise row u is sorted row u. Two instantiations, so that the plain one keeps the
 // single-GPU kernel's code (computing the lane from a loaded row there cost it ~3.5% at 203k atoms,
 // bench/NOTES.md, thirteenth session).
 template <bool kEnergy, bool kListed>
 __global__ void __launch_bounds__(kBlock, kEnergy ? 4 : 6) nonbonded_kernel(NonbondedParams p, int pass) {
   extern __shared__ float2 s_lj[];
+  // A listed pass launches for more rows than it may have (listed_launch_rows): a block past them leaves.
+  if (kListed && static_cast<int>((blockIdx.x * blockDim.x) >> p.log2_tpa) >= listed_count(p, pass)) return;
   for (int k = threadIdx.x; k < p.ntypes * p.ntypes; k += blockDim.x) s_lj[k] = p.lj[k];
   __syncthreads();
 
@@ -126,8 +128,8 @@ __global__ void __launch_bounds__(kBlock, kEnergy ? 4 : 6) nonbonded_kernel(Nonb
 }  // namespace
 
 void launch_nonbonded(gpu::GpuCalls& calls, const NonbondedParams& p, bool energy, NonbondedPass pass) {
-  const bool listed = p.rows && (pass == kHomeAtoms || pass == kHaloAtoms);
-  const int rows = listed ? listed_count(p, pass) : p.n;
+  const bool listed = is_listed_pass(p, pass);
+  const int rows = listed ? listed_launch_rows(p, pass) : p.n;
   const long long lanes = static_cast<long long>(rows) * p.tpa;
   const int blocks = static_cast<int>((lanes + kBlock - 1) / kBlock);
   if (blocks == 0) return;  // a pass with no rows of its kind

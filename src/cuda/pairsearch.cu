@@ -64,34 +64,77 @@ __global__ void ns_partner_ext_kernel(SearchParams p) {
 }
 
 // Domain decomposition: the sorted rows by kind (SearchParams::rows), in two passes over blocks of
-// kRowListBlock rows: the halo rows per block, then each block's rows placed after the blocks before it (a
-// sum over at most n / kRowListBlock counts, ~30 at 30k local atoms), in ascending order within each kind.
+// kRowListBlock rows: the halo and the interior home rows per block, then each block's rows placed after the
+// blocks before it (sums over at most n / kRowListBlock counts, ~30 at 30k local atoms), in ascending order
+// within each kind: interior home rows, the other home rows, halo rows.
+__device__ inline int row_kind_of(const SearchParams& p, int s, bool* interior) {
+  const bool halo = p.zone_mask_s[s] != 0;
+  *interior = !halo && p.cell_interior && p.cell_interior[p.cell_s[s]] != 0;
+  return halo;
+}
 __global__ void __launch_bounds__(kRowListBlock) ns_row_count_kernel(SearchParams p) {
   const int s = blockIdx.x * kRowListBlock + threadIdx.x;
-  const int halo = __syncthreads_count(s < p.n && p.zone_mask_s[s] != 0);
-  if (threadIdx.x == 0) p.row_block_halo[blockIdx.x] = halo;
+  bool interior = false;
+  const bool halo = s < p.n && row_kind_of(p, s, &interior);
+  const int halo_n = __syncthreads_count(halo);
+  const int interior_n = __syncthreads_count(s < p.n && interior);
+  if (threadIdx.x == 0) {
+    p.row_block_halo[2 * blockIdx.x] = halo_n;
+    p.row_block_halo[2 * blockIdx.x + 1] = interior_n;
+  }
 }
 __global__ void __launch_bounds__(kRowListBlock) ns_row_list_kernel(SearchParams p) {
-  __shared__ int warp_halo[kRowListBlock / 32];
-  __shared__ int halo_before;
+  __shared__ int warp_halo[kRowListBlock / 32], warp_interior[kRowListBlock / 32];
+  __shared__ int halo_before, interior_before, interior_all;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   if (warp == 0) {
-    int sum = 0;
-    for (int b = lane; b < static_cast<int>(blockIdx.x); b += 32) sum += p.row_block_halo[b];
-    for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
-    if (lane == 0) halo_before = sum;
+    int h = 0, i = 0, all = 0;
+    for (int b = lane; b < static_cast<int>(gridDim.x); b += 32) {
+      const int ib = p.row_block_halo[2 * b + 1];
+      all += ib;
+      if (b < static_cast<int>(blockIdx.x)) {
+        h += p.row_block_halo[2 * b];
+        i += ib;
+      }
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+      h += __shfl_xor_sync(0xffffffffu, h, o);
+      i += __shfl_xor_sync(0xffffffffu, i, o);
+      all += __shfl_xor_sync(0xffffffffu, all, o);
+    }
+    if (lane == 0) {
+      halo_before = h;
+      interior_before = i;
+      interior_all = all;
+      if (blockIdx.x == 0) p.st->interior_rows = all;
+    }
   }
   const int s = blockIdx.x * kRowListBlock + threadIdx.x;
   const bool in = s < p.n;
-  const bool halo = in && p.zone_mask_s[s] != 0;
-  const unsigned ballot = __ballot_sync(0xffffffffu, halo);
-  if (lane == 0) warp_halo[warp] = __popc(ballot);
+  bool interior = false;
+  const bool halo = in && row_kind_of(p, s, &interior);
+  interior = in && interior;
+  const unsigned hb = __ballot_sync(0xffffffffu, halo), ib = __ballot_sync(0xffffffffu, interior);
+  if (lane == 0) {
+    warp_halo[warp] = __popc(hb);
+    warp_interior[warp] = __popc(ib);
+  }
   __syncthreads();
-  int halo_in_block = 0;  // halo rows of this block's warps before this one
-  for (int w = 0; w < warp; ++w) halo_in_block += warp_halo[w];
-  const int halo_rank = halo_before + halo_in_block + __popc(ballot & ((1u << lane) - 1u));
-  // Rows before s in the whole order: s of them, of which halo_rank are halo rows.
-  if (in) p.rows[halo ? p.n_home + halo_rank : s - halo_rank] = s;
+  int halo_rank = halo_before, interior_rank = interior_before;  // rows of the kind before s
+  for (int w = 0; w < warp; ++w) {
+    halo_rank += warp_halo[w];
+    interior_rank += warp_interior[w];
+  }
+  const unsigned below = (1u << lane) - 1u;
+  halo_rank += __popc(hb & below);
+  interior_rank += __popc(ib & below);
+  if (!in) return;
+  if (halo)
+    p.rows[p.n_home + halo_rank] = s;
+  else if (interior)
+    p.rows[interior_rank] = s;
+  else  // the home rows before s less the interior ones, after all interior rows
+    p.rows[interior_all + (s - halo_rank - interior_rank)] = s;
 }
 
 // Exclusive scan of the cell counts into cell_start; zeroes the counts (and the halo flags) for the next
@@ -730,11 +773,6 @@ void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p) {
   calls.launch("ns_scan_kernel", ns_scan_kernel, scan_tiles(p.ncell), kScanThreads, 0, p);
   calls.launch("ns_scatter_kernel", ns_scatter_kernel, atom_blocks, kBlock, 0, p);
   calls.launch("ns_rank_kernel", ns_rank_kernel, atom_blocks, kBlock, 0, p);
-  if (p.rows) {
-    const int row_blocks = (p.n + kRowListBlock - 1) / kRowListBlock;
-    calls.launch("ns_row_count_kernel", ns_row_count_kernel, row_blocks, kRowListBlock, 0, p);
-    calls.launch("ns_row_list_kernel", ns_row_list_kernel, row_blocks, kRowListBlock, 0, p);
-  }
   if (p.cell_interior) {
     const int cell_blocks = (p.ncell + kBlock - 1) / kBlock;
     calls.launch("ns_interior_pass_kernel", ns_interior_pass_kernel, cell_blocks, kBlock, 0, p, 2,
@@ -743,6 +781,11 @@ void launch_pair_search(gpu::GpuCalls& calls, const SearchParams& p) {
                  static_cast<const int*>(p.cell_count), p.cell_halo);
     calls.launch("ns_interior_pass_kernel", ns_interior_pass_kernel, cell_blocks, kBlock, 0, p, 0,
                  static_cast<const int*>(p.cell_halo), p.cell_count);
+  }
+  if (p.rows) {  // after the cells' classes, which split the home rows
+    const int row_blocks = (p.n + kRowListBlock - 1) / kRowListBlock;
+    calls.launch("ns_row_count_kernel", ns_row_count_kernel, row_blocks, kRowListBlock, 0, p);
+    calls.launch("ns_row_list_kernel", ns_row_list_kernel, row_blocks, kRowListBlock, 0, p);
   }
   const int blocks = (p.n + kWarpsPerBlock - 1) / kWarpsPerBlock;
   const size_t table = sizeof(int4) * 2 * columns(p) * kWarpsPerBlock;
