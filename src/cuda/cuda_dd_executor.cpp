@@ -159,7 +159,7 @@ class CudaDdExecutor::Impl {
     snap_st.allocate(1, "step state at a speculative search");
     if (every_step_timed) timing.create(256);
     ds.interior_cells = overlap == 1 || overlap == 3;  // only the interior passes read the cells' classes
-    ds.row_lists = overlap >= 2;  // only the home and halo passes read the rows by kind
+    ds.row_lists = overlap >= 2;                       // only the home and halo passes read the rows by kind
   }
   ~Impl() {
     if (ahead.worker.joinable()) ahead.worker.join();  // its collectives end: every rank's thread runs them

@@ -219,8 +219,8 @@ inline int listed_launch_rows(const NonbondedParams& p, int pass) {
   return pass == kHaloAtoms ? p.n - p.n_home : p.n_home;
 }
 inline bool is_listed_pass(const NonbondedParams& p, int pass) {
-  return p.rows && (pass == kHomeAtoms || pass == kHaloAtoms || pass == kInteriorAtoms ||
-                    pass == kHomeBoundaryAtoms);
+  return p.rows &&
+         (pass == kHomeAtoms || pass == kHaloAtoms || pass == kInteriorAtoms || pass == kHomeBoundaryAtoms);
 }
 
 // One SETTLE water on the device.

@@ -66,9 +66,9 @@ namespace halomd::comm::nvshmem {
 namespace {
 
 constexpr int kThreads = 256;  // the reduction's block
-// The grid of every exchange kernel is Launch::blocks blocks of Launch::threads: fixed for the transport's life (so
-// a captured graph stays valid whatever the counts), small next to the GPU (the co-residency argument
-// above), grid-stride over the atoms.
+// The grid of every exchange kernel is Launch::blocks blocks of Launch::threads: fixed for the transport's
+// life (so a captured graph stays valid whatever the counts), small next to the GPU (the co-residency
+// argument above), grid-stride over the atoms.
 
 __device__ inline uint64_t global_ns() {
   uint64_t t;

@@ -101,7 +101,7 @@ struct Launch {
   StateDev* state = nullptr;
   ErrorRecord* error = nullptr;  // device address of the mapped record
   long long timeout_ns = 0;
-  int blocks = 16;  // the grid of every exchange kernel (HALOMD_HALO_BLOCKS; nvshmem_halo.cpp caps it)
+  int blocks = 16;    // the grid of every exchange kernel (HALOMD_HALO_BLOCKS; nvshmem_halo.cpp caps it)
   int threads = 256;  // per block of an exchange kernel (HALOMD_HALO_THREADS)
 };
 
