@@ -170,7 +170,10 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
       runs.emplace_back("HALOMD_DD_OVERLAP=3", transports().back());
       // The nvshmem transports' home atoms packed by the update kernel (HaloPrepackDev) or, as here, by the
       // exchange kernel.
-      if (transports().back() == "nvshmem_put") runs.emplace_back("HALOMD_HALO_PREPACK=0", "nvshmem");
+      if (transports().back() == "nvshmem_put") {
+        runs.emplace_back("HALOMD_HALO_PREPACK=0", "nvshmem");
+        runs.emplace_back("HALOMD_HALO_PREPACK=2", "nvshmem");  // the update also signals
+      }
     }
     for (const auto& [env, t] : runs) {
       std::string dir = out + "/" + t + std::to_string(ranks);
@@ -179,6 +182,8 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
         dir += "_ahead";
       } else if (unpacked) {
         dir += "_exchange_packs";
+      } else if (env.find("HALOMD_HALO_PREPACK=2") != std::string::npos) {
+        dir += "_update_signals";
       } else if (!env.empty()) {
         dir += "_overlap";
         dir += env.back();

@@ -91,6 +91,23 @@ __device__ inline void prepack_atom(const comm::HaloPrepackDev* h, int a, const 
   }
 }
 
+// After every block's packing (the last block, one thread): the pulses the update releases itself
+// (PrepackPulseDev::signal). Each block's packed values were ordered before its arrival at the last-block
+// count by its fence; this fence makes them, and the signal after it, visible in that order.
+__device__ inline void signal_prepacked(const comm::HaloPrepackDev* h) {
+  if (!h->signals) return;
+  const unsigned long long epoch = *reinterpret_cast<const volatile unsigned long long*>(h->epoch) + 1;
+  bool system = false;
+  for (int k = 0; k < h->num_pulses; ++k) system = system || (h->pulse[k].signal && h->pulse[k].system);
+  if (system) {
+    __threadfence_system();
+  } else {
+    __threadfence();
+  }
+  for (int k = 0; k < h->num_pulses; ++k)
+    if (h->pulse[k].signal) *reinterpret_cast<volatile unsigned long long*>(h->pulse[k].signal) = epoch;
+}
+
 // Checks, writes back and adds the kinetic energy and momentum of one updated atom.
 __device__ inline void finish_atom(const UpdateParams& p, int a, int sa, long long step, const Vec3& xo,
                                    const Vec3& xn, const Vec3& vn, const AtomRecord& rec, long long* ke,
@@ -293,6 +310,7 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host
       st->red_active = 1;
     }
     st->blocks_done = 0;
+    if (p.prepack) signal_prepacked(p.prepack);
   }
 }
 

@@ -53,11 +53,17 @@ struct PrepackPulseDev {
   double* wire = nullptr;        // slot i's 3 doubles go to wire[3 i, 3 i + 3)
   double shift[3] = {0.0, 0.0, 0.0};
   int system = 0;  // wire is another GPU's memory: each write is released at system scope
+  // Where the update also releases the pulse (every atom it sends is a home atom and the peer is mapped):
+  // the peer's signal word, set to the next exchange's epoch by the update's last block; null: the
+  // exchange kernel signals.
+  unsigned long long* signal = nullptr;
 };
 struct HaloPrepackDev {
   int num_pulses = 0;  // 0: the update packs nothing (this plan cannot be packed so, or the option is off)
   int num_home = 0;
   int* packed = nullptr;  // set by an update kernel that packed; read and cleared by the next exchange
+  const unsigned long long* epoch = nullptr;  // the last coordinate exchange's epoch (the next is + 1)
+  int signals = 0;                            // some pulse has a signal
   PrepackPulseDev pulse[kMaxGpuPulses];
 };
 

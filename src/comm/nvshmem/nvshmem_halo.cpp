@@ -40,6 +40,8 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
   NvshmemHaloTransport(bool put_only, int timeout_ms)
       : put_only_(put_only), timeout_ms_(timeout_ms), host_(make_mpi_transport()) {
     // Before anything is allocated: a bad value leaks nothing.
+    if (prepack_mode_ < 0 || prepack_mode_ > 2)
+      throw InputError("", 0, "HALOMD_HALO_PREPACK must be 0, 1 or 2, not " + std::to_string(prepack_mode_));
     launch_.threads = env_int("HALOMD_HALO_THREADS", 256);
     if (launch_.threads < 32 || launch_.threads > 512 || launch_.threads % 32 != 0)
       throw InputError("", 0,
@@ -183,7 +185,7 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
       }
       fwd_count[k] = send.size() - fwd_at[k];
     }
-    bool prepack = prepack_on_;
+    bool prepack = prepack_mode_ != 0;
     for (int k = 0; k < np && prepack; ++k) {
       if (!sends_home[k]) continue;
       slot_at[k] = send.size();
@@ -222,6 +224,7 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
     c.red_signal = red_signal_;
     c.red_peer = red_peer_.get();
     int64_t x_at = 0, f_at = 0;  // atoms before pulse k in the receive buffers (and stages)
+    std::array<unsigned long long*, kMaxPulses> update_signal{};
     for (int k = 0; k < np; ++k) {
       const domdec::Pulse& pulse = plan.pulses[k];
       nv::PulseDev& q = c.pulse[k];
@@ -247,6 +250,9 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
       q.f_system = same_gpu_[q.recv_from] ? 0 : 1;
       q.fwd = send_.get() + fwd_at[k];
       q.fwd_count = static_cast<int>(fwd_count[k]);
+      if (prepack && prepack_mode_ == 2 && fwd_count[k] == 0 && q.x_direct)
+        update_signal[k] = static_cast<unsigned long long*>(nv::sym_ptr(q.x_signal, q.send_to));
+      q.update_signals = update_signal[k] ? 1 : 0;
       x_at += x_cap_[k];
       f_at += f_cap_[k];
     }
@@ -263,16 +269,21 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
         hp.wire = q.x_direct ? q.x_direct : q.x_stage;
         for (int d = 0; d < 3; ++d) hp.shift[d] = q.p.shift[d];
         hp.system = q.x_direct && q.x_system ? 1 : 0;
+        hp.signal = update_signal[k];
+        h.signals = h.signals || hp.signal;
       }
+      h.epoch = &state_.get()->epoch_x;
     }
     staging_.put(calls, prepack_.get(), &h, 1);
     staging_.end(calls);
-    // What the last update packed was for the plan before: the next exchange packs everything itself.
+    // What the last update packed (and signalled) was for the plan before: the next exchange packs
+    // everything itself, and waits for an epoch that no signal of the plan before has reached.
     calls.memset_async(&state_.get()->prepacked, 0, sizeof(int));
+    nv::launch_skip_epoch(calls, launch_);
     plan_ = &plan;
   }
 
-  const HaloPrepackDev* prepack() const override { return prepack_on_ ? prepack_.get() : nullptr; }
+  const HaloPrepackDev* prepack() const override { return prepack_mode_ ? prepack_.get() : nullptr; }
   int64_t prepacked_exchanges() const override {
     unsigned long long n = 0;
     HALOMD_CUDA_CHECK(cudaMemcpy(&n, &state_.get()->prepacked_exchanges, sizeof(n), cudaMemcpyDeviceToHost));
@@ -385,8 +396,9 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
   gpu::DeviceBuffer<nv::StateDev> state_;
   gpu::DeviceBuffer<nv::ConfigDev> config_;
   gpu::DeviceBuffer<HaloPrepackDev> prepack_;
-  // HALOMD_HALO_PREPACK=0: the exchange kernel packs the home atoms too (HaloPrepackDev; for comparisons).
-  bool prepack_on_ = env_int("HALOMD_HALO_PREPACK", 1) != 0;
+  // HALOMD_HALO_PREPACK (HaloPrepackDev): 0 the exchange kernel packs every atom; 1 the update kernel packs
+  // the home atoms; 2 it also releases the pulses that send home atoms only, to mapped peers.
+  int prepack_mode_ = env_int("HALOMD_HALO_PREPACK", 1);
   gpu::DeviceBuffer<long long*> red_peer_;
   gpu::DeviceBuffer<int> send_;
   gpu::UploadStaging staging_;  // the plan's uploads at bind

@@ -222,7 +222,11 @@ __global__ void exchange_x_kernel(Launch l) {
           wire[3 * i + d] = (s < c.num_home ? a.x[d][s] : forwarded_x(c, k, s, d)) + p.shift[d];
       }
     }
-    if (last_block_done(&l.state->pulse_done[k], q.x_direct != nullptr && q.x_system)) {
+    // A pulse the update released itself (packed and signalled) needs nothing more here.
+    if (prepacked && q.update_signals && blockIdx.x == 0 && threadIdx.x == 0 && k < kStampPulses)
+      stamp(c, epoch, 1 + 2 * k);
+    if (!(prepacked && q.update_signals) &&
+        last_block_done(&l.state->pulse_done[k], q.x_direct != nullptr && q.x_system)) {
       if (q.x_direct || p.send_count == 0) {
         if (threadIdx.x == 0) {
           if (q.x_direct && q.x_system) __threadfence_system();
@@ -351,6 +355,10 @@ __global__ void reduce_kernel(Launch l, long long* values, int count, const int*
 
 void launch_exchange_x(gpu::GpuCalls& calls, const Launch& l) {
   calls.launch("nvshmem exchange_x_kernel", exchange_x_kernel, l.blocks, l.threads, 0, l);
+}
+__global__ void skip_epoch_kernel(StateDev* s) { ++s->epoch_x; }
+void launch_skip_epoch(gpu::GpuCalls& calls, const Launch& l) {
+  calls.launch("nvshmem skip_epoch_kernel", skip_epoch_kernel, 1, 1, 0, l.state);
 }
 void launch_exchange_f(gpu::GpuCalls& calls, const Launch& l) {
   calls.launch("nvshmem exchange_f_kernel", exchange_f_kernel, l.blocks, l.threads, 0, l);

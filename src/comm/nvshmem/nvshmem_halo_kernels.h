@@ -44,6 +44,8 @@ struct PulseDev {
   // packs when the update packed the home atoms (comm::HaloPrepackDev).
   const int* fwd = nullptr;
   int fwd_count = 0;
+  // The update kernel also releases this pulse (comm::PrepackPulseDev::signal) when it packed.
+  int update_signals = 0;
 };
 
 struct ConfigDev {
@@ -107,6 +109,9 @@ struct Launch {
 
 // The coordinate exchange, pulses 0..num_pulses-1, in one launch: per pulse pack-and-send, wait, unpack.
 void launch_exchange_x(gpu::GpuCalls& calls, const Launch& l);
+// At bind, on every PE: the coordinate epoch advanced once, so that a signal the update set for the plan
+// before (comm::PrepackPulseDev::signal) cannot release the first exchange of the new one.
+void launch_skip_epoch(gpu::GpuCalls& calls, const Launch& l);
 // The force exchange, pulses num_pulses-1..0, in one launch: per pulse pack-and-send the received atoms'
 // forces, wait, add.
 void launch_exchange_f(gpu::GpuCalls& calls, const Launch& l);
