@@ -172,7 +172,7 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
       // exchange kernel.
       if (transports().back() == "nvshmem_put") {
         runs.emplace_back("HALOMD_HALO_PREPACK=0", "nvshmem");
-        runs.emplace_back("HALOMD_HALO_PREPACK=2", "nvshmem");  // the update also signals
+        runs.emplace_back("HALOMD_HALO_PREPACK=1", "nvshmem");  // the update packs, the exchange signals
       }
     }
     for (const auto& [env, t] : runs) {
@@ -182,8 +182,8 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
         dir += "_ahead";
       } else if (unpacked) {
         dir += "_exchange_packs";
-      } else if (env.find("HALOMD_HALO_PREPACK=2") != std::string::npos) {
-        dir += "_update_signals";
+      } else if (env.find("HALOMD_HALO_PREPACK=1") != std::string::npos) {
+        dir += "_exchange_signals";
       } else if (!env.empty()) {
         dir += "_overlap";
         dir += env.back();

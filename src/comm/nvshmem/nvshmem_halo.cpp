@@ -397,8 +397,8 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
   gpu::DeviceBuffer<nv::ConfigDev> config_;
   gpu::DeviceBuffer<HaloPrepackDev> prepack_;
   // HALOMD_HALO_PREPACK (HaloPrepackDev): 0 the exchange kernel packs every atom; 1 the update kernel packs
-  // the home atoms; 2 it also releases the pulses that send home atoms only, to mapped peers.
-  int prepack_mode_ = env_int("HALOMD_HALO_PREPACK", 1);
+  // the home atoms; 2 (the default) it also releases the pulses that send home atoms only, to mapped peers.
+  int prepack_mode_ = env_int("HALOMD_HALO_PREPACK", 2);
   gpu::DeviceBuffer<long long*> red_peer_;
   gpu::DeviceBuffer<int> send_;
   gpu::UploadStaging staging_;  // the plan's uploads at bind

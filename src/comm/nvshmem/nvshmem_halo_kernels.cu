@@ -10,11 +10,12 @@
 //            (nvshmem_put, or a peer not mapped);
 //   wait     thread 0 waits for the block's own view of that pulse's signal to reach the exchange's epoch,
 //            with a timeout;
-//   use      the block unpacks its share (coordinates; also the sorted float record the non-bonded kernel
-//            reads) or adds it (forces).
+//   use      the block unpacks its share (coordinates, once the next pulse is sent; also the sorted float
+//            record the non-bonded kernel reads) or adds it (forces).
 // The home atoms' coordinates are usually packed already: the update kernel of the step before wrote them
 // into their slots as it computed them (comm::HaloPrepackDev, StateDev::prepacked), and only the forwarded
-// atoms are left to pack here.
+// atoms are left to pack here; a pulse that forwards none the update has released too, so this kernel only
+// waits for it (HALOMD_HALO_PREPACK).
 // Coordinates forwarded by a later pulse are read from the earlier pulse's receive buffer (complete once its
 // signal came), so the coordinate kernel needs no barrier between pulses. The force kernel has one grid
 // barrier between pulses: a pulse's received atoms may have been sent in the pulse just handled, and must
@@ -190,8 +191,9 @@ __device__ inline double forwarded_x(const ConfigDev& c, int k, int l, int d) {
 }
 
 // The whole coordinate exchange in one launch: per pulse, pack (straight into the peer's buffer or into the
-// stage), the last block releases the receiver, every block waits for its own arrival and unpacks its share.
-// No barrier between pulses: a later pulse reads forwarded atoms from the earlier pulses' receive buffers.
+// stage), the last block releases the receiver, every block unpacks its share of the pulse before (while
+// this one travels) and waits for its own arrival; the last pulse is unpacked at the end. No barrier
+// between pulses: a later pulse reads forwarded atoms from the earlier pulses' receive buffers.
 // The epoch is read by every block at the start and advanced by the last block to leave.
 __global__ void exchange_x_kernel(Launch l) {
   const ConfigDev& c = *l.config;
@@ -238,14 +240,23 @@ __global__ void exchange_x_kernel(Launch l) {
       }
       if (threadIdx.x == 0 && k < kStampPulses) stamp(c, epoch, 1 + 2 * k);
     }
+    // The pulse before is unpacked while this one travels: what this one forwards of it was read from its
+    // receive buffer, and the unpack writes only the received atoms' entries.
+    if (k > 0) {
+      const PulseDev& b = c.pulse[k - 1];
+      for (int i = first; i < b.p.recv_count; i += stride) unpack_x_atom(a, b.p, i, b.x_recv);
+    }
     if (threadIdx.x == 0) {
       arrived = wait_ge(l, q.x_signal, epoch, kErrorCoordinates, k, q.recv_from);
       if (blockIdx.x == 0 && k < kStampPulses) stamp(c, epoch, 2 + 2 * k);
     }
     __syncthreads();
     if (!arrived) return;
-    for (int i = first; i < p.recv_count; i += stride) unpack_x_atom(a, p, i, q.x_recv);
     __syncthreads();  // `arrived` is written again for the next pulse
+  }
+  if (c.num_pulses > 0) {
+    const PulseDev& b = c.pulse[c.num_pulses - 1];
+    for (int i = first; i < b.p.recv_count; i += stride) unpack_x_atom(a, b.p, i, b.x_recv);
   }
   if (last_block_done(&l.state->exit_done, false) && threadIdx.x == 0) {
     l.state->epoch_x = epoch;
@@ -356,7 +367,10 @@ __global__ void reduce_kernel(Launch l, long long* values, int count, const int*
 void launch_exchange_x(gpu::GpuCalls& calls, const Launch& l) {
   calls.launch("nvshmem exchange_x_kernel", exchange_x_kernel, l.blocks, l.threads, 0, l);
 }
-__global__ void skip_epoch_kernel(StateDev* s) { ++s->epoch_x; }
+__global__ void skip_epoch_kernel(StateDev* s) {
+  ++s->epoch_x;
+  ++s->epoch_f;  // not needed by the forces; keeps a step's two epochs equal for the stamps
+}
 void launch_skip_epoch(gpu::GpuCalls& calls, const Launch& l) {
   calls.launch("nvshmem skip_epoch_kernel", skip_epoch_kernel, 1, 1, 0, l.state);
 }
