@@ -215,7 +215,7 @@ class CudaDdExecutor::Impl {
   //    force halo on the main stream, while every home row runs on the side stream. The force halo writes
   //    only f_halo (the returned forces, summed apart), which no non-bonded pass touches, so it need not
   //    wait for the home rows; the update waits for both. Nothing runs beside the coordinate halo: interior
-  //    rows there slowed it by more than they hid.
+  //    rows there slowed it by more than they hid (on one GPU; mode 3 is that option).
   // 3 (an experiment): overlap 2 with the interior home rows on the side stream beside the coordinate halo,
   //    which runs at the highest priority with the halo rows and the force halo; then the other home rows.
   void enqueue_step(bool energy, bool reduce) {
@@ -1471,7 +1471,7 @@ std::string CudaDdExecutor::report_json() const {
       "  \"gpu_grid\": [{}, {}, {}],\n  "
       "\"home_atoms_rank0\": {},\n"
       "  \"halo_atoms_rank0_mean\": {:.1f},\n  \"halo_pulses\": {},\n  \"halo_buffer_allocations\": {}, "
-      "\"halo_prepacked_exchanges\": {},\n"
+      "\"halo_prepacked_exchanges\": {}, \"halo_released_exchanges\": {},\n"
       "  \"search_wall_us_mean\": {:.1f}, \"searches\": {}, \"search_page_faults_mean\": {:.1f},\n"
       "  \"search_parts_us_mean\": {{{}}},\n  \"search_parts_us_mean_max_over_ranks\": {{{}}},\n"
       "  \"regular_step_gpu_us\": {:.1f}, \"regular_step_gpu_samples\": {},\n"
@@ -1493,7 +1493,7 @@ std::string CudaDdExecutor::report_json() const {
       m.grid.num_domains(), m.grid.str(), m.host.num_ranks(), m.gpu_name, m.ranks_per_gpu, m.ds.tpa, sp.nc[0],
       sp.nc[1], sp.nc[2], m.num_home,
       m.searches > 0 ? static_cast<double>(m.halo_atoms_sum) / m.searches : 0.0, m.dom.plan.pulses.size(),
-      m.transport->allocations(), m.transport->prepacked_exchanges(),
+      m.transport->allocations(), m.transport->prepacked_exchanges(), m.transport->released_exchanges(),
       m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches,
       m.searches_counted_for_faults > 0 ? static_cast<double>(m.search_faults) / m.searches_counted_for_faults
                                         : 0.0,

@@ -78,6 +78,7 @@ __device__ inline void leapfrog(const UpdateParams& p, int a, int sa, double lam
 __device__ inline void prepack_atom(const comm::HaloPrepackDev* h, int a, const Vec3& x) {
   const int np = h->num_pulses;
   if (a >= h->num_home) return;
+  bool system = false;
   for (int k = 0; k < np; ++k) {
     const comm::PrepackPulseDev& q = h->pulse[k];
     if (!q.slot_of) continue;
@@ -87,8 +88,9 @@ __device__ inline void prepack_atom(const comm::HaloPrepackDev* h, int a, const 
     w[0] = x.x + q.shift[0];
     w[1] = x.y + q.shift[1];
     w[2] = x.z + q.shift[2];
-    if (q.system) __threadfence_system();
+    system = system || q.system;
   }
+  if (system) __threadfence_system();  // stores into another GPU's memory: released before the kernel ends
 }
 
 // After every block's packing (the last block, one thread): the pulses the update releases itself

@@ -71,6 +71,8 @@ class GpuHaloTransport {
   virtual const HaloPrepackDev* prepack() const { return nullptr; }
   // Coordinate exchanges that found their home atoms packed by the update (reads the device: after a sync).
   virtual int64_t prepacked_exchanges() const { return 0; }
+  // ... and those of them with some pulse the update also released (signalled).
+  virtual int64_t released_exchanges() const { return 0; }
 };
 
 // Factories; each needs MPI started (mpirun). The timeout bounds every wait on a peer (device-side signal

@@ -284,9 +284,12 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
   }
 
   const HaloPrepackDev* prepack() const override { return prepack_mode_ ? prepack_.get() : nullptr; }
-  int64_t prepacked_exchanges() const override {
+  // Both read after the executor's final sync.
+  int64_t prepacked_exchanges() const override { return device_count(&state_.get()->prepacked_exchanges); }
+  int64_t released_exchanges() const override { return device_count(&state_.get()->released_exchanges); }
+  static int64_t device_count(const unsigned long long* at) {
     unsigned long long n = 0;
-    HALOMD_CUDA_CHECK(cudaMemcpy(&n, &state_.get()->prepacked_exchanges, sizeof(n), cudaMemcpyDeviceToHost));
+    HALOMD_CUDA_CHECK(cudaMemcpy(&n, at, sizeof(n), cudaMemcpyDeviceToHost));
     return static_cast<int64_t>(n);
   }
 

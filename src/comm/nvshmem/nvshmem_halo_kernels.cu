@@ -28,17 +28,19 @@
 // Why it should not deadlock (several PEs on one GPU under MPS, or one PE per GPU):
 // - The only kernels that spin are the exchange kernels here, B = Launch::blocks blocks of Launch::threads
 //   (the reduction: one block), and a PE has at most one of them running at a time (stream order; with
-//   HALOMD_DD_OVERLAP=2 the force halo runs on a stream of its own, and the update, which precedes the next
-//   exchange, waits for it: cuda_dd_executor.cpp enqueue_step). A pulse is
+//   HALOMD_DD_OVERLAP=2 and 3 the force halo runs on a stream of its own, and the update, which precedes
+//   the next exchange, waits for it: cuda_dd_executor.cpp enqueue_step; with 3 the interior rows beside the
+//   coordinate kernel are an ordinary kernel that ends by itself). A pulse is
 //   released only when all B blocks have packed it, and a block packs pulse k + 1 only after its own wait
 //   for pulse k, so every block of every PE's exchange kernel must be resident at the same time; other
 //   kernels (a big non-bonded kernel) end by themselves and free their SMs. This is an assumption about the
-//   hardware, not a guarantee: by registers an H200 holds 3 coordinate-kernel blocks per SM (66 registers),
-//   yet 4 PEs x 64 blocks under MPS deadlocked (signals never came) while 4 x 16 never did in ~40 runs
-//   (bench/NOTES.md, seventh session), consistent with at most one block per SM per client. B is therefore
-//   at most 16 and at most SMs / PEs (nvshmem_halo.cpp). NVSHMEM itself promises progress for several PEs
-//   per GPU only when their MPS thread percentages add up to at most 100; the scripts override that check
-//   (NVSHMEM_IGNORE_CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=1), which measured faster for GROMACS (DEVICE.md).
+//   hardware, not a guarantee: by registers an H200 holds 3 coordinate-kernel blocks of 256 threads per SM
+//   (66 registers), yet 4 PEs x 64 blocks under MPS deadlocked (signals never came) while 4 x 16 never did in
+//   ~40 runs (bench/NOTES.md, seventh session), consistent with at most one block per SM per client. B is
+//   therefore at most 16 and at most SMs / PEs (nvshmem_halo.cpp). NVSHMEM itself promises progress for
+//   several PEs per GPU only when their MPS thread percentages add up to at most 100; the scripts override
+//   that check (NVSHMEM_IGNORE_CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=1), which measured faster for GROMACS
+//   (DEVICE.md).
 // - The dependencies are acyclic: the wait of (step n, pulse k, direction) needs the peer's pack of the same
 //   (n, k, direction), which in the peer's stream comes after only waits of earlier (n, k, direction)
 //   triples (coordinates before forces, pulses in their order, steps in theirs). By induction every wait is
@@ -224,7 +226,8 @@ __global__ void exchange_x_kernel(Launch l) {
           wire[3 * i + d] = (s < c.num_home ? a.x[d][s] : forwarded_x(c, k, s, d)) + p.shift[d];
       }
     }
-    // A pulse the update released itself (packed and signalled) needs nothing more here.
+    // A pulse the update released itself (packed and signalled) needs nothing more here. Its "sent" stamp
+    // is this kernel's entry (the update's release came before).
     if (prepacked && q.update_signals && blockIdx.x == 0 && threadIdx.x == 0 && k < kStampPulses)
       stamp(c, epoch, 1 + 2 * k);
     if (!(prepacked && q.update_signals) &&
@@ -263,6 +266,9 @@ __global__ void exchange_x_kernel(Launch l) {
     if (prepacked) {
       l.state->prepacked = 0;
       ++l.state->prepacked_exchanges;
+      bool released = false;
+      for (int k = 0; k < c.num_pulses; ++k) released = released || c.pulse[k].update_signals;
+      if (released) ++l.state->released_exchanges;
     }
     stamp(c, epoch, kStampsPerDirection - 1);
   }

@@ -85,6 +85,7 @@ struct StateDev {
   // by every block of that exchange at its start and cleared by its last block; cleared at bind.
   int prepacked = 0;
   unsigned long long prepacked_exchanges = 0;  // exchange_x calls that found it set
+  unsigned long long released_exchanges = 0;   // ... of which the update also released some pulse
 };
 
 enum : int { kErrorCoordinates = 0, kErrorForces = 1, kErrorSums = 2 };
