@@ -216,38 +216,9 @@ class CudaDdExecutor::Impl {
   //    only f_halo (the returned forces, summed apart), which no non-bonded pass touches, so it need not
   //    wait for the home rows; the update waits for both. Nothing runs beside the coordinate halo: interior
   //    rows there slowed it by more than they hid (on one GPU; mode 3 is that option).
-  // 3 (an experiment): overlap 2 with the interior home rows on the side stream beside the coordinate halo,
-  //    which runs at the highest priority with the halo rows and the force halo; then the other home rows.
+  // 3 (an option): as 2, with the interior home rows on the side stream beside the coordinate halo, which
+  //    runs on the highest-priority stream with the halo rows and the force halo; then the other home rows.
   void enqueue_step(bool energy, bool reduce) {
-    if (overlap == 3) {
-      calls.fork(urgent, ev_fork);
-      calls.fork(side, ev_fork);
-      {
-        const gpu::GpuCalls::Use on(calls, side);
-        cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kInteriorAtoms);
-        mark(kInterior);
-      }
-      {
-        const gpu::GpuCalls::Use on(calls, urgent);
-        enqueue_exchange_x();
-        mark(kHaloX);
-        calls.fork(side, ev_halo);  // the boundary rows need the halo
-        cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kHaloAtoms);
-        mark(kHaloRows);
-        transport->exchange_f(calls);
-        mark(kHaloF);
-      }
-      {
-        const gpu::GpuCalls::Use on(calls, side);
-        cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kHomeBoundaryAtoms);
-        mark(kBoundary);
-      }
-      calls.join(urgent, ev_urgent);
-      calls.join(side, ev_join);
-      mark(kJoined);
-      enqueue_update(energy, reduce);
-      return;
-    }
     if (overlap == 0) {
       mark(kInterior);
       enqueue_exchange_x();
@@ -261,16 +232,31 @@ class CudaDdExecutor::Impl {
       enqueue_update(energy, reduce);
       return;
     }
-    if (overlap == 2) {
-      mark(kInterior);
-      enqueue_exchange_x();
-      mark(kHaloX);
+    if (overlap >= 2) {
+      const bool interior_first = overlap == 3;
+      if (!interior_first) {
+        mark(kInterior);
+        enqueue_exchange_x();
+        mark(kHaloX);
+      }
       calls.fork(urgent, ev_fork);
       calls.fork(side, ev_fork);
+      if (interior_first) {
+        {
+          const gpu::GpuCalls::Use on(calls, side);
+          cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kInteriorAtoms);
+          mark(kInterior);
+        }
+        const gpu::GpuCalls::Use on(calls, urgent);
+        enqueue_exchange_x();
+        mark(kHaloX);
+        calls.fork(side, ev_halo);  // the other home rows need the halo
+      }
       {
         // The home rows first: a host-orchestrated force halo blocks the host until it is done.
         const gpu::GpuCalls::Use on(calls, side);
-        cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kHomeAtoms);
+        cuda::launch_nonbonded(calls, ds.nonbonded, energy,
+                               interior_first ? cuda::kHomeBoundaryAtoms : cuda::kHomeAtoms);
         mark(kBoundary);
       }
       {
