@@ -223,6 +223,8 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
     c.red_slots = red_slots_;
     c.red_signal = red_signal_;
     c.red_peer = red_peer_.get();
+    c.red_system = 0;
+    for (int pe = 0; pe < npes_; ++pe) c.red_system = c.red_system || (pe != me_ && !same_gpu_[pe]);
     int64_t x_at = 0, f_at = 0;  // atoms before pulse k in the receive buffers (and stages)
     std::array<unsigned long long*, kMaxPulses> update_signal{};
     for (int k = 0; k < np; ++k) {

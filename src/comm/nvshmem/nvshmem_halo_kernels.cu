@@ -101,8 +101,10 @@ __device__ void record_timeout(const Launch& l, int kind, int pulse, int peer) {
 }
 
 // Waits until *signal >= epoch (nvshmem_signal_wait_until has no timeout). False when it timed out (recorded)
-// or an earlier wait had (so that one lost peer gives one error, not a cascade of timeouts).
-__device__ bool wait_ge(const Launch& l, uint64_t* signal, uint64_t epoch, int kind, int pulse, int peer) {
+// or an earlier wait had (so that one lost peer gives one error, not a cascade of timeouts). system: the peer
+// is on another GPU, so the acquire after the signal is at system scope.
+__device__ bool wait_ge(const Launch& l, uint64_t* signal, uint64_t epoch, int kind, int pulse, int peer,
+                        bool system) {
   if (failed(l.state)) return false;
   const uint64_t t0 = global_ns();
   while (nvshmem_uint64_test(signal, NVSHMEM_CMP_GE, epoch) == 0) {
@@ -112,7 +114,11 @@ __device__ bool wait_ge(const Launch& l, uint64_t* signal, uint64_t epoch, int k
       return false;
     }
   }
-  __threadfence();  // what the signal released is read after it
+  if (system) {  // what the signal released is read after it
+    __threadfence_system();
+  } else {
+    __threadfence();
+  }
   return true;
 }
 
@@ -250,7 +256,7 @@ __global__ void exchange_x_kernel(Launch l) {
       for (int i = first; i < b.p.recv_count; i += stride) unpack_x_atom(a, b.p, i, b.x_recv);
     }
     if (threadIdx.x == 0) {
-      arrived = wait_ge(l, q.x_signal, epoch, kErrorCoordinates, k, q.recv_from);
+      arrived = wait_ge(l, q.x_signal, epoch, kErrorCoordinates, k, q.recv_from, q.f_system != 0);
       if (blockIdx.x == 0 && k < kStampPulses) stamp(c, epoch, 2 + 2 * k);
     }
     __syncthreads();
@@ -307,7 +313,7 @@ __global__ void exchange_f_kernel(Launch l) {
       if (threadIdx.x == 0 && k < kStampPulses) stamp(c, epoch, kStampsPerDirection + 1 + 2 * k);
     }
     if (threadIdx.x == 0) {
-      arrived = wait_ge(l, q.f_signal, epoch, kErrorForces, k, q.send_to);
+      arrived = wait_ge(l, q.f_signal, epoch, kErrorForces, k, q.send_to, q.x_system != 0);
       if (blockIdx.x == 0 && k < kStampPulses) stamp(c, epoch, kStampsPerDirection + 2 + 2 * k);
     }
     __syncthreads();
@@ -355,7 +361,7 @@ __global__ void reduce_kernel(Launch l, long long* values, int count, const int*
   if (threadIdx.x == 0) lost = 0;
   __syncthreads();
   for (int pe = threadIdx.x; pe < npes; pe += blockDim.x) {
-    if (pe != me && !wait_ge(l, c.red_signal + pe, epoch, kErrorSums, -1, pe)) lost = 1;
+    if (pe != me && !wait_ge(l, c.red_signal + pe, epoch, kErrorSums, -1, pe, c.red_system != 0)) lost = 1;
   }
   __syncthreads();
   if (lost) return;

@@ -38,6 +38,8 @@ struct PulseDev {
   uint64_t* f_signal = nullptr;  // set on recv_from when the forces are there
   // Direct stores to a peer on another GPU are released at system scope; to a peer on this GPU (another
   // process under MPS), device scope covers every thread that reads them (x for send_to, f for recv_from).
+  // The same flags give the scope of the acquire after a wait: f_system for the coordinates that come from
+  // recv_from, x_system for the forces that come back from send_to.
   int x_system = 1;
   int f_system = 1;
   // The slots of the atoms this pulse forwards (received in an earlier pulse): all that the exchange
@@ -58,6 +60,7 @@ struct ConfigDev {
   long long* red_slots = nullptr;        // symmetric [2 parities][npes][kMaxGpuReduce]
   uint64_t* red_signal = nullptr;        // symmetric [npes]: PE p sets [p] on every other PE
   long long* const* red_peer = nullptr;  // device array [npes]: red_slots of PE p mapped, or null
+  int red_system = 1;                    // some PE is on another GPU (the sums' acquire scope)
   // HALOMD_HALO_STAMPS=1 (a diagnostic): the fused kernels write GPU global-timer stamps (ns, the same clock
   // for every process on the GPU) of their steps into [kStampSteps][kStamps], by exchange epoch.
   unsigned long long* stamps = nullptr;
