@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Same-call comparison of one halomd binary under several environment settings, on 4 domains 2x2x1 sharing
+# one GPU (the MPS daemon running), runs interleaved so that a drift of the shared machine hits all alike:
+# prints ns/day, the mid-window and first regular GPU step, the GPU-only search step and the exchanges the
+# update packed, from run.json. A diagnostic, not a benchmark record: the figures go to bench/NOTES.md with
+# the command.
+# Usage: bench/halo_variants.sh HALOMD_BINARY NAME=SETTINGS...   e.g.
+#   bench/halo_variants.sh devbin/halomd base= ov3="HALOMD_DD_OVERLAP=3" pp1="HALOMD_HALO_PREPACK=1"
+# VAR_SYSTEMS (default "spce_45k:3000 spce_9k:6000"), VAR_REPEATS (2), VAR_TRANSPORT (nvshmem).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source bench/bench_mdp.sh
+bin=$(realpath "${1:?usage: bench/halo_variants.sh HALOMD_BINARY NAME=SETTINGS...}")
+shift
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NCCL=1
+export NVSHMEM_IGNORE_CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=1
+"$bin" genconf -c bench/systems/spce_5k6/conf.gro -p bench/systems/spce_5k6/topol.top --nbox 2 2 2 \
+  -o "$work/spce_45k" > /dev/null
+cp tests/data/spce_9k/conf.gro "$work/spce_9k.gro"
+cp tests/data/spce_9k/topol.top "$work/spce_9k.top"
+for item in ${VAR_SYSTEMS:-spce_45k:3000 spce_9k:6000}; do
+  name=${item%%:*}
+  bench_mdp "${item##*:}" > "$work/$name.mdp"
+  for rep in $(seq 1 "${VAR_REPEATS:-2}"); do
+    for spec in "$@"; do
+      tag=${spec%%=*}
+      out="$work/${name}_${tag}_$rep"
+      # The settings go to every rank through env in front of the binary.
+      if ! (cd "$work" && timeout 200 mpirun --oversubscribe --allow-run-as-root --bind-to none -n 4 \
+        env ${spec#*=} "$bin" run -c "$name.gro" -p "$name.top" -f "$name.mdp" -o "$out" --backend cuda \
+        --transport "${VAR_TRANSPORT:-nvshmem}" --dd 2 2 1 > "$out.log" 2>&1); then
+        echo "$name $tag $rep failed:"
+        tail -5 "$out.log"
+        continue
+      fi
+      python3 - "$out/run.json" "$name $tag $rep" << 'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = r.get("gpu_only_search_step_gpu", {})
+print(f"{sys.argv[2]}: ns/day {r['ns_per_day']:.0f} mid {r.get('regular_step_gpu_mid_window_us', 0):.1f} "
+      f"first {r.get('regular_step_gpu_us', 0):.1f} gpu-only search {s.get('us', 0):.0f} us "
+      f"prepacked {r.get('halo_prepacked_exchanges')} released {r.get('halo_released_exchanges')}")
+PY
+    done
+  done
+done
