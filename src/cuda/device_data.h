@@ -137,7 +137,7 @@ struct SearchParams {
   // per block of kRowListBlock rows the number of halo and of interior rows (pairsearch.cu). Null for one
   // domain.
   int* rows;
-  int* row_block_halo;
+  int* row_block_counts;
   int n_home;
   int4* img;  // periodic image of each atom at this search
   int* cell_of;

@@ -258,7 +258,7 @@ bool upload_atoms(const HostAtoms& a, gpu::GpuCalls& calls, DeviceSystem& ds) {
   const bool row_lists = !a.zone_mask.empty() && ds.row_lists;
   if (row_lists && ds.rows.size() < ds.capacity) {
     ds.rows.allocate(ds.capacity, "rows by kind");
-    ds.row_block_halo.allocate(2 * (ds.capacity / kRowListBlock + 1), "rows by kind");
+    ds.row_block_counts.allocate(2 * (ds.capacity / kRowListBlock + 1), "rows by kind");
   }
   const int n_home = static_cast<int>(std::count(a.zone_mask.begin(), a.zone_mask.end(), 0));
 
@@ -281,7 +281,7 @@ bool upload_atoms(const HostAtoms& a, gpu::GpuCalls& calls, DeviceSystem& ds) {
   sp.cell_halo = a.zone_mask.empty() ? nullptr : ds.cell_halo.get();
   sp.cell_interior = interior ? ds.cell_interior.get() : nullptr;
   sp.rows = row_lists ? ds.rows.get() : nullptr;
-  sp.row_block_halo = row_lists ? ds.row_block_halo.get() : nullptr;
+  sp.row_block_counts = row_lists ? ds.row_block_counts.get() : nullptr;
   sp.n_home = n_home;
   sp.img = ds.img.get();
   sp.cell_of = ds.cell_of.get();

@@ -35,7 +35,7 @@ struct DeviceSystem {
   gpu::DeviceBuffer<float4> f_halo;
   // Domain decomposition: the sorted rows by kind (SearchParams::rows), made by every search when row_lists
   // (the executor's home and halo passes read them).
-  gpu::DeviceBuffer<int> rows, row_block_halo;
+  gpu::DeviceBuffer<int> rows, row_block_counts;
   bool row_lists = false;
   gpu::DeviceBuffer<float2> lj;
   // Pair list, per lane.

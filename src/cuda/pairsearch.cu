@@ -67,7 +67,8 @@ __global__ void ns_partner_ext_kernel(SearchParams p) {
 // kRowListBlock rows: the halo and the interior home rows per block, then each block's rows placed after the
 // blocks before it (sums over at most n / kRowListBlock counts, ~30 at 30k local atoms), in ascending order
 // within each kind: interior home rows, the other home rows, halo rows.
-__device__ inline int row_kind_of(const SearchParams& p, int s, bool* interior) {
+// Whether sorted row s is a halo row; *interior: an interior home row.
+__device__ inline bool halo_row(const SearchParams& p, int s, bool* interior) {
   const bool halo = p.zone_mask_s[s] != 0;
   *interior = !halo && p.cell_interior && p.cell_interior[p.cell_s[s]] != 0;
   return halo;
@@ -75,12 +76,12 @@ __device__ inline int row_kind_of(const SearchParams& p, int s, bool* interior) 
 __global__ void __launch_bounds__(kRowListBlock) ns_row_count_kernel(SearchParams p) {
   const int s = blockIdx.x * kRowListBlock + threadIdx.x;
   bool interior = false;
-  const bool halo = s < p.n && row_kind_of(p, s, &interior);
+  const bool halo = s < p.n && halo_row(p, s, &interior);
   const int halo_n = __syncthreads_count(halo);
   const int interior_n = __syncthreads_count(s < p.n && interior);
   if (threadIdx.x == 0) {
-    p.row_block_halo[2 * blockIdx.x] = halo_n;
-    p.row_block_halo[2 * blockIdx.x + 1] = interior_n;
+    p.row_block_counts[2 * blockIdx.x] = halo_n;
+    p.row_block_counts[2 * blockIdx.x + 1] = interior_n;
   }
 }
 __global__ void __launch_bounds__(kRowListBlock) ns_row_list_kernel(SearchParams p) {
@@ -90,10 +91,10 @@ __global__ void __launch_bounds__(kRowListBlock) ns_row_list_kernel(SearchParams
   if (warp == 0) {
     int h = 0, i = 0, all = 0;
     for (int b = lane; b < static_cast<int>(gridDim.x); b += 32) {
-      const int ib = p.row_block_halo[2 * b + 1];
+      const int ib = p.row_block_counts[2 * b + 1];
       all += ib;
       if (b < static_cast<int>(blockIdx.x)) {
-        h += p.row_block_halo[2 * b];
+        h += p.row_block_counts[2 * b];
         i += ib;
       }
     }
@@ -112,7 +113,7 @@ __global__ void __launch_bounds__(kRowListBlock) ns_row_list_kernel(SearchParams
   const int s = blockIdx.x * kRowListBlock + threadIdx.x;
   const bool in = s < p.n;
   bool interior = false;
-  const bool halo = in && row_kind_of(p, s, &interior);
+  const bool halo = in && halo_row(p, s, &interior);
   interior = in && interior;
   const unsigned hb = __ballot_sync(0xffffffffu, halo), ib = __ballot_sync(0xffffffffu, interior);
   if (lane == 0) {

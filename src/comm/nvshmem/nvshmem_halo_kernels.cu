@@ -198,6 +198,12 @@ __device__ inline double forwarded_x(const ConfigDev& c, int k, int l, int d) {
   return c.a.x[d][l];
 }
 
+// A thread's share (from `first`, every `stride`) of pulse k's received coordinates, unpacked.
+__device__ inline void unpack_x_share(const ConfigDev& c, int k, int first, int stride) {
+  const PulseDev& b = c.pulse[k];
+  for (int i = first; i < b.p.recv_count; i += stride) unpack_x_atom(c.a, b.p, i, b.x_recv);
+}
+
 // The whole coordinate exchange in one launch: per pulse, pack (straight into the peer's buffer or into the
 // stage), the last block releases the receiver, every block unpacks its share of the pulse before (while
 // this one travels) and waits for its own arrival; the last pulse is unpacked at the end. No barrier
@@ -251,10 +257,7 @@ __global__ void exchange_x_kernel(Launch l) {
     }
     // The pulse before is unpacked while this one travels: what this one forwards of it was read from its
     // receive buffer, and the unpack writes only the received atoms' entries.
-    if (k > 0) {
-      const PulseDev& b = c.pulse[k - 1];
-      for (int i = first; i < b.p.recv_count; i += stride) unpack_x_atom(a, b.p, i, b.x_recv);
-    }
+    if (k > 0) unpack_x_share(c, k - 1, first, stride);
     if (threadIdx.x == 0) {
       arrived = wait_ge(l, q.x_signal, epoch, kErrorCoordinates, k, q.recv_from, q.f_system != 0);
       if (blockIdx.x == 0 && k < kStampPulses) stamp(c, epoch, 2 + 2 * k);
@@ -263,10 +266,7 @@ __global__ void exchange_x_kernel(Launch l) {
     if (!arrived) return;
     __syncthreads();  // `arrived` is written again for the next pulse
   }
-  if (c.num_pulses > 0) {
-    const PulseDev& b = c.pulse[c.num_pulses - 1];
-    for (int i = first; i < b.p.recv_count; i += stride) unpack_x_atom(a, b.p, i, b.x_recv);
-  }
+  if (c.num_pulses > 0) unpack_x_share(c, c.num_pulses - 1, first, stride);
   if (last_block_done(&l.state->exit_done, false) && threadIdx.x == 0) {
     l.state->epoch_x = epoch;
     if (prepacked) {

@@ -17,9 +17,8 @@
 
 namespace halomd::comm::nvshmem {
 
-// Most pulses per plan; equals kMaxDevicePulses of comm/halo_transport.h (not included here: C++20).
-inline constexpr int kMaxHaloPulses = 16;
-static_assert(kMaxHaloPulses == kMaxGpuPulses);
+// Most pulses per plan (equal to kMaxDevicePulses of comm/halo_transport.h, C++20, checked there).
+inline constexpr int kMaxHaloPulses = kMaxGpuPulses;
 
 // One pulse and where its data goes. Symmetric addresses (x_recv, f_recv, the stages, the signals) are this
 // PE's; the same address names the peer's copy in put calls. *_direct are the peer's copies mapped into this
