@@ -8,6 +8,9 @@
 //   [--window-steps N]   (defaults: rlist 1.094, skin 0.45: the plan range rlist + 2 skin of the GPU
 //   domains; 4 domains; 50 repeats; 10 steps of 0.002 ps: atoms moved in straight lines tear rigid waters
 //   apart over longer windows)
+// HALOMD_BENCH_COLD=1: every repeat starts with the caches flushed (a 256 MB buffer written), as a
+//   repartition inside a run finds its data after a window of steps; HALOMD_BENCH_FRESH_PAGES=1: glibc's
+//   default malloc (fresh pages for large blocks) instead of halomd's options.
 // Build (a CPU build in build/release): g++ -O2 -std=c++20 -fopenmp -I src bench/dd_repartition_main.cpp
 //   build/release/libhalomd_{cpu,comm,domdec,io}.a -lfmt -o dd_repartition
 // The box: `halomd genconf -c bench/systems/spce_5k6/conf.gro -p bench/systems/spce_5k6/topol.top
@@ -73,6 +76,11 @@ struct Clock {
   }
 };
 
+// Writes every cache line of `buffer` (larger than the last-level cache): what was cached is evicted.
+void evict_caches(std::vector<char>& buffer) {
+  for (size_t i = 0; i < buffer.size(); i += 64) buffer[i] = static_cast<char>(buffer[i] + 1);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -103,6 +111,10 @@ int main(int argc, char** argv) {
     const domdec::HomeAssignment owner = domdec::assign_home(grid, box, gro.x, first);
     const int nd = grid.num_domains();
 
+    // HALOMD_BENCH_COLD: every repeat starts from memory, not cache, as a repartition inside a run does (its
+    // data was last touched a window of steps before): a buffer larger than the caches is written first.
+    const bool cold = std::getenv("HALOMD_BENCH_COLD") != nullptr;
+    std::vector<char> evict(cold ? size_t{256} << 20 : 0);
     Clock clock;
     size_t halo_atoms = 0, moved = 0;
     std::vector<DdDomain> dom(nd);
@@ -117,6 +129,7 @@ int main(int argc, char** argv) {
         }
         set_home(dom[k], top, std::move(atoms));
       }
+      if (cold) evict_caches(evict);
       clock.last = std::chrono::steady_clock::now();
       std::vector<std::vector<comm::AtomState>> leaving(nd), arriving(nd);
       for (int k = 0; k < nd; ++k) leaving[k] = take_departures(dom[k], grid, box, first);

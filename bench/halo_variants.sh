@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Same-call comparison of one halomd binary under several environment settings, on 4 domains 2x2x1 sharing
 # one GPU (the MPS daemon running), runs interleaved so that a drift of the shared machine hits all alike:
-# prints ns/day, the mid-window and first regular GPU step, the GPU-only search step and the exchanges the
-# update packed, from run.json. A diagnostic, not a benchmark record: the figures go to bench/NOTES.md with
-# the command.
+# prints ns/day, the mid-window and first regular GPU step, the GPU-only search step, the exchanges the
+# update packed, and the repartitions' host time and page faults, from run.json. A diagnostic, not a
+# benchmark record: the figures go to bench/NOTES.md with the command.
 # Usage: bench/halo_variants.sh HALOMD_BINARY NAME=SETTINGS...   e.g.
 #   bench/halo_variants.sh devbin/halomd base= ov3="HALOMD_DD_OVERLAP=3" pp1="HALOMD_HALO_PREPACK=1"
 # VAR_SYSTEMS (default "spce_45k:3000 spce_9k:6000"), VAR_REPEATS (2), VAR_TRANSPORT (nvshmem).
@@ -41,7 +41,9 @@ r = json.load(open(sys.argv[1]))
 s = r.get("gpu_only_search_step_gpu", {})
 print(f"{sys.argv[2]}: ns/day {r['ns_per_day']:.0f} mid {r.get('regular_step_gpu_mid_window_us', 0):.1f} "
       f"first {r.get('regular_step_gpu_us', 0):.1f} gpu-only search {s.get('us', 0):.0f} us "
-      f"prepacked {r.get('halo_prepacked_exchanges')} released {r.get('halo_released_exchanges')}")
+      f"prepacked {r.get('halo_prepacked_exchanges')} released {r.get('halo_released_exchanges')} "
+      f"repartitions {r.get('repartitions')} of {r.get('search_wall_us_mean', 0):.0f} us host "
+      f"({r.get('search_page_faults_mean', 0):.0f} page faults)")
 PY
     done
   done

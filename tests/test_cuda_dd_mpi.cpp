@@ -175,6 +175,9 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
       if (transports().back() == "nvshmem_put") {
         runs.emplace_back("HALOMD_HALO_PREPACK=0", "nvshmem");
         runs.emplace_back("HALOMD_HALO_PREPACK=1", "nvshmem");  // the update packs, the exchange signals
+        // Every peer treated as on another GPU: the system-scope releases, fences and acquires that GPUs of
+        // one node need (the update's packing and releases included), on the one GPU.
+        runs.emplace_back("HALOMD_HALO_SYSTEM_FENCES=1", "nvshmem");
       }
     }
     for (const auto& [env, t] : runs) {
@@ -186,6 +189,8 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
         dir += "_exchange_packs";
       } else if (env.find("HALOMD_HALO_PREPACK=1") != std::string::npos) {
         dir += "_exchange_signals";
+      } else if (env.find("HALOMD_HALO_SYSTEM_FENCES=1") != std::string::npos) {
+        dir += "_system_scope";
       } else if (!env.empty()) {
         dir += "_overlap";
         dir += env.back();
@@ -213,6 +218,11 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
       } else {
         EXPECT_EQ(released, 0.0) << t << " " << env << "\n" << json;
       }
+      // One GPU: no peer is on another GPU, unless the run says to treat every peer so.
+      const bool system_scope = env.find("HALOMD_HALO_SYSTEM_FENCES=1") != std::string::npos;
+      EXPECT_EQ(json_number(json, "halo_peers_on_other_gpus"), system_scope ? ranks - 1.0 : 0.0)
+          << t << " " << env << "\n"
+          << json;
       if (first.empty()) {
         first = dir;
         continue;

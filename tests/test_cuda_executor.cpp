@@ -384,6 +384,8 @@ TEST(CudaExecutor, ClusterPathMatchesTheCpuAndTheAtomPath) {
       g = gpu_step0(sys);
     }
     EXPECT_NE(g.report.find("\"gpu_pair_list\": \"cluster\""), std::string::npos) << g.report;
+    EXPECT_NE(g.report.find("\"gpu_lanes_per_atom\": null"), std::string::npos) << g.report;
+    expect_cpu_pair_count(sys, g.pairs);  // pairs_in_list counts the cluster list's pairs within rlist
     EXPECT_LT(rel_diff(g.e.lj, ec.lj), kEnergyRelTol) << g.e.lj << " vs " << ec.lj;
     EXPECT_LT(rel_diff(g.e.coulomb, ec.coulomb), kEnergyRelTol) << g.e.coulomb << " vs " << ec.coulomb;
     for (int a = 0; a < 3; ++a)

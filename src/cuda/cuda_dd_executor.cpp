@@ -1457,7 +1457,7 @@ std::string CudaDdExecutor::report_json() const {
       "  \"gpu_grid\": [{}, {}, {}],\n  "
       "\"home_atoms_rank0\": {},\n"
       "  \"halo_atoms_rank0_mean\": {:.1f},\n  \"halo_pulses\": {},\n  \"halo_buffer_allocations\": {}, "
-      "\"halo_prepacked_exchanges\": {}, \"halo_released_exchanges\": {},\n"
+      "\"halo_prepacked_exchanges\": {}, \"halo_released_exchanges\": {}, \"halo_peers_on_other_gpus\": {},\n"
       "  \"search_wall_us_mean\": {:.1f}, \"searches\": {}, \"search_page_faults_mean\": {:.1f},\n"
       "  \"search_parts_us_mean\": {{{}}},\n  \"search_parts_us_mean_max_over_ranks\": {{{}}},\n"
       "  \"regular_step_gpu_us\": {:.1f}, \"regular_step_gpu_samples\": {},\n"
@@ -1480,7 +1480,7 @@ std::string CudaDdExecutor::report_json() const {
       sp.nc[1], sp.nc[2], m.num_home,
       m.searches > 0 ? static_cast<double>(m.halo_atoms_sum) / m.searches : 0.0, m.dom.plan.pulses.size(),
       m.transport->allocations(), m.transport->prepacked_exchanges(), m.transport->released_exchanges(),
-      m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches,
+      m.transport->peers_on_other_gpus(), m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches,
       m.searches_counted_for_faults > 0 ? static_cast<double>(m.search_faults) / m.searches_counted_for_faults
                                         : 0.0,
       parts, parts_max, m.first_step_gpu.mean_us(), m.first_step_gpu.samples, m.mid_step_gpu.mean_us(),

@@ -351,7 +351,17 @@ void CudaExecutor::forces(std::vector<Vec3>& f) {
     if (atom_of[s] >= 0) f[atom_of[s]] = {hf[s].x, hf[s].y, hf[s].z};
 }
 
-size_t CudaExecutor::num_pairs() const { return impl_->pairs; }
+size_t CudaExecutor::num_pairs() const {
+  const Impl& m = *impl_;
+  if (!m.cluster) return m.pairs;
+  // The cluster list keeps no atom-pair count: the last search's pairs within rlist, counted on the host from
+  // the downloaded list (waits for the device; a report's figure, read after the run).
+  ClusterPairList list;
+  cuda::download_cluster_list(m.cl, list);
+  size_t n = 0;
+  for_each_cluster_pair(list, m.cfg.box, [&n](int, int, const Vec3&) { ++n; });
+  return n;
+}
 
 CallCounters CudaExecutor::counters() const {
   CallCounters c;
@@ -368,8 +378,10 @@ std::string CudaExecutor::report_json() const {
       "  \"gpu_grid\": [{}, {}, {}],\n"
       "  \"gpu_list_entries_per_lane\": {},\n  \"gpu_list_entries_per_lane_max\": {},\n"
       "  \"gpu_every_step_timed\": {},\n  {}",
-      m.gpu_name, m.cluster ? "cluster" : "atom", m.ds.tpa, sp.nc[0], sp.nc[1], sp.nc[2],
-      m.ds.cap_groups * cuda::kListGroup, m.max_groups * cuda::kListGroup,
+      // The atom-pair list's lanes and sizes; null where the cluster list replaces it.
+      m.gpu_name, m.cluster ? "cluster" : "atom", m.cluster ? "null" : std::to_string(m.ds.tpa), sp.nc[0],
+      sp.nc[1], sp.nc[2], m.cluster ? "null" : std::to_string(m.ds.cap_groups * cuda::kListGroup),
+      m.cluster ? "null" : std::to_string(m.max_groups * cuda::kListGroup),
       m.every_step_timed ? "true" : "false", m.timing.json());
 }
 

@@ -73,6 +73,9 @@ class GpuHaloTransport {
   virtual int64_t prepacked_exchanges() const { return 0; }
   // ... and those of them with some pulse the update also released (signalled).
   virtual int64_t released_exchanges() const { return 0; }
+  // Peers this rank's device-side waits and stores treat as on another GPU (system scope); 0 for the
+  // host-orchestrated transports.
+  virtual int peers_on_other_gpus() const { return 0; }
 };
 
 // Factories; each needs MPI started (mpirun). The timeout bounds every wait on a peer (device-side signal

@@ -289,6 +289,11 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
   // Both read after the executor's final sync.
   int64_t prepacked_exchanges() const override { return device_count(&state_.get()->prepacked_exchanges); }
   int64_t released_exchanges() const override { return device_count(&state_.get()->released_exchanges); }
+  int peers_on_other_gpus() const override {
+    int n = 0;
+    for (int pe = 0; pe < static_cast<int>(same_gpu_.size()); ++pe) n += pe != me_ && !same_gpu_[pe];
+    return n;
+  }
   static int64_t device_count(const unsigned long long* at) {
     unsigned long long n = 0;
     HALOMD_CUDA_CHECK(cudaMemcpy(&n, at, sizeof(n), cudaMemcpyDeviceToHost));
