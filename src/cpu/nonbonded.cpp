@@ -129,9 +129,9 @@ void NonbondedCpu::compute_fixed(const PairList& list, const NonbondedAtoms& ato
         fix += fx;
         fiy += fy;
         fiz += fz;
-        fb[3 * j] -= to_fixed(fx, kForceFixedScale);
-        fb[3 * j + 1] -= to_fixed(fy, kForceFixedScale);
-        fb[3 * j + 2] -= to_fixed(fz, kForceFixedScale);
+        fb[3 * j] = wrap_sub(fb[3 * j], to_fixed(fx, kForceFixedScale));
+        fb[3 * j + 1] = wrap_sub(fb[3 * j + 1], to_fixed(fy, kForceFixedScale));
+        fb[3 * j + 2] = wrap_sub(fb[3 * j + 2], to_fixed(fz, kForceFixedScale));
         if (want_energy) {
           elj += r.v_lj;
           ecoul += r.v_coul;
@@ -143,13 +143,13 @@ void NonbondedCpu::compute_fixed(const PairList& list, const NonbondedAtoms& ato
           v[5] += fy * dz;
         }
       }
-      fb[3 * i] += to_fixed(fix, kForceFixedScale);
-      fb[3 * i + 1] += to_fixed(fiy, kForceFixedScale);
-      fb[3 * i + 2] += to_fixed(fiz, kForceFixedScale);
+      fb[3 * i] = wrap_add(fb[3 * i], to_fixed(fix, kForceFixedScale));
+      fb[3 * i + 1] = wrap_add(fb[3 * i + 1], to_fixed(fiy, kForceFixedScale));
+      fb[3 * i + 2] = wrap_add(fb[3 * i + 2], to_fixed(fiz, kForceFixedScale));
       if (want_energy) {
-        s.lj += to_fixed(elj, kEnergyFixedScale);
-        s.coul += to_fixed(ecoul, kEnergyFixedScale);
-        for (int c = 0; c < 6; ++c) s.vir[c] += to_fixed(v[c], kEnergyFixedScale);
+        s.lj = wrap_add(s.lj, to_fixed(elj, kEnergyFixedScale));
+        s.coul = wrap_add(s.coul, to_fixed(ecoul, kEnergyFixedScale));
+        for (int c = 0; c < 6; ++c) s.vir[c] = wrap_add(s.vir[c], to_fixed(v[c], kEnergyFixedScale));
       }
     }
     // Reaction-field correction of excluded pairs within the cut-off (each pair once, i < j).
@@ -169,12 +169,12 @@ void NonbondedCpu::compute_fixed(const PairList& list, const NonbondedAtoms& ato
         PairResult r;
         pair_rf_exclusion<double>(p, r2, charge[i] * charge[j], r);
         const double fx = r.f_over_r * dx, fy = r.f_over_r * dy, fz = r.f_over_r * dz;
-        fb[3 * i] += to_fixed(fx, kForceFixedScale);
-        fb[3 * i + 1] += to_fixed(fy, kForceFixedScale);
-        fb[3 * i + 2] += to_fixed(fz, kForceFixedScale);
-        fb[3 * j] -= to_fixed(fx, kForceFixedScale);
-        fb[3 * j + 1] -= to_fixed(fy, kForceFixedScale);
-        fb[3 * j + 2] -= to_fixed(fz, kForceFixedScale);
+        fb[3 * i] = wrap_add(fb[3 * i], to_fixed(fx, kForceFixedScale));
+        fb[3 * i + 1] = wrap_add(fb[3 * i + 1], to_fixed(fy, kForceFixedScale));
+        fb[3 * i + 2] = wrap_add(fb[3 * i + 2], to_fixed(fz, kForceFixedScale));
+        fb[3 * j] = wrap_sub(fb[3 * j], to_fixed(fx, kForceFixedScale));
+        fb[3 * j + 1] = wrap_sub(fb[3 * j + 1], to_fixed(fy, kForceFixedScale));
+        fb[3 * j + 2] = wrap_sub(fb[3 * j + 2], to_fixed(fz, kForceFixedScale));
         ecoul += r.v_coul;
         v[0] += fx * dx;
         v[1] += fy * dy;
@@ -184,8 +184,8 @@ void NonbondedCpu::compute_fixed(const PairList& list, const NonbondedAtoms& ato
         v[5] += fy * dz;
       }
       if (want_energy) {
-        s.coul += to_fixed(ecoul, kEnergyFixedScale);
-        for (int c = 0; c < 6; ++c) s.vir[c] += to_fixed(v[c], kEnergyFixedScale);
+        s.coul = wrap_add(s.coul, to_fixed(ecoul, kEnergyFixedScale));
+        for (int c = 0; c < 6; ++c) s.vir[c] = wrap_add(s.vir[c], to_fixed(v[c], kEnergyFixedScale));
       }
     }
     sums[t] = s;
@@ -194,7 +194,7 @@ void NonbondedCpu::compute_fixed(const PairList& list, const NonbondedAtoms& ato
 #pragma omp for schedule(static)
     for (int a = 0; a < 3 * natoms; ++a) {
       int64_t acc = 0;
-      for (int u = 0; u < threads_; ++u) acc += f_thread_[u][a];
+      for (int u = 0; u < threads_; ++u) acc = wrap_add(acc, f_thread_[u][a]);
       f[a / 3][a % 3] = acc;
     }
   }
@@ -209,9 +209,9 @@ void NonbondedCpu::compute_fixed(const PairList& list, const NonbondedAtoms& ato
   total = NonbondedFixedSums{};
   if (want_energy) {
     for (const NonbondedFixedSums& s : sums) {
-      total.lj += s.lj;
-      total.coul += s.coul;
-      for (int c = 0; c < 6; ++c) total.vir[c] += s.vir[c];
+      total.lj = wrap_add(total.lj, s.lj);
+      total.coul = wrap_add(total.coul, s.coul);
+      for (int c = 0; c < 6; ++c) total.vir[c] = wrap_add(total.vir[c], s.vir[c]);
     }
   }
 }
