@@ -5,10 +5,14 @@
 
 #include <cmath>
 #include <random>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "comm/halo_transport.h"
 #include "comm/plan_build.h"
+#include "core/parallel.h"
+#include "cpu/dd_domain.h"
 #include "domdec/assignment.h"
 #include "domdec/exchange.h"
 #include "support/test_support.h"
@@ -41,6 +45,53 @@ void expect_same_bits(const std::vector<Vec3>& a, const std::vector<Vec3>& b, co
     for (int d = 0; d < 3; ++d) ASSERT_EQ(a[i][d], b[i][d]) << what << ": local atom " << i << " dim " << d;
 }
 
+// Each domain's plan built through `transport` (set to `grid`) with `threads` threads per loop, from the
+// home atoms domdec's assignment gives.
+void build_through(HaloTransport& transport, const DdGrid& grid, const TestSystem& s,
+                   const domdec::HaloRange& range, std::span<const int> first, int threads,
+                   std::vector<DomainPlan>& plans, std::vector<std::vector<Vec3>>& x_built) {
+  const domdec::HomeAssignment owner = domdec::assign_home(grid, s.box, s.x, first);
+  const int nd = grid.num_domains();
+  std::vector<std::vector<IVec3>> images(nd);
+  std::vector<std::vector<Vec3>> frames(nd);
+  std::vector<HomeAtoms> home(nd);
+  for (int d = 0; d < nd; ++d) {
+    for (int g : owner.home[d]) {
+      images[d].push_back(owner.image[g]);
+      frames[d].push_back(domdec::shifted(s.x[g], owner.image[g], s.box));
+    }
+    home[d] = {owner.home[d], images[d], frames[d]};
+  }
+  build_plans(transport, grid, s.box, range, home, plans, x_built, nullptr, threads);
+}
+
+// The plans and local positions equal domdec's reference, bit for bit.
+void expect_reference_plans(const std::vector<DomainPlan>& plans,
+                            const std::vector<std::vector<Vec3>>& x_built, const domdec::DdPlan& ref,
+                            const std::vector<std::vector<Vec3>>& x_ref) {
+  ASSERT_EQ(plans.size(), ref.domains.size());
+  for (size_t d = 0; d < plans.size(); ++d) {
+    const DomainPlan& a = plans[d];
+    const DomainPlan& b = ref.domains[d];
+    ASSERT_EQ(a.global, b.global);
+    ASSERT_EQ(a.pulses.size(), b.pulses.size());
+    for (size_t k = 0; k < a.pulses.size(); ++k) {
+      EXPECT_EQ(a.pulses[k].send, b.pulses[k].send);
+      EXPECT_EQ(a.pulses[k].recv_start, b.pulses[k].recv_start);
+      EXPECT_EQ(a.pulses[k].recv_count, b.pulses[k].recv_count);
+    }
+    ASSERT_EQ(a.shift.size(), a.global.size());
+    for (int i = 0; i < a.num_local(); ++i) {
+      for (int k = 0; k < 3; ++k) {
+        ASSERT_EQ(a.zone[i][k], b.zone[i][k]);
+        ASSERT_EQ(a.image[i][k], b.image[i][k]);
+        ASSERT_EQ(a.shift[i][k], b.shift[i][k]);
+      }
+    }
+    expect_same_bits(x_built[d], x_ref[d], "positions of the plan build");
+  }
+}
+
 TEST(LocalTransport, PlansAndPulsesReproduceDomdecBitForBit) {
   std::mt19937_64 rng(23);
   for (const Case& c : kCases) {
@@ -54,42 +105,13 @@ TEST(LocalTransport, PlansAndPulsesReproduceDomdecBitForBit) {
 
     auto transport = make_local_transport();
     transport->set_grid(grid);
-    const domdec::HomeAssignment owner = domdec::assign_home(grid, s.box, s.x, first);
     const int nd = grid.num_domains();
-    std::vector<std::vector<IVec3>> images(nd);
-    std::vector<std::vector<Vec3>> frames(nd);
-    std::vector<HomeAtoms> home(nd);
-    for (int d = 0; d < nd; ++d) {
-      for (int g : owner.home[d]) {
-        images[d].push_back(owner.image[g]);
-        frames[d].push_back(domdec::shifted(s.x[g], owner.image[g], s.box));
-      }
-      home[d] = {owner.home[d], images[d], frames[d]};
-    }
     std::vector<DomainPlan> plans;
     std::vector<std::vector<Vec3>> x_built;
-    build_plans(*transport, grid, s.box, range, home, plans, x_built);
-
+    build_through(*transport, grid, s, range, first, 1, plans, x_built);
+    expect_reference_plans(plans, x_built, ref, x_ref);
     std::vector<const DomainPlan*> bound;
-    for (int d = 0; d < nd; ++d) {
-      const DomainPlan& a = plans[d];
-      const DomainPlan& b = ref.domains[d];
-      ASSERT_EQ(a.global, b.global);
-      ASSERT_EQ(a.pulses.size(), b.pulses.size());
-      for (size_t k = 0; k < a.pulses.size(); ++k) {
-        EXPECT_EQ(a.pulses[k].send, b.pulses[k].send);
-        EXPECT_EQ(a.pulses[k].recv_start, b.pulses[k].recv_start);
-        EXPECT_EQ(a.pulses[k].recv_count, b.pulses[k].recv_count);
-      }
-      for (int i = 0; i < a.num_local(); ++i) {
-        for (int k = 0; k < 3; ++k) {
-          ASSERT_EQ(a.zone[i][k], b.zone[i][k]);
-          ASSERT_EQ(a.image[i][k], b.image[i][k]);
-        }
-      }
-      expect_same_bits(x_built[d], x_ref[d], "positions of the plan build");
-      bound.push_back(&plans[d]);
-    }
+    for (int d = 0; d < nd; ++d) bound.push_back(&plans[d]);
     EXPECT_GT(transport->counters().halo_bytes, 0);
 
     // One MD step's pulses: the halo part must all be written, and equal what domdec's exchange writes.
@@ -136,6 +158,56 @@ TEST(LocalTransport, PlansAndPulsesReproduceDomdecBitForBit) {
     // The same plan again: the buffers fit, nothing is re-allocated.
     transport->allocate(bound);
     EXPECT_EQ(transport->allocations(), allocations);
+  }
+}
+
+// A repartition's loops on several threads (core/parallel.h) build the serial plans, bit for bit: domains
+// of ~6k home and ~10k halo atoms, so that every loop is cut into chunks.
+TEST(LocalTransport, PlansBuiltOnThreadsAreTheSerialPlans) {
+  std::mt19937_64 rng(41);
+  const TestSystem s = random_system(rng, Box{{6.0, 6.0, 6.0}}, 12000);
+  const DdGrid grid{{2, 2, 1}};
+  const std::vector<int> first = domdec::first_atoms(s.molecule);
+  const domdec::HaloRange range{1.2, domdec::molecule_margin(s.x, first) + domdec::kMarginSlack};
+  std::vector<std::vector<Vec3>> x_ref;
+  const domdec::DdPlan ref = domdec::build_plan_with(grid, s.box, s.x, first, range, &x_ref);
+  ASSERT_GE(ref.domains[0].num_home, 2 * static_cast<int>(kMinChunk));  // 2 chunks at least
+  for (int threads : {2, 3, 8}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    auto transport = make_local_transport();
+    transport->set_grid(grid);
+    std::vector<DomainPlan> plans;
+    std::vector<std::vector<Vec3>> x_built;
+    build_through(*transport, grid, s, range, first, threads, plans, x_built);
+    expect_reference_plans(plans, x_built, ref, x_ref);
+  }
+
+  // The local topology from a plan: charges, types and exclusions (every pair of a molecule) alike.
+  Topology top;
+  const int n = static_cast<int>(s.x.size());
+  top.molecule = s.molecule;
+  top.mass.assign(n, 1.0);
+  top.excl_start.push_back(0);
+  for (int i = 0; i < n; ++i) {
+    top.charge.push_back(0.1 * (i % 7) - 0.3);
+    top.type.push_back(i % 3);
+    for (int j = first[i]; j < n && s.molecule[j] == s.molecule[i]; ++j)
+      if (j != i) top.excl.push_back(j);
+    top.excl_start.push_back(static_cast<int>(top.excl.size()));
+  }
+  for (const DomainPlan& plan : ref.domains) {
+    DdDomain serial, threaded;
+    for (DdDomain* d : {&serial, &threaded}) {
+      d->plan = plan;
+      d->home.assign(plan.global.begin(), plan.global.begin() + plan.num_home);
+    }
+    build_local_interactions(serial, top, 1);
+    build_local_interactions(threaded, top, 3);
+    EXPECT_GT(serial.excl.size(), 0u);
+    EXPECT_EQ(threaded.charge, serial.charge);
+    EXPECT_EQ(threaded.type, serial.type);
+    EXPECT_EQ(threaded.excl_start, serial.excl_start);
+    EXPECT_EQ(threaded.excl, serial.excl);
   }
 }
 

@@ -179,6 +179,8 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
         // one node need (the update's packing and releases included), on the one GPU.
         runs.emplace_back("HALOMD_HALO_SYSTEM_FENCES=1", "nvshmem");
       }
+      // A repartition's host loops on threads (core/parallel.h): the same plans, so the same bits.
+      runs.emplace_back("HALOMD_HOST_THREADS=3", transports().front());
     }
     for (const auto& [env, t] : runs) {
       std::string dir = out + "/" + t + std::to_string(ranks);
@@ -191,6 +193,8 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
         dir += "_exchange_signals";
       } else if (env.find("HALOMD_HALO_SYSTEM_FENCES=1") != std::string::npos) {
         dir += "_system_scope";
+      } else if (env.find("HALOMD_HOST_THREADS") != std::string::npos) {
+        dir += "_host_threads";
       } else if (!env.empty()) {
         dir += "_overlap";
         dir += env.back();

@@ -10,7 +10,7 @@ namespace halomd::comm {
 void build_plans(HaloTransport& transport, const domdec::DdGrid& grid, const Box& box,
                  const domdec::HaloRange& range, std::span<const HomeAtoms> home,
                  std::vector<domdec::DomainPlan>& plans, std::vector<std::vector<Vec3>>& x_local,
-                 double* exchange_s) {
+                 double* exchange_s, int threads) {
   const std::vector<int>& domains = transport.domains();
   const size_t ns = domains.size();
   if (home.size() != ns) throw RuntimeError(-1, -1, "build_plans: one set of home atoms per domain");
@@ -41,8 +41,9 @@ void build_plans(HaloTransport& transport, const domdec::DdGrid& grid, const Box
         domdec::DomainPlan& plan = plans[s];
         const domdec::IndexRange cand = domdec::send_candidates(plan, d, p, dim_start[s]);
         const domdec::Pulse& pulse = domdec::add_pulse(
-            plan, grid, box, d, p, domdec::select_send(x_local[s], cand, d, plan.lo[d], range.send_range()));
-        sent[s] = domdec::pack_sent(plan, x_local[s], pulse);
+            plan, grid, box, d, p,
+            domdec::select_send(x_local[s], cand, d, plan.lo[d], range.send_range(), threads));
+        sent[s] = domdec::pack_sent(plan, x_local[s], pulse, threads);
         to[s] = pulse.send_to;
         from[s] = pulse.recv_from;
       }
@@ -50,7 +51,8 @@ void build_plans(HaloTransport& transport, const domdec::DdGrid& grid, const Box
       transport.exchange_atoms(to, from, sent, received);
       if (exchange_s)
         *exchange_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      for (size_t s = 0; s < ns; ++s) domdec::append_received(plans[s], x_local[s], box, received[s]);
+      for (size_t s = 0; s < ns; ++s)
+        domdec::append_received(plans[s], x_local[s], box, received[s], threads);
     }
   }
 }

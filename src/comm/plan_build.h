@@ -21,10 +21,11 @@ struct HomeAtoms {
 
 // home: one entry per slot (transport.domains()); fills plans[s] and x_local[s] (home positions, then every
 // pulse's atoms). range.margin must be the same on every process. exchange_s, when given, gains the wall
-// time spent in the transport's exchanges (the rest is this process's own work).
+// time spent in the transport's exchanges (the rest is this process's own work). threads: the per-atom loops
+// of each domain on up to that many OpenMP threads (the same plans with any count).
 void build_plans(HaloTransport& transport, const domdec::DdGrid& grid, const Box& box,
                  const domdec::HaloRange& range, std::span<const HomeAtoms> home,
                  std::vector<domdec::DomainPlan>& plans, std::vector<std::vector<Vec3>>& x_local,
-                 double* exchange_s = nullptr);
+                 double* exchange_s = nullptr, int threads = 1);
 
 }  // namespace halomd::comm

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/errors.h"
+#include "core/parallel.h"
 #include "domdec/assignment.h"
 #include "domdec/migration.h"
 
@@ -172,9 +173,10 @@ namespace {
 // Fills dom.home_of for the home atoms (the rest of it stays -1); cleared by the returned guard.
 class HomeIndex {
  public:
-  HomeIndex(DdDomain& dom, const Topology& top) : dom_(dom) {
+  HomeIndex(DdDomain& dom, const Topology& top, int threads = 1) : dom_(dom) {
     if (dom.home_of.size() != static_cast<size_t>(top.num_atoms())) dom.home_of.assign(top.num_atoms(), -1);
-    for (size_t i = 0; i < dom.home.size(); ++i) dom.home_of[dom.home[i]] = static_cast<int>(i);
+    parallel_for(static_cast<int64_t>(dom.home.size()), threads,
+                 [&dom](int64_t i) { dom.home_of[dom.home[i]] = static_cast<int>(i); });
   }
   ~HomeIndex() {
     for (int g : dom_.home) dom_.home_of[g] = -1;
@@ -189,15 +191,15 @@ class HomeIndex {
 
 }  // namespace
 
-void build_local_interactions(DdDomain& dom, const Topology& top) {
+void build_local_interactions(DdDomain& dom, const Topology& top, int threads) {
   const domdec::DomainPlan& plan = dom.plan;
   const int nl = plan.num_local();
   dom.charge.resize(nl);
   dom.type.resize(nl);
-  for (int i = 0; i < nl; ++i) {
+  parallel_for(nl, threads, [&](int64_t i) {
     dom.charge[i] = top.charge[plan.global[i]];
     dom.type[i] = top.type[plan.global[i]];
-  }
+  });
   // Excluded pairs lie inside a molecule, so both atoms are home in the owner's domain: that domain counts
   // their reaction-field correction, once. The plan's home atoms are dom.home, in the same order.
   if (top.excl_start.empty()) {
@@ -205,19 +207,34 @@ void build_local_interactions(DdDomain& dom, const Topology& top) {
     dom.excl.clear();
     return;
   }
-  const HomeIndex home_of(dom, top);
+  const HomeIndex home_of(dom, top, threads);
+  const int nh = plan.num_home;
   dom.excl_start.assign(nl + 1, 0);
-  dom.excl.clear();
-  for (int i = 0; i < plan.num_home; ++i) {
+  for (int i = 0; i < nh; ++i) {
     const int g = plan.global[i];
-    for (int k = top.excl_start[g]; k < top.excl_start[g + 1]; ++k) {
-      const int j = home_of[top.excl[k]];
-      if (j < 0) throw RuntimeError(-1, g, "an excluded partner is not in the same domain (molecule split?)");
-      dom.excl.push_back(j);
-    }
-    dom.excl_start[i + 1] = static_cast<int>(dom.excl.size());
+    dom.excl_start[i + 1] = dom.excl_start[i] + top.excl_start[g + 1] - top.excl_start[g];
   }
-  for (int i = plan.num_home; i < nl; ++i) dom.excl_start[i + 1] = dom.excl_start[i];
+  for (int i = nh; i < nl; ++i) dom.excl_start[i + 1] = dom.excl_start[i];
+  dom.excl.resize(dom.excl_start[nh]);
+  // Per chunk the first home atom (in order) with a partner elsewhere, or -1: the serial loop's error.
+  const int chunks = chunk_count(nh, threads);
+  std::vector<int> split(chunks, -1);
+  for_chunks(nh, chunks, [&](int64_t b, int64_t e, int c) {
+    for (int64_t i = b; i < e && split[c] < 0; ++i) {
+      const int g = plan.global[i];
+      int at = dom.excl_start[i];
+      for (int k = top.excl_start[g]; k < top.excl_start[g + 1]; ++k) {
+        const int j = home_of[top.excl[k]];
+        if (j < 0) {
+          split[c] = g;
+          break;
+        }
+        dom.excl[at++] = j;
+      }
+    }
+  });
+  for (int g : split)
+    if (g >= 0) throw RuntimeError(-1, g, "an excluded partner is not in the same domain (molecule split?)");
 }
 
 std::vector<Settle> home_waters(DdDomain& dom, const Topology& top) {
@@ -243,8 +260,8 @@ std::vector<Settle> home_waters(DdDomain& dom, const Topology& top) {
   return out;
 }
 
-void build_local_topology(DdDomain& dom, const Topology& top) {
-  build_local_interactions(dom, top);
+void build_local_topology(DdDomain& dom, const Topology& top, int threads) {
+  build_local_interactions(dom, top, threads);
   // SettleCpu reads settles and masses: give it the home waters in home-array indices.
   Topology waters;
   waters.mass = dom.mass;

@@ -63,12 +63,13 @@ double home_margin(const DdDomain& dom, std::span<const int> first_atom);
 // molecule whose last image still puts it in the box keeps it (the same image, with less arithmetic).
 std::vector<Vec3> place_home_atoms(DdDomain& dom, const Box& box, std::span<const int> first_atom);
 
-// Charges, types and exclusions (local indices) of the local atoms, after the plan.
-void build_local_interactions(DdDomain& dom, const Topology& top);
+// Charges, types and exclusions (local indices) of the local atoms, after the plan; on up to `threads` OpenMP
+// threads (core/parallel.h: the same arrays with any count).
+void build_local_interactions(DdDomain& dom, const Topology& top, int threads = 1);
 // The home waters with home-array indices (whole molecules are home, so every water is whole).
 std::vector<Settle> home_waters(DdDomain& dom, const Topology& top);
 // Both, and the SETTLE solver of the home waters (the CPU executor's local topology).
-void build_local_topology(DdDomain& dom, const Topology& top);
+void build_local_topology(DdDomain& dom, const Topology& top, int threads = 1);
 
 // The NonbondedAtoms view of the local atoms (inv_len from pair_inv_len).
 NonbondedAtoms local_atoms(const DdDomain& dom, const Box& box, const Vec3& inv_len);

@@ -112,7 +112,7 @@ void DdExecutor::search(int64_t step) {
   }
   std::vector<domdec::DomainPlan> plans;
   std::vector<std::vector<Vec3>> x_local;
-  comm::build_plans(*transport_, grid_, box, range_, home, plans, x_local);
+  comm::build_plans(*transport_, grid_, box, range_, home, plans, x_local, nullptr, cfg_.threads);
 
   std::vector<const domdec::DomainPlan*> bound(ns);
   std::vector<int64_t> figures;
@@ -120,7 +120,7 @@ void DdExecutor::search(int64_t step) {
     DdDomain& d = dom_[k];
     d.plan = std::move(plans[k]);
     d.x_local = std::move(x_local[k]);
-    build_local_topology(d, top_);
+    build_local_topology(d, top_, cfg_.threads);
     PairSearchAtoms atoms;
     atoms.x = d.x_local;
     atoms.box = box;

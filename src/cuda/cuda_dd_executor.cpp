@@ -21,6 +21,7 @@
 #include "comm/plan_build.h"
 #include "core/env.h"
 #include "core/errors.h"
+#include "core/parallel.h"
 #include "cpu/dd_domain.h"
 #include "cpu/pair_interaction.h"
 #include "cuda/device_system.h"
@@ -133,6 +134,12 @@ class CudaDdExecutor::Impl {
                           ? std::max(0.0, env_number("HALOMD_DD_SPECULATE", kDefaultSpeculate))
                           : 0.0;
     every_step_timed = env_number("HALOMD_GPU_TIMING", 0) != 0;
+    // HALOMD_HOST_THREADS: OpenMP threads for a repartition's per-atom host loops (plan, local topology, the
+    // atoms' and positions' staging); the same plan and bits with any count. 1 until measured on the GPU
+    // machine (bench/NOTES.md, nineteenth session).
+    host_threads = env_int("HALOMD_HOST_THREADS", 1);
+    if (host_threads < 1 || host_threads > 64)
+      throw InputError("", 0, "HALOMD_HOST_THREADS must be 1 to 64, not " + std::to_string(host_threads));
     flip_reduce_at = static_cast<int64_t>(env_number("HALOMD_TEST_FLIP_REDUCE_AT", -1));
     fail_check_at = static_cast<int64_t>(env_number("HALOMD_TEST_FAIL_SKIN_CHECK_AT", -1));
     int least = 0, greatest = 0;
@@ -349,18 +356,20 @@ class CudaDdExecutor::Impl {
         calls.copy_async(hv.get() + d * nh, ds.v[d].get(), nh * sizeof(double), cudaMemcpyDeviceToHost);
     }
     sync_state();
-    to_global_frame(hx.get(), nh, dom.image, cfg.box, dom.x);
+    to_global_frame(hx.get(), nh, dom.image, cfg.box, dom.x, host_threads);
     if (with_v)
-      for (size_t i = 0; i < nh; ++i) dom.v[i] = {hv[i], hv[nh + i], hv[2 * nh + i]};
+      parallel_for(static_cast<int64_t>(nh), host_threads, [&](int64_t i) {
+        dom.v[i] = {hv[i], hv[nh + i], hv[2 * nh + i]};
+      });
   }
   // x[i] = the home atom i's position in the global frame, from h (its domain-frame x, y, z components,
   // nh apart, as downloaded) and its image.
   static void to_global_frame(const double* h, size_t nh, const std::vector<domdec::IVec3>& image,
-                              const Box& box, std::vector<Vec3>& x) {
-    for (size_t i = 0; i < nh; ++i) {
+                              const Box& box, std::vector<Vec3>& x, int threads) {
+    parallel_for(static_cast<int64_t>(nh), threads, [&](int64_t i) {
       const domdec::IVec3& k = image[i];
       x[i] = domdec::shifted(Vec3{h[i], h[nh + i], h[2 * nh + i]}, domdec::IVec3{-k.x, -k.y, -k.z}, box);
-    }
+    });
   }
 
   // Host wall time of the search's parts (report_json): lap(k) adds the time since the last lap to part k.
@@ -688,13 +697,13 @@ class CudaDdExecutor::Impl {
     std::vector<std::vector<Vec3>> x_local;
     clock.lap(kFrame);
     double exchange_s = 0.0;
-    comm::build_plans(h, grid, box, r, home, plans, x_local, &exchange_s);
+    comm::build_plans(h, grid, box, r, home, plans, x_local, &exchange_s, host_threads);
     d.plan = std::move(plans[0]);
     d.x_local = std::move(x_local[0]);
     clock.lap(kPlan);
     clock.parts[kPlan] -= exchange_s;
     clock.parts[kPlanMpi] += exchange_s;
-    build_local_interactions(d, top);
+    build_local_interactions(d, top, host_threads);
     clock.lap(kTopology);
     const int nl = d.plan.num_local(), nh = d.plan.num_home;
 
@@ -702,7 +711,7 @@ class CudaDdExecutor::Impl {
     a = cuda::HostAtoms{};
     a.n = nl;
     a.qs.resize(nl);
-    for (int i = 0; i < nl; ++i) a.qs[i] = static_cast<float>(d.charge[i] * q_scale);
+    parallel_for(nl, host_threads, [&](int64_t i) { a.qs[i] = static_cast<float>(d.charge[i] * q_scale); });
     // Moved: the executor reads these only here (the next partition builds them again).
     a.type = std::move(d.type);
     a.excl_start = std::move(d.excl_start);
@@ -712,10 +721,10 @@ class CudaDdExecutor::Impl {
     std::copy(d.mass.begin(), d.mass.end(), a.mass.begin());
     std::copy(d.inv_mass.begin(), d.inv_mass.end(), a.inv_mass.begin());
     a.zone_mask.resize(nl);
-    for (int i = 0; i < nl; ++i) {
+    parallel_for(nl, host_threads, [&](int64_t i) {
       const domdec::IVec3& z = d.plan.zone[i];
       a.zone_mask[i] = (z.x != 0 ? 1 : 0) | (z.y != 0 ? 2 : 0) | (z.z != 0 ? 4 : 0);
-    }
+    });
     std::vector<char> in_settle(nh, 0);
     for (const Settle& w : home_waters(d, top)) {
       a.settles.push_back({w.o, w.h1, w.h2, 0, d.mass[w.o], d.mass[w.h1], w.d_oh, w.d_hh});
@@ -724,13 +733,24 @@ class CudaDdExecutor::Impl {
     for (int i = 0; i < nh; ++i)
       if (!in_settle[i]) a.free_atoms.push_back(i);
 
-    // Every local atom must fit the search box with room for a neighbour beyond it (no false periodic pair).
+    // Every local atom must fit the search box with room for a neighbour beyond it (no false periodic pair):
+    // the local atoms' extent, one pass (chunks' extents, then theirs).
+    const int chunks = chunk_count(nl, host_threads);
+    std::vector<Vec3> chunk_lo(chunks, Vec3{1e300, 1e300, 1e300}),
+        chunk_hi(chunks, Vec3{-1e300, -1e300, -1e300});
+    for_chunks(nl, chunks, [&](int64_t b, int64_t e, int k) {
+      for (int64_t i = b; i < e; ++i)
+        for (int dim = 0; dim < 3; ++dim) {
+          chunk_lo[k][dim] = std::min(chunk_lo[k][dim], d.x_local[i][dim]);
+          chunk_hi[k][dim] = std::max(chunk_hi[k][dim], d.x_local[i][dim]);
+        }
+    });
     for (int dim = 0; dim < 3; ++dim) {
       if (grid.n[dim] == 1) continue;
       double lo = 1e300, hi = -1e300;
-      for (const Vec3& p : d.x_local) {
-        lo = std::min(lo, p[dim]);
-        hi = std::max(hi, p[dim]);
+      for (int k = 0; k < chunks; ++k) {
+        lo = std::min(lo, chunk_lo[k][dim]);
+        hi = std::max(hi, chunk_hi[k][dim]);
       }
       if (hi - lo + mdp.rlist + 0.1 > search_len[dim])
         throw RuntimeError(
@@ -788,11 +808,12 @@ class CudaDdExecutor::Impl {
     if (ahead_host && hx_ahead.size() < 3 * ds.capacity)
       hx_ahead.allocate(3 * ds.capacity, "positions for the next plan (host staging)");
     const size_t nl = static_cast<size_t>(num_local), nh = static_cast<size_t>(num_home);
-    for (size_t i = 0; i < nl; ++i)
+    parallel_for(static_cast<int64_t>(nl), host_threads, [&](int64_t i) {
       for (int d = 0; d < 3; ++d) {
         hx[d * nl + i] = dom.x_local[i][d];
-        if (i < nh) hv[d * nh + i] = dom.v[i][d];
+        if (static_cast<size_t>(i) < nh) hv[d * nh + i] = dom.v[i][d];
       }
+    });
     if (ref) {
       if (hr.size() < 3 * ds.capacity) hr.allocate(3 * ds.capacity, "skin reference (host staging)");
       for (size_t i = 0; i < nh; ++i)
@@ -910,7 +931,7 @@ class CudaDdExecutor::Impl {
       const size_t nh = d.home.size();
       d.x.resize(nh);
       d.v.assign(nh, Vec3{});
-      to_global_frame(hx_ahead.get(), nh, d.image, cfg.box, d.x);
+      to_global_frame(hx_ahead.get(), nh, d.image, cfg.box, d.x, host_threads);
       set_home(d, top, home_states(d));
       PartClock clock{ahead.part_s};
       try {
@@ -1142,6 +1163,7 @@ class CudaDdExecutor::Impl {
   int64_t graph_records = 0;
   bool every_step_timed = false;  // HALOMD_GPU_TIMING=1
   int overlap = 2;                // HALOMD_DD_OVERLAP (enqueue_step)
+  int host_threads = 1;           // HALOMD_HOST_THREADS (the constructor)
   int priority = 1;               // HALOMD_DD_PRIORITY (the constructor)
   cuda::GpuTiming timing;
   cuda::GpuTiming::Sample* timed_sample = nullptr;  // the step being enqueued, when timed

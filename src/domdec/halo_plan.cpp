@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "core/parallel.h"
 #include "domdec/assignment.h"
 
 namespace halomd::domdec {
@@ -46,11 +47,31 @@ IndexRange send_candidates(const DomainPlan& plan, int dim, int pulse, int dim_s
 }
 
 std::vector<int> select_send(std::span<const Vec3> x_local, IndexRange candidates, int dim, double lo,
-                             double range) {
+                             double range, int threads) {
   std::vector<int> send;
-  for (int i = candidates.first; i < candidates.last; ++i) {
-    if (x_local[i][dim] - lo < range) send.push_back(i);
+  const int first = candidates.first;
+  const int64_t n = std::max(0, candidates.last - first);
+  const int chunks = chunk_count(n, threads);
+  if (chunks == 1) {
+    for (int i = first; i < candidates.last; ++i) {
+      if (x_local[i][dim] - lo < range) send.push_back(i);
+    }
+    return send;
   }
+  // Each chunk counts what it keeps, then writes it after the chunks before it: the serial order.
+  std::vector<int64_t> at(chunks + 1, 0);
+  for_chunks(n, chunks, [&](int64_t b, int64_t e, int k) {
+    int64_t kept = 0;
+    for (int64_t i = b; i < e; ++i) kept += x_local[first + i][dim] - lo < range ? 1 : 0;
+    at[k + 1] = kept;
+  });
+  for (int k = 0; k < chunks; ++k) at[k + 1] += at[k];
+  send.resize(static_cast<size_t>(at[chunks]));
+  for_chunks(n, chunks, [&](int64_t b, int64_t e, int k) {
+    int64_t o = at[k];
+    for (int64_t i = b; i < e; ++i)
+      if (x_local[first + i][dim] - lo < range) send[o++] = static_cast<int>(first + i);
+  });
   return send;
 }
 
@@ -67,7 +88,8 @@ Pulse& add_pulse(DomainPlan& plan, const DdGrid& grid, const Box& box, int dim, 
   return p;
 }
 
-HaloAtoms pack_sent(const DomainPlan& sender, std::span<const Vec3> x_sender, const Pulse& pulse) {
+HaloAtoms pack_sent(const DomainPlan& sender, std::span<const Vec3> x_sender, const Pulse& pulse,
+                    int threads) {
   const int dim = pulse.dim;
   const int wrap = sender.coords[dim] == 0 ? 1 : 0;
   HaloAtoms out;
@@ -76,7 +98,7 @@ HaloAtoms pack_sent(const DomainPlan& sender, std::span<const Vec3> x_sender, co
   out.image.resize(n);
   out.zone.resize(n);
   out.x.resize(n);
-  for (size_t k = 0; k < n; ++k) {
+  parallel_for(static_cast<int64_t>(n), threads, [&](int64_t k) {
     const int i = pulse.send[k];
     out.global[k] = sender.global[i];
     out.image[k] = sender.image[i];
@@ -84,19 +106,28 @@ HaloAtoms pack_sent(const DomainPlan& sender, std::span<const Vec3> x_sender, co
     out.zone[k] = sender.zone[i];
     out.zone[k][dim] += 1;
     out.x[k] = x_sender[i] + pulse.shift;  // the same expression as exchange_x
-  }
+  });
   return out;
 }
 
-void append_received(DomainPlan& plan, std::vector<Vec3>& x_local, const Box& box, const HaloAtoms& atoms) {
+void append_received(DomainPlan& plan, std::vector<Vec3>& x_local, const Box& box, const HaloAtoms& atoms,
+                     int threads) {
   Pulse& p = plan.pulses.back();
-  p.recv_start = plan.num_local();
-  p.recv_count = static_cast<int>(atoms.global.size());
-  plan.global.insert(plan.global.end(), atoms.global.begin(), atoms.global.end());
-  plan.image.insert(plan.image.end(), atoms.image.begin(), atoms.image.end());
-  plan.zone.insert(plan.zone.end(), atoms.zone.begin(), atoms.zone.end());
-  for (const IVec3& k : atoms.image) plan.shift.push_back(image_shift(k, box));
-  x_local.insert(x_local.end(), atoms.x.begin(), atoms.x.end());
+  const size_t at = plan.global.size(), n = atoms.global.size();
+  p.recv_start = static_cast<int>(at);
+  p.recv_count = static_cast<int>(n);
+  plan.global.resize(at + n);
+  plan.image.resize(at + n);
+  plan.zone.resize(at + n);
+  plan.shift.resize(at + n);
+  x_local.resize(at + n);
+  parallel_for(static_cast<int64_t>(n), threads, [&](int64_t k) {
+    plan.global[at + k] = atoms.global[k];
+    plan.image[at + k] = atoms.image[k];
+    plan.zone[at + k] = atoms.zone[k];
+    plan.shift[at + k] = image_shift(atoms.image[k], box);
+    x_local[at + k] = atoms.x[k];
+  });
 }
 
 DdPlan build_plan_with(const DdGrid& grid, const Box& box, std::span<const Vec3> x,

@@ -72,9 +72,10 @@ struct IndexRange {
 // dim_start: the domain's number of local atoms when dimension `dim` began.
 IndexRange send_candidates(const DomainPlan& plan, int dim, int pulse, int dim_start);
 
-// The candidates i in [first, last) with x_local[i][dim] - lo < range, ascending.
+// The candidates i in [first, last) with x_local[i][dim] - lo < range, ascending. threads: up to that many
+// OpenMP threads (core/parallel.h: the same result with any count), here and below.
 std::vector<int> select_send(std::span<const Vec3> x_local, IndexRange candidates, int dim, double lo,
-                             double range);
+                             double range, int threads = 1);
 
 // Appends to plan.pulses the pulse (dim, pulse) that sends `send`; recv_start/recv_count stay to be set
 // by append_received.
@@ -88,10 +89,12 @@ struct HaloAtoms {
   std::vector<IVec3> zone;   // sender's zone, + 1 in dim
   std::vector<Vec3> x;       // sender's x_local + shift
 };
-HaloAtoms pack_sent(const DomainPlan& sender, std::span<const Vec3> x_sender, const Pulse& pulse);
+HaloAtoms pack_sent(const DomainPlan& sender, std::span<const Vec3> x_sender, const Pulse& pulse,
+                    int threads = 1);
 
 // Appends the atoms received in `pulse` (this domain's last added pulse) and records their range.
-void append_received(DomainPlan& plan, std::vector<Vec3>& x_local, const Box& box, const HaloAtoms& atoms);
+void append_received(DomainPlan& plan, std::vector<Vec3>& x_local, const Box& box, const HaloAtoms& atoms,
+                     int threads = 1);
 
 // --- The driver: all domains in one process (tests, the local transport, the benchmark). ---
 
