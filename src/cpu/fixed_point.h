@@ -18,9 +18,11 @@ inline int64_t to_fixed(double value, double scale) {
   return static_cast<int64_t>(std::llrint(value * scale));
 }
 inline double from_fixed(int64_t value, double scale) { return static_cast<double>(value) / scale; }
-// a + b and a - b modulo 2^64, as the GPU's unsigned atomics add. The non-bonded sums use it: in a blow-up a
-// pair's value can lie beyond the range (llrint then gives an unspecified value), and the sum is then wrong,
-// which the force check reports, rather than a signed overflow (undefined behaviour).
+// a + b and a - b modulo 2^64, as the GPU's unsigned atomics add. The non-bonded sums use them: in a blow-up
+// a value can lie beyond the range (llrint then gives an unspecified value) or a sum can leave it, and the
+// sum is then wrong instead of a signed overflow (undefined behaviour). A pair beyond the force check's bound
+// stops the run; sums of many pairs below it wrap unreported, as they overflowed before. The other
+// fixed-point sums (kinetic energy, SETTLE virial, momenta, force halos) still add plainly.
 inline int64_t wrap_add(int64_t a, int64_t b) {
   return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
 }

@@ -124,7 +124,10 @@ void NonbondedCpu::compute_fixed(const PairList& list, const NonbondedAtoms& ato
         if (r2 >= p.rc2) continue;
         PairResult r;
         pair_lj_rf<double>(p, r2, c6[ti + type[j]], c12[ti + type[j]], qi * charge[j], r);
-        if (!(std::fabs(r.f_over_r) * std::sqrt(r2) < kMaxPairForce)) bad_atom[t] = i;
+        // Each thread keeps the lowest atom it found, and the lowest over threads is reported: the same atom
+        // whatever the thread count and scheduling.
+        if (!(std::fabs(r.f_over_r) * std::sqrt(r2) < kMaxPairForce) && (bad_atom[t] < 0 || i < bad_atom[t]))
+          bad_atom[t] = i;
         const double fx = r.f_over_r * dx, fy = r.f_over_r * dy, fz = r.f_over_r * dz;
         fix += fx;
         fiy += fy;
@@ -199,11 +202,12 @@ void NonbondedCpu::compute_fixed(const PairList& list, const NonbondedAtoms& ato
     }
   }
 
-  for (int t = 0; t < threads_; ++t) {
-    if (bad_atom[t] >= 0) {
-      const int atom = atoms.global.empty() ? bad_atom[t] : atoms.global[bad_atom[t]];
-      throw RuntimeError(step, atom, "non-finite or extreme non-bonded force (atoms overlapping?)");
-    }
+  int bad = -1;
+  for (int t = 0; t < threads_; ++t)
+    if (bad_atom[t] >= 0 && (bad < 0 || bad_atom[t] < bad)) bad = bad_atom[t];
+  if (bad >= 0) {
+    const int atom = atoms.global.empty() ? bad : atoms.global[bad];
+    throw RuntimeError(step, atom, "non-finite or extreme non-bonded force (atoms overlapping?)");
   }
 
   total = NonbondedFixedSums{};

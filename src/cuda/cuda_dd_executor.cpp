@@ -762,10 +762,11 @@ class CudaDdExecutor::Impl {
     clock.lap(kLocalAtoms);
   }
 
-  // Pages this thread has faulted in so far (a fresh page costs ~2.5 us on the GPU machine).
+  // Pages the process has faulted in so far (a fresh page costs ~2.5 us on the GPU machine): its threads all,
+  // so that a repartition's OpenMP threads (HALOMD_HOST_THREADS) count too.
   static long minor_faults() {
     rusage u{};
-    getrusage(RUSAGE_THREAD, &u);
+    getrusage(RUSAGE_SELF, &u);
     return u.ru_minflt;
   }
 

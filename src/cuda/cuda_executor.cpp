@@ -353,7 +353,7 @@ void CudaExecutor::forces(std::vector<Vec3>& f) {
 
 size_t CudaExecutor::num_pairs() const {
   const Impl& m = *impl_;
-  if (!m.cluster) return m.pairs;
+  if (!m.cluster || !m.searched) return m.pairs;  // no list built yet (a run of no steps): 0
   // The cluster list keeps no atom-pair count: the last search's pairs within rlist, counted on the host from
   // the downloaded list (waits for the device; a report's figure, read after the run).
   ClusterPairList list;
