@@ -15,8 +15,6 @@
 //   build/release/libhalomd_{cpu,comm,domdec,io}.a -lfmt -o dd_repartition
 // The box: `halomd genconf -c bench/systems/spce_5k6/conf.gro -p bench/systems/spce_5k6/topol.top
 //   --nbox 2 2 2 -o spce_45k` (bench/dd_plan.sh makes it the same way).
-#include <malloc.h>
-
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
@@ -28,6 +26,7 @@
 
 #include "comm/halo_transport.h"
 #include "comm/plan_build.h"
+#include "core/heap.h"
 #include "cpu/dd_domain.h"
 #include "domdec/assignment.h"
 #include "domdec/grid.h"
@@ -86,12 +85,8 @@ void evict_caches(std::vector<char>& buffer) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // As halomd's main does (keep_freed_memory), unless HALOMD_BENCH_FRESH_PAGES is set.
-  if (!std::getenv("HALOMD_BENCH_FRESH_PAGES")) {
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-    mallopt(M_TOP_PAD, 16 << 20);
-  }
+  // As halomd's main does, unless HALOMD_BENCH_FRESH_PAGES is set.
+  if (!std::getenv("HALOMD_BENCH_FRESH_PAGES")) keep_freed_memory();
   try {
     const Options o = parse(argc, argv);
     const io::GroFile gro = io::read_gro(o.conf);

@@ -1,12 +1,11 @@
 // The halomd command line: `halomd run`, `halomd genconf`.
-#include <malloc.h>
-
 #include <cstdio>
 #include <exception>
 #include <string>
 
 #include "CLI/CLI.hpp"
 #include "core/errors.h"
+#include "core/heap.h"
 #include "engine/backends.h"
 #include "engine/genconf.h"
 #include "engine/md_run.h"
@@ -22,20 +21,10 @@ std::string joined_command(int argc, char** argv) {
   return s;
 }
 
-// Freed memory stays with the process for the next allocation: a domain's repartition builds ~10 MB of
-// vectors, and fresh pages cost ~2.5 us each to fault in on the GPU machine's virtual machines (an MPI
-// exchange of 560 kB took 857 us from fresh buffers against 140 us from used ones there; bench/NOTES.md,
-// fifteenth session). Without this, glibc maps large blocks anew and returns the heap's top to the system.
-void keep_freed_memory() {
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // blocks below 32 MiB come from the heap (its largest setting)
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);   // and the heap keeps up to 1 GiB free at its top
-  mallopt(M_TOP_PAD, 16 << 20);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  keep_freed_memory();
+  halomd::keep_freed_memory();  // core/heap.h
   CLI::App app{"halomd: molecular dynamics with GPU-initiated halo exchange (GROMACS inputs and units)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("halomd ") + HALOMD_VERSION);
