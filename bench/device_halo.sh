@@ -4,7 +4,8 @@
 # against one GPU, bitwise across transports, counters), then bench/halo_one_gpu.sh; stop MPS. Logs and
 # results under $OUT. Used as: device run `COMMIT=<sha> BUDGET=<s> bash bench/device_halo.sh`.
 # STAGES (default "tests bench") picks what runs (also "parts": bench/search_parts.sh; "ab": bench/halo_ab.sh
-# with devbin/halomd_base, a binary of an earlier commit built here, against the binary under test); TESTS the test
+# with devbin/halomd_base, a binary of an earlier commit built here, against the binary under test; "variants":
+# bench/halo_variants.sh with the settings in VARIANTS); TESTS the test
 # binaries, GTEST_FILTER their filter, TEST_GUARD the seconds kept back for what follows (150).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -72,6 +73,13 @@ if [[ " ${STAGES:-tests bench} " == *" ab "* ]]; then
   else
     echo "-- ab skipped: no devbin/halomd_base"
   fi
+fi
+if [[ " ${STAGES:-tests bench} " == *" variants "* ]]; then
+  stage variants
+  # VARIANTS: bench/halo_variants.sh's NAME=SETTINGS arguments as one shell-quoted string, e.g.
+  # VARIANTS='base= "ht3spin=HALOMD_HOST_THREADS=3 GOMP_SPINCOUNT=100000"'.
+  eval "set -- ${VARIANTS:-base=}"
+  timeout $(($(left) - 15)) bench/halo_variants.sh "$bin" "$@" 2>&1 | tee "$L/variants.txt"
 fi
 if [[ " ${STAGES:-tests bench} " == *" bench "* ]]; then
   stage bench
