@@ -5,9 +5,9 @@
 // from the assignment of the unmoved one. Prints one JSON object: the mean time per domain of each part (us).
 //
 // Usage: dd_repartition CONF.gro TOPOL.top [--rlist NM] [--skin NM] [--domains N] [--repeats N]
-//   [--window-steps N] [--threads N]   (defaults: rlist 1.094, skin 0.45: the plan range rlist + 2 skin of
-//   the GPU domains; 4 domains; 50 repeats; 10 steps of 0.002 ps: atoms moved in straight lines tear rigid
-//   waters apart over longer windows)
+//   [--window-steps N] [--threads N] [--heap-reserve-mb N [--huge-pages]]   (defaults: rlist 1.094, skin
+//   0.45: the plan range rlist + 2 skin of the GPU domains; 4 domains; 50 repeats; 10 steps of 0.002 ps:
+//   atoms moved in straight lines tear rigid waters apart over longer windows)
 // HALOMD_BENCH_COLD=1: every repeat starts with the caches flushed (a 256 MB buffer written), as a
 //   repartition inside a run finds its data after a window of steps; HALOMD_BENCH_FRESH_PAGES=1: glibc's
 //   default malloc (fresh pages for large blocks) instead of halomd's options.
@@ -40,7 +40,8 @@ using namespace halomd;
 struct Options {
   std::string conf, top;
   double rlist = 1.094, skin = 0.45;
-  int domains = 4, repeats = 50, window_steps = 10, threads = 1;
+  int domains = 4, repeats = 50, window_steps = 10, threads = 1, heap_reserve_mb = 0;
+  bool huge_pages = false;
 };
 
 Options parse(int argc, char** argv) {
@@ -53,6 +54,8 @@ Options parse(int argc, char** argv) {
   app.add_option("--domains", o.domains, "domains");
   app.add_option("--repeats", o.repeats, "timed repeats");
   app.add_option("--window-steps", o.window_steps, "steps of free flight between searches");
+  app.add_option("--heap-reserve-mb", o.heap_reserve_mb, "heap faulted in at start (HALOMD_HEAP_RESERVE_MB)");
+  app.add_flag("--huge-pages", o.huge_pages, "the reserve marked for transparent huge pages");
   app.add_option("--threads", o.threads,
                  "OpenMP threads for the plan's and topology's loops (HALOMD_HOST_THREADS)");
   try {
@@ -89,6 +92,7 @@ int main(int argc, char** argv) {
   if (!std::getenv("HALOMD_BENCH_FRESH_PAGES")) keep_freed_memory();
   try {
     const Options o = parse(argc, argv);
+    if (o.heap_reserve_mb > 0) prefault_heap(static_cast<size_t>(o.heap_reserve_mb) << 20, o.huge_pages);
     const io::GroFile gro = io::read_gro(o.conf);
     const Topology top = io::read_top(o.top);
     io::check_topology_matches(top, o.top, gro, o.conf);

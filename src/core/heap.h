@@ -5,8 +5,11 @@
 #pragma once
 
 #include <malloc.h>
+#include <sys/mman.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace halomd {
@@ -22,19 +25,34 @@ inline void keep_freed_memory() {
 // Faults in `bytes` of heap and frees them again: after keep_freed_memory() the pages stay with the process,
 // so the next allocations up to about that size take no page faults. The repartitions of a run's domains
 // grow their vectors window after window, and each growth otherwise took fresh pages (~140-320 faults per
-// repartition at 45k atoms on 4 GPU domains; bench/NOTES.md, nineteenth session).
-inline void prefault_heap(size_t bytes) {
-  constexpr size_t kBlock = size_t{8} << 20;  // below the mmap threshold: from the heap
-  constexpr size_t kPage = 4096;
-  std::vector<void*> blocks;
+// repartition at 45k atoms on 4 GPU domains; bench/NOTES.md, nineteenth session). huge_pages: the reserve
+// is first marked for transparent huge pages (madvise; where the kernel's setting allows them), so that
+// what is later allocated in it costs fewer TLB misses; whether that pays is the GPU machine's to say (the
+// same NOTES section).
+inline void prefault_heap(size_t bytes, bool huge_pages) {
+  constexpr size_t kBlock = size_t{16} << 20;  // below the mmap threshold: from the heap, one after another
+  constexpr size_t kPage = 4096, kHuge = size_t{2} << 20;
+  std::vector<char*> blocks;
   for (size_t done = 0; done < bytes; done += kBlock) {
-    void* p = malloc(kBlock);
+    char* p = static_cast<char*>(malloc(kBlock));
     if (p == nullptr) break;
-    volatile char* c = static_cast<char*>(p);  // stores the compiler may not drop
-    for (size_t at = 0; at < kBlock; at += kPage) c[at] = 0;
     blocks.push_back(p);
   }
-  for (void* p : blocks) free(p);
+  if (blocks.empty()) return;
+  if (huge_pages) {
+    const auto [lo, hi] = std::minmax_element(blocks.begin(), blocks.end());
+    const uintptr_t begin = (reinterpret_cast<uintptr_t>(*lo) + kHuge - 1) / kHuge * kHuge;
+    const uintptr_t end = (reinterpret_cast<uintptr_t>(*hi) + kBlock) / kHuge * kHuge;
+    // Advice only: a kernel without transparent huge pages refuses it, and 4 kB pages serve as before. The
+    // blocks may not be contiguous; advice over a gap of unmapped memory fails with ENOMEM after applying
+    // to what is mapped.
+    if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+  }
+  for (char* p : blocks) {
+    volatile char* c = p;  // stores the compiler may not drop
+    for (size_t at = 0; at < kBlock; at += kPage) c[at] = 0;
+  }
+  for (char* p : blocks) free(p);
 }
 
 }  // namespace halomd

@@ -151,7 +151,8 @@ class CudaDdExecutor::Impl {
                        : std::clamp<size_t>(size_t{4096} * static_cast<size_t>(top.num_atoms()) /
                                                 static_cast<size_t>(std::max(1, host.num_ranks())),
                                             size_t{16} << 20, size_t{256} << 20);
-    prefault_heap(heap_reserve);
+    // HALOMD_HEAP_HUGE_PAGES (default 1): the reserve marked for transparent huge pages (core/heap.h).
+    prefault_heap(heap_reserve, env_int("HALOMD_HEAP_HUGE_PAGES", 1) != 0);
     flip_reduce_at = static_cast<int64_t>(env_number("HALOMD_TEST_FLIP_REDUCE_AT", -1));
     fail_check_at = static_cast<int64_t>(env_number("HALOMD_TEST_FAIL_SKIN_CHECK_AT", -1));
     int least = 0, greatest = 0;
