@@ -3,10 +3,33 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "core/host_device.h"
 
 namespace halomd {
+
+// a + b and a - b; for integers modulo 2^N, as the fixed-point sums (cpu/fixed_point.h) and the GPU's
+// unsigned atomics add: in a blow-up an out-of-range value gives a wrong sum, never a signed overflow
+// (undefined behaviour).
+template <class T>
+HALOMD_HOST_DEVICE inline T wrap_add(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
+template <class T>
+HALOMD_HOST_DEVICE inline T wrap_sub(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+  } else {
+    return a - b;
+  }
+}
 
 template <class T>
 struct Vec3T {
@@ -14,15 +37,15 @@ struct Vec3T {
   HALOMD_HOST_DEVICE T& operator[](int d) { return d == 0 ? x : (d == 1 ? y : z); }
   HALOMD_HOST_DEVICE const T& operator[](int d) const { return d == 0 ? x : (d == 1 ? y : z); }
   HALOMD_HOST_DEVICE Vec3T& operator+=(const Vec3T& o) {
-    x += o.x;
-    y += o.y;
-    z += o.z;
+    x = wrap_add(x, o.x);
+    y = wrap_add(y, o.y);
+    z = wrap_add(z, o.z);
     return *this;
   }
   HALOMD_HOST_DEVICE Vec3T& operator-=(const Vec3T& o) {
-    x -= o.x;
-    y -= o.y;
-    z -= o.z;
+    x = wrap_sub(x, o.x);
+    y = wrap_sub(y, o.y);
+    z = wrap_sub(z, o.z);
     return *this;
   }
   HALOMD_HOST_DEVICE Vec3T& operator*=(T s) {

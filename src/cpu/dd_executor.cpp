@@ -19,7 +19,8 @@ using Clock = std::chrono::steady_clock;
 
 void add_fixed(int64_t* acc, const Tensor& t) {
   for (int a = 0; a < 3; ++a)
-    for (int b = 0; b < 3; ++b) acc[3 * a + b] += to_fixed(t.m[a][b], kEnergyFixedScale);
+    for (int b = 0; b < 3; ++b)
+      acc[3 * a + b] = wrap_add(acc[3 * a + b], to_fixed(t.m[a][b], kEnergyFixedScale));
 }
 
 Tensor tensor_from_fixed(const int64_t* acc) {
@@ -166,9 +167,9 @@ void DdExecutor::forces(const StepRequest& r, NonbondedFixedSums& total) {
     DdDomain& d = dom_[k];
     NonbondedFixedSums s;
     nonbonded_.compute_fixed(d.list, local_atoms(d, cfg_.box, inv_len_), r.energy, r.step, d.f_local, s);
-    total.lj += s.lj;
-    total.coul += s.coul;
-    for (int c = 0; c < 6; ++c) total.vir[c] += s.vir[c];
+    total.lj = wrap_add(total.lj, s.lj);
+    total.coul = wrap_add(total.coul, s.coul);
+    for (int c = 0; c < 6; ++c) total.vir[c] = wrap_add(total.vir[c], s.vir[c]);
     f[k] = d.f_local.data();
   }
   const auto t0 = Clock::now();
@@ -236,11 +237,12 @@ void DdExecutor::step(const StepRequest& r, StepEnergies* e) {
   ke_prev_valid_ = false;
   if (e || r.comm) {
     for (const DdDomain& d : dom_) {
-      for (int c = 0; c < 9; ++c) red[kKe + c] += d.ke_fixed[c];
+      for (int c = 0; c < 9; ++c) red[kKe + c] = wrap_add(red[kKe + c], d.ke_fixed[c]);
       if (!r.comm) continue;
       for (size_t i = 0; i < d.v.size(); ++i)
         for (int c = 0; c < 3; ++c)
-          red[kMomentum + c] += to_fixed(d.v[i][c] * d.mass[i], kMomentumFixedScale);
+          red[kMomentum + c] =
+              wrap_add(red[kMomentum + c], to_fixed(d.v[i][c] * d.mass[i], kMomentumFixedScale));
     }
     red[kLj] = nb.lj;
     red[kCoul] = nb.coul;

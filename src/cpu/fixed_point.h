@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/vec3.h"
+
 namespace halomd {
 
 // Forces: 2^32 units per kJ/mol/nm, resolution 2.3e-10, range +-2.1e9 per atom.
@@ -18,16 +20,8 @@ inline int64_t to_fixed(double value, double scale) {
   return static_cast<int64_t>(std::llrint(value * scale));
 }
 inline double from_fixed(int64_t value, double scale) { return static_cast<double>(value) / scale; }
-// a + b and a - b modulo 2^64, as the GPU's unsigned atomics add. The non-bonded sums use them: in a blow-up
-// a value can lie beyond the range (llrint then gives an unspecified value) or a sum can leave it, and the
-// sum is then wrong instead of a signed overflow (undefined behaviour). A pair beyond the force check's bound
-// stops the run; sums of many pairs below it wrap unreported, as they overflowed before. The other
-// fixed-point sums (kinetic energy, SETTLE virial, momenta, force halos) still add plainly.
-inline int64_t wrap_add(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-}
-inline int64_t wrap_sub(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
-}
+// Sums of fixed-point values use wrap_add and wrap_sub (core/vec3.h, as FixedVec3's operators do): modulo
+// 2^64, so a blow-up's out-of-range value gives a wrong sum, never a signed overflow. A pair beyond the force
+// check's bound stops the run; sums of many pairs below it wrap unreported (they overflowed before).
 
 }  // namespace halomd

@@ -20,7 +20,7 @@ int SettleCpu::apply(const std::vector<Vec3>& x_old, std::vector<Vec3>& x_new, s
   const int n = static_cast<int>(settles_.size());
   int bad = -1;
   // Virial sums in fixed point so that the thread count does not change them.
-  int64_t vir_fixed[9] = {};
+  uint64_t vir_fixed[9] = {};  // unsigned: the sums wrap (cpu/fixed_point.h), also in OpenMP's reduction
   const double inv_dt = 1.0 / dt;
 #pragma omp parallel for num_threads(std::max(1, threads)) schedule(static) reduction(+ : vir_fixed[:9]) reduction(max : bad)
   for (int w = 0; w < n; ++w) {
@@ -52,12 +52,14 @@ int SettleCpu::apply(const std::vector<Vec3>& x_old, std::vector<Vec3>& x_new, s
       add_outer(t, b0, db * (mh * f), -0.5);
       add_outer(t, c0, dc * (mh * f), -0.5);
       for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) vir_fixed[3 * i + j] += to_fixed(t.m[i][j], kEnergyFixedScale);
+        for (int j = 0; j < 3; ++j)
+          vir_fixed[3 * i + j] += static_cast<uint64_t>(to_fixed(t.m[i][j], kEnergyFixedScale));
     }
   }
   if (virial)
     for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) virial->m[i][j] += from_fixed(vir_fixed[3 * i + j], kEnergyFixedScale);
+      for (int j = 0; j < 3; ++j)
+        virial->m[i][j] += from_fixed(static_cast<int64_t>(vir_fixed[3 * i + j]), kEnergyFixedScale);
   return bad;
 }
 

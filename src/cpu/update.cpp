@@ -25,16 +25,18 @@ void leapfrog_update(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std
 
 Tensor kinetic_energy_tensor(const std::vector<Vec3>& v, const std::vector<double>& mass, int threads) {
   const int n = static_cast<int>(v.size());
-  int64_t acc[9] = {};
+  uint64_t acc[9] = {};  // unsigned: the sums wrap (cpu/fixed_point.h), also in OpenMP's reduction
 #pragma omp parallel for num_threads(std::max(1, threads)) schedule(static) reduction(+ : acc[:9])
   for (int i = 0; i < n; ++i) {
     const double hm = 0.5 * mass[i];
     for (int a = 0; a < 3; ++a)
-      for (int b = 0; b < 3; ++b) acc[3 * a + b] += to_fixed(hm * v[i][a] * v[i][b], kEnergyFixedScale);
+      for (int b = 0; b < 3; ++b)
+        acc[3 * a + b] += static_cast<uint64_t>(to_fixed(hm * v[i][a] * v[i][b], kEnergyFixedScale));
   }
   Tensor t;
   for (int a = 0; a < 3; ++a)
-    for (int b = 0; b < 3; ++b) t.m[a][b] = from_fixed(acc[3 * a + b], kEnergyFixedScale);
+    for (int b = 0; b < 3; ++b)
+      t.m[a][b] = from_fixed(static_cast<int64_t>(acc[3 * a + b]), kEnergyFixedScale);
   return t;
 }
 

@@ -186,7 +186,9 @@ class MpiTransport final : public HaloTransport {
 
   void sum(std::span<int64_t> values) override {
     ++counters_.mpi_waits;
-    HALOMD_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T,
+    // Summed as unsigned: the same bits as the two's-complement sum, wrapping like the fixed-point sums
+    // (core/vec3.h wrap_add) rather than a signed overflow.
+    HALOMD_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_UINT64_T,
                                    MPI_SUM, comm_));
   }
 
