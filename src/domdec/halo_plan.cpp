@@ -116,6 +116,14 @@ void append_received(DomainPlan& plan, std::vector<Vec3>& x_local, const Box& bo
   const size_t at = plan.global.size(), n = atoms.global.size();
   p.recv_start = static_cast<int>(at);
   p.recv_count = static_cast<int>(n);
+  if (chunk_count(static_cast<int64_t>(n), threads) == 1) {  // one pass, without zero-filling first
+    plan.global.insert(plan.global.end(), atoms.global.begin(), atoms.global.end());
+    plan.image.insert(plan.image.end(), atoms.image.begin(), atoms.image.end());
+    plan.zone.insert(plan.zone.end(), atoms.zone.begin(), atoms.zone.end());
+    for (const IVec3& k : atoms.image) plan.shift.push_back(image_shift(k, box));
+    x_local.insert(x_local.end(), atoms.x.begin(), atoms.x.end());
+    return;
+  }
   plan.global.resize(at + n);
   plan.image.resize(at + n);
   plan.zone.resize(at + n);
