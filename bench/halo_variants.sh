@@ -39,8 +39,11 @@ for item in ${VAR_SYSTEMS:-spce_45k:3000 spce_9k:6000}; do
 import json, sys
 r = json.load(open(sys.argv[1]))
 s = r.get("gpu_only_search_step_gpu", {})
+g = r.get("gpu_only_search_step_graph_gpu", {})
 print(f"{sys.argv[2]}: ns/day {r['ns_per_day']:.0f} mid {r.get('regular_step_gpu_mid_window_us', 0):.1f} "
       f"first {r.get('regular_step_gpu_us', 0):.1f} gpu-only search {s.get('us', 0):.0f} us "
+      f"(as graphs {g.get('us', 0):.0f} us, {r.get('gpu_only_search_graph_launches')} of "
+      f"{r.get('gpu_only_searches')}) "
       f"prepacked {r.get('halo_prepacked_exchanges')} released {r.get('halo_released_exchanges')} "
       f"repartitions {r.get('repartitions')} of {r.get('search_wall_us_mean', 0):.0f} us host "
       f"({r.get('search_page_faults_mean', 0):.0f} page faults)")

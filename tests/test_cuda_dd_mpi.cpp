@@ -248,6 +248,59 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
   }
 }
 
+// A GPU-only search step without energies of a device-initiated transport is one graph launch
+// (HALOMD_DD_SEARCH_GRAPH, default 1; one in eight of them still runs kernel by kernel, its phases timed),
+// recorded again after each repartition: the same kernels as kernel by kernel, so the same bits. With a
+// search every 10 steps, energies every 30, coupling every 15 (from step 1, so summed at steps 0, 15, 30...)
+// and the centre of mass removed every 20, the searches without energies come both with a sum over domains
+// at their end (20, 40, 80, 100) and without (10, 50, 70, 110), so both of the search step's graphs run;
+// with speculative skin checks (the default) and with waiting ones.
+TEST(CudaDomains, GpuOnlySearchStepsAsGraphsGiveTheBitsOfKernelByKernel) {
+  SKIP_WITHOUT_GPU_AND_MPI();
+#if !HALOMD_HAVE_NVSHMEM
+  GTEST_SKIP() << "this build has no NVSHMEM";
+#else
+  const std::string out = make_temp_dir("cuda_dd_search_graph");
+  const std::map<std::string, std::string> set = {
+      {"nsteps", "120"},       {"nstenergy", "30"},   {"nstcalcenergy", "30"}, {"nstxout-compressed", "40"},
+      {"tcoupl", "v-rescale"}, {"tc-grps", "System"}, {"tau-t", "0.1"},        {"ref-t", "300"},
+      {"nsttcouple", "15"},    {"nstcomm", "20"},     {"ld-seed", "11"}};
+  std::string log;
+  for (const std::string t : {"nvshmem", "nvshmem_put"}) {
+    std::string first;
+    for (const std::string env : {"HALOMD_DD_SEARCH_GRAPH=0", "", "HALOMD_DD_SPECULATE=0"}) {
+      const std::string dir = out + "/" + t +
+                              (env.empty()                             ? "_graph"
+                               : env.find("SPEC") != std::string::npos ? "_graph_waiting"
+                                                                       : "_kernels");
+      ASSERT_EQ(run_halomd_under(env + " " + mpirun(4), "spce_9k", "nve.mdp", set, dir,
+                                 "--backend cuda --transport " + t + " --dd 2 2 1", &log),
+                0)
+          << env << " " << t << ":\n"
+          << log;
+      const std::string json = read_text(dir + "/run.json");
+      const double graphs = json_number(json, "gpu_only_search_graph_launches");
+      if (env.find("SEARCH_GRAPH=0") != std::string::npos) {
+        EXPECT_EQ(graphs, 0.0) << t << " " << env << "\n" << json;
+      } else {
+        // 12 searches, 4 of them with energies; at least the first GPU-only one is kernel by kernel.
+        EXPECT_GE(graphs, 2.0) << t << " " << env << "\n" << json;
+        EXPECT_LT(graphs, json_number(json, "gpu_only_searches")) << t << " " << env << "\n" << json;
+      }
+      if (first.empty()) {
+        first = dir;
+        continue;
+      }
+      for (const char* f : {"energy.csv", "traj.xtc", "confout.gro"}) {
+        const std::string a = read_text(first + "/" + f);
+        EXPECT_FALSE(a.empty()) << first << "/" << f;
+        EXPECT_EQ(a, read_text(dir + "/" + f)) << f << " differs between " << first << " and " << dir;
+      }
+    }
+  }
+#endif
+}
+
 // A search that finds the atoms within the skin's drift since the last repartition (domdec/drift.h) keeps
 // the plan and rebuilds only the pair list, on the GPU (cuda_dd_executor.cpp). The plan then still holds
 // every pair within rlist, so the energies are those of repartitioning at every search

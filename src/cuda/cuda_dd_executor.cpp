@@ -135,6 +135,9 @@ class CudaDdExecutor::Impl {
                           ? std::max(0.0, env_number("HALOMD_DD_SPECULATE", kDefaultSpeculate))
                           : 0.0;
     every_step_timed = env_number("HALOMD_GPU_TIMING", 0) != 0;
+    // HALOMD_DD_SEARCH_GRAPH (default 1): a GPU-only search step of a device-initiated transport is one
+    // graph launch (enqueue_search_step); 0: kernel by kernel, as before (bench/NOTES.md, twentieth session).
+    search_graphs = env_int("HALOMD_DD_SEARCH_GRAPH", 1) != 0;
     // HALOMD_HOST_THREADS: OpenMP threads for a repartition's per-atom host loops (plan, local topology, the
     // atoms' and positions' staging); the same plan and bits with any count. 1 until measured on the GPU
     // machine (bench/NOTES.md, nineteenth session).
@@ -161,12 +164,15 @@ class CudaDdExecutor::Impl {
     HALOMD_CUDA_CHECK(cudaStreamCreateWithPriority(&urgent, cudaStreamNonBlocking, greatest));
     graph_reduce.use_node_priority(priority != 0);
     graph_plain.use_node_priority(priority != 0);
+    search_graph_reduce.use_node_priority(priority != 0);
+    search_graph_plain.use_node_priority(priority != 0);
     first_atom = domdec::first_atoms(top.molecule);
     for (double m : top.mass) total_mass += m;
     hst.allocate(1, "step state (host staging)");
     first_step_gpu.create();
     mid_step_gpu.create();
     search_gpu.create();
+    search_graph_gpu.create();
     repart_gpu.create();
     HALOMD_CUDA_CHECK(cudaStreamCreateWithPriority(&side, cudaStreamNonBlocking, least));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_urgent, cudaEventDisableTiming));
@@ -194,6 +200,7 @@ class CudaDdExecutor::Impl {
     first_step_gpu.destroy();
     mid_step_gpu.destroy();
     search_gpu.destroy();
+    search_graph_gpu.destroy();
     repart_gpu.destroy();
   }
 
@@ -208,6 +215,16 @@ class CudaDdExecutor::Impl {
     transport->exchange_f(calls);
     search_mark(kSearchHaloF);
     enqueue_update(energy, reduce);
+  }
+
+  // A GPU-only search step without energies, recorded as a graph (search_graph_reduce/_plain) after each
+  // repartition: the coordinate halo of the current plan, the pair search, then the step's kernels. Its
+  // kernels read everything that changes between the window's searches from device memory, as the regular
+  // step's do; the plan, the buffers and the search's arguments change only at a repartition.
+  void enqueue_search_step(bool reduce) {
+    enqueue_exchange_x();
+    cuda::launch_pair_search(calls, ds.search);
+    enqueue_forces_and_update(false, reduce);
   }
 
   // reduce: the step's sums are summed over domains at its end (reduce_at). Otherwise the update kernel
@@ -427,6 +444,7 @@ class CudaDdExecutor::Impl {
     first_step_gpu.harvest();
     mid_step_gpu.harvest();
     search_gpu.harvest();
+    search_graph_gpu.harvest();
     repart_gpu.harvest();
   }
   // The GPU time of a search step from its coordinate halo to its end, by phase (SearchMark). A GPU-only
@@ -874,8 +892,10 @@ class CudaDdExecutor::Impl {
     lap(kLaunchBind);
     calls.sync();  // the staging buffers are reused at the next search
     lap(kSearchWait);
-    graph_reduce.invalidate();  // the plan changed: the regular steps are recorded again
+    graph_reduce.invalidate();  // the plan changed: the regular and search steps are recorded again
     graph_plain.invalidate();
+    search_graph_reduce.invalidate();
+    search_graph_plain.invalidate();
 
     halo_bytes_per_step = 0;
     for (const domdec::Pulse& p : dom.plan.pulses)
@@ -1143,6 +1163,9 @@ class CudaDdExecutor::Impl {
   gpu::PinnedBuffer<double> hx, hv;
   gpu::PinnedBuffer<StepState> hst;
   gpu::StepGraph graph_reduce, graph_plain;
+  gpu::StepGraph search_graph_reduce, search_graph_plain;  // GPU-only search steps (enqueue_search_step)
+  bool search_graphs = true;                               // HALOMD_DD_SEARCH_GRAPH (the constructor)
+  int64_t search_graph_launches = 0;
   std::string gpu_name;
   int multiprocessors = 0;
 
@@ -1173,7 +1196,11 @@ class CudaDdExecutor::Impl {
   int mid_in = -1;  // regular steps before the one timed in the middle of the window (-1: none this window)
   // GPU time of GPU-only search steps and of repartition steps.
   SearchSample search_gpu{kSearchPhases}, repart_gpu{kSearchPhases};
-  double graph_record_s = 0.0;  // host time of the regular steps' graph recordings (and updates)
+  // GPU time of the GPU-only search steps run as one graph (no phases); search_gpu times one in
+  // kSearchPhaseEvery of them kernel by kernel, by phase.
+  EventSample<1> search_graph_gpu{kStepPhase};
+  static constexpr int64_t kSearchPhaseEvery = 8;
+  double graph_record_s = 0.0;  // host time of the regular and search steps' graph recordings (and updates)
   int64_t graph_records = 0;
   bool every_step_timed = false;  // HALOMD_GPU_TIMING=1
   int overlap = 2;                // HALOMD_DD_OVERLAP (enqueue_step)
@@ -1328,6 +1355,7 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
   } else if (graph_step) {
     graph.launch(m.calls, record_regular);
   } else {
+    bool search_graph = false;
     if (ns) {
       // A search repartitions (host) unless the atoms are still within the skin's drift (domdec/drift.h);
       // then the halo of the current plan is exchanged first and the pair list rebuilt on the GPU.
@@ -1359,32 +1387,57 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
       } else if (start_ahead) {
         m.begin_ahead();
       }
-      if (!energy) {
-        m.sampling = repartition ? &m.repart_gpu : &m.search_gpu;
-        m.sampling->start(m.calls);
-      }
-      // Also after a repartition, whose plan already placed the halo: every step then runs the same
-      // exchange sequence (x, then f), which the transports' buffer-reuse rules assume, for the same bits.
-      m.enqueue_exchange_x();
-      m.search_mark(Impl::kSearchHaloX);
       if (!repartition) {
-        cuda::launch_pair_search(m.calls, m.ds.search);
         ++m.gpu_searches;
         if (!m.mid_step_gpu.pending) m.mid_in = Impl::kMidStep - 1;
       }
-      m.search_mark(Impl::kSearchList);
+      // A GPU-only search step without energies of a device-initiated transport is one graph launch
+      // (enqueue_search_step), but for one in kSearchPhaseEvery, which runs kernel by kernel between the
+      // events that time its phases (the same kernels, so the same bits).
+      const bool phases_due = !m.search_gpu.pending && m.gpu_searches % Impl::kSearchPhaseEvery == 1;
+      search_graph = !repartition && !energy && m.search_graphs && !m.every_step_timed &&
+                     m.transport->device_initiated() && !phases_due;
+      if (search_graph) {
+        gpu::StepGraph& sg = reduce ? m.search_graph_reduce : m.search_graph_plain;
+        auto record_search = [&m, reduce](gpu::GpuCalls&) { m.enqueue_search_step(reduce); };
+        const int64_t before = sg.instantiations() + sg.updates();
+        const auto t0 = std::chrono::steady_clock::now();
+        sg.prepare(m.calls, record_search);
+        if (sg.instantiations() + sg.updates() != before) {
+          m.graph_record_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          ++m.graph_records;
+        }
+        m.search_graph_gpu.start(m.calls);
+        sg.launch(m.calls, record_search);
+        m.search_graph_gpu.stop(m.calls);
+        ++m.search_graph_launches;
+      } else {
+        if (!energy) {
+          m.sampling = repartition ? &m.repart_gpu : &m.search_gpu;
+          m.sampling->start(m.calls);
+        }
+        // Also after a repartition, whose plan already placed the halo: every step then runs the same
+        // exchange sequence (x, then f), which the transports' buffer-reuse rules assume, for the same
+        // bits.
+        m.enqueue_exchange_x();
+        m.search_mark(Impl::kSearchHaloX);
+        if (!repartition) cuda::launch_pair_search(m.calls, m.ds.search);
+        m.search_mark(Impl::kSearchList);
+      }
     }
-    if (energy) {
-      m.reduce_ke_prev();
-      m.calls.memset_async(reinterpret_cast<char*>(m.ds.st.get()) + offsetof(StepState, nb_acc), 0,
-                           sizeof(StepState::nb_acc) + sizeof(StepState::cvir_acc));
+    if (!search_graph) {
+      if (energy) {
+        m.reduce_ke_prev();
+        m.calls.memset_async(reinterpret_cast<char*>(m.ds.st.get()) + offsetof(StepState, nb_acc), 0,
+                             sizeof(StepState::nb_acc) + sizeof(StepState::cvir_acc));
+      }
+      if (ns)
+        m.enqueue_forces_and_update(energy, reduce);
+      else
+        m.enqueue_step(energy, reduce);
+      if (m.sampling) m.sampling->stop(m.calls);
+      m.sampling = nullptr;
     }
-    if (ns)
-      m.enqueue_forces_and_update(energy, reduce);
-    else
-      m.enqueue_step(energy, reduce);
-    if (m.sampling) m.sampling->stop(m.calls);
-    m.sampling = nullptr;
   }
   if (timed) m.first_step_gpu.stop(m.calls);
   if (mid) m.mid_step_gpu.stop(m.calls);
@@ -1500,7 +1553,9 @@ std::string CudaDdExecutor::report_json() const {
       "  \"search_parts_us_mean\": {{{}}},\n  \"search_parts_us_mean_max_over_ranks\": {{{}}},\n"
       "  \"regular_step_gpu_us\": {:.1f}, \"regular_step_gpu_samples\": {},\n"
       "  \"regular_step_gpu_mid_window_us\": {:.1f}, \"regular_step_gpu_mid_window_samples\": {},\n"
-      "  \"gpu_only_search_step_gpu\": {},\n  \"repartition_step_gpu\": {},\n"
+      "  \"gpu_only_search_step_gpu\": {},\n  \"gpu_only_search_step_graph_gpu\": {},\n"
+      "  \"dd_search_graph\": {}, \"gpu_only_search_graph_launches\": {},\n"
+      "  \"repartition_step_gpu\": {},\n"
       "  \"graph_record_us_mean\": {:.1f}, \"graph_records\": {},\n"
       "  \"graph_instantiations\": {}, \"graph_updates\": {},\n"
       "  \"dd_skin_nm\": {}, \"repartitions\": {}, \"gpu_only_searches\": {}, \"skin_check_us_mean\": "
@@ -1522,16 +1577,19 @@ std::string CudaDdExecutor::report_json() const {
       m.searches_counted_for_faults > 0 ? static_cast<double>(m.search_faults) / m.searches_counted_for_faults
                                         : 0.0,
       m.heap_reserve >> 20, parts, parts_max, m.first_step_gpu.mean_us(), m.first_step_gpu.samples,
-      m.mid_step_gpu.mean_us(), m.mid_step_gpu.samples, m.search_gpu.json(), m.repart_gpu.json(),
+      m.mid_step_gpu.mean_us(), m.mid_step_gpu.samples, m.search_gpu.json(), m.search_graph_gpu.json(),
+      m.search_graphs, m.search_graph_launches, m.repart_gpu.json(),
       m.graph_records > 0 ? 1e6 * m.graph_record_s / m.graph_records : 0.0, m.graph_records,
-      m.graph_reduce.instantiations() + m.graph_plain.instantiations(),
-      m.graph_reduce.updates() + m.graph_plain.updates(), m.skin, m.searches, m.gpu_searches,
-      m.checks > 0 ? 1e6 * m.check_s / m.checks : 0.0, m.max_drift, m.max_disp_kept, m.atom_regrows,
-      m.list_regrows, m.overlap, m.priority, m.every_step_timed, m.pairs_all, m.skipped_all,
-      m.speculate_below, m.spec_checks, m.rollbacks, m.rollback_steps, m.rollbacks_outside_searches,
-      m.spec_checks > 0 ? 1e6 * m.spec_wait_s / m.spec_checks : 0.0, m.ahead_host ? m.ahead_below : 0.0,
-      m.ahead_started, m.ahead_commits, m.ahead_dropped, joined > 0 ? 1e6 * m.ahead_join_s / joined : 0.0,
-      m.ahead_host ? m.ahead_host->counters().mpi_waits : 0,
+      m.graph_reduce.instantiations() + m.graph_plain.instantiations() +
+          m.search_graph_reduce.instantiations() + m.search_graph_plain.instantiations(),
+      m.graph_reduce.updates() + m.graph_plain.updates() + m.search_graph_reduce.updates() +
+          m.search_graph_plain.updates(),
+      m.skin, m.searches, m.gpu_searches, m.checks > 0 ? 1e6 * m.check_s / m.checks : 0.0, m.max_drift,
+      m.max_disp_kept, m.atom_regrows, m.list_regrows, m.overlap, m.priority, m.every_step_timed, m.pairs_all,
+      m.skipped_all, m.speculate_below, m.spec_checks, m.rollbacks, m.rollback_steps,
+      m.rollbacks_outside_searches, m.spec_checks > 0 ? 1e6 * m.spec_wait_s / m.spec_checks : 0.0,
+      m.ahead_host ? m.ahead_below : 0.0, m.ahead_started, m.ahead_commits, m.ahead_dropped,
+      joined > 0 ? 1e6 * m.ahead_join_s / joined : 0.0, m.ahead_host ? m.ahead_host->counters().mpi_waits : 0,
       m.ahead_host ? m.ahead_host->counters().halo_bytes : 0, ahead_parts, m.timing.json());
 }
 
