@@ -37,6 +37,7 @@ const Case kCases[] = {
     {{3.0, 3.2, 3.4}, {3, 1, 1}, 0.9},  // 2 pulses in x
     {{2.8, 3.0, 4.0}, {4, 3, 2}, 1.3},  // 3, 2, 1 pulses
     {{5.0, 2.6, 3.1}, {1, 2, 1}, 1.0},  // 2 domains: the same neighbour above and below
+    {{6.3, 4.4, 4.8}, {3, 2, 2}, 1.0},  // 1 pulse per dimension, 3 domains in x
 };
 
 void expect_same_bits(const std::vector<Vec3>& a, const std::vector<Vec3>& b, const char* what) {
@@ -49,7 +50,8 @@ void expect_same_bits(const std::vector<Vec3>& a, const std::vector<Vec3>& b, co
 // home atoms domdec's assignment gives.
 void build_through(HaloTransport& transport, const DdGrid& grid, const TestSystem& s,
                    const domdec::HaloRange& range, std::span<const int> first, int threads,
-                   std::vector<DomainPlan>& plans, std::vector<std::vector<Vec3>>& x_built) {
+                   std::vector<DomainPlan>& plans, std::vector<std::vector<Vec3>>& x_built,
+                   bool direct = false) {
   const domdec::HomeAssignment owner = domdec::assign_home(grid, s.box, s.x, first);
   const int nd = grid.num_domains();
   std::vector<std::vector<IVec3>> images(nd);
@@ -62,7 +64,7 @@ void build_through(HaloTransport& transport, const DdGrid& grid, const TestSyste
     }
     home[d] = {owner.home[d], images[d], frames[d]};
   }
-  build_plans(transport, grid, s.box, range, home, plans, x_built, nullptr, threads);
+  build_plans(transport, grid, s.box, range, home, plans, x_built, nullptr, threads, direct);
 }
 
 // The plans and local positions equal domdec's reference, bit for bit.
@@ -77,6 +79,9 @@ void expect_reference_plans(const std::vector<DomainPlan>& plans,
     ASSERT_EQ(a.pulses.size(), b.pulses.size());
     for (size_t k = 0; k < a.pulses.size(); ++k) {
       EXPECT_EQ(a.pulses[k].send, b.pulses[k].send);
+      EXPECT_EQ(a.pulses[k].send_to, b.pulses[k].send_to);
+      EXPECT_EQ(a.pulses[k].recv_from, b.pulses[k].recv_from);
+      EXPECT_EQ(a.pulses[k].offset, b.pulses[k].offset);
       EXPECT_EQ(a.pulses[k].recv_start, b.pulses[k].recv_start);
       EXPECT_EQ(a.pulses[k].recv_count, b.pulses[k].recv_count);
     }
@@ -92,72 +97,75 @@ void expect_reference_plans(const std::vector<DomainPlan>& plans,
   }
 }
 
+// With chained pulses and with direct ones (domdec/halo_plan.h), where the grid allows them.
 TEST(LocalTransport, PlansAndPulsesReproduceDomdecBitForBit) {
   std::mt19937_64 rng(23);
   for (const Case& c : kCases) {
-    SCOPED_TRACE(DdGrid{c.grid}.str());
-    const TestSystem s = random_system(rng, Box{c.box}, 400);
-    const DdGrid grid{c.grid};
-    const std::vector<int> first = domdec::first_atoms(s.molecule);
-    const domdec::HaloRange range{c.rlist, domdec::molecule_margin(s.x, first) + domdec::kMarginSlack};
-    std::vector<std::vector<Vec3>> x_ref;
-    const domdec::DdPlan ref = domdec::build_plan_with(grid, s.box, s.x, first, range, &x_ref);
+    for (const bool direct : {false, true}) {
+      SCOPED_TRACE(DdGrid{c.grid}.str() + (direct ? " direct" : " chained"));
+      const TestSystem s = random_system(rng, Box{c.box}, 400);
+      const DdGrid grid{c.grid};
+      const std::vector<int> first = domdec::first_atoms(s.molecule);
+      const domdec::HaloRange range{c.rlist, domdec::molecule_margin(s.x, first) + domdec::kMarginSlack};
+      std::vector<std::vector<Vec3>> x_ref;
+      const domdec::DdPlan ref = domdec::build_plan_with(grid, s.box, s.x, first, range, &x_ref, direct);
 
-    auto transport = make_local_transport();
-    transport->set_grid(grid);
-    const int nd = grid.num_domains();
-    std::vector<DomainPlan> plans;
-    std::vector<std::vector<Vec3>> x_built;
-    build_through(*transport, grid, s, range, first, 1, plans, x_built);
-    expect_reference_plans(plans, x_built, ref, x_ref);
-    std::vector<const DomainPlan*> bound;
-    for (int d = 0; d < nd; ++d) bound.push_back(&plans[d]);
-    EXPECT_GT(transport->counters().halo_bytes, 0);
+      auto transport = make_local_transport();
+      transport->set_grid(grid);
+      const int nd = grid.num_domains();
+      std::vector<DomainPlan> plans;
+      std::vector<std::vector<Vec3>> x_built;
+      build_through(*transport, grid, s, range, first, 1, plans, x_built, direct);
+      expect_reference_plans(plans, x_built, ref, x_ref);
+      std::vector<const DomainPlan*> bound;
+      for (int d = 0; d < nd; ++d) bound.push_back(&plans[d]);
+      EXPECT_GT(transport->counters().halo_bytes, 0);
 
-    // One MD step's pulses: the halo part must all be written, and equal what domdec's exchange writes.
-    transport->allocate(bound);
-    const int64_t allocations = transport->allocations();
-    EXPECT_EQ(transport->device_handle(0).num_pulses, 0);  // a host-driven transport
-    std::vector<std::vector<Vec3>> x(nd);
-    std::vector<Vec3*> xp(nd);
-    for (int d = 0; d < nd; ++d) {
-      x[d].assign(plans[d].num_local(), Vec3{NAN, NAN, NAN});
-      domdec::place_home(plans[d], s.box, s.x, x[d]);
-      xp[d] = x[d].data();
-    }
-    const int np = static_cast<int>(plans[0].pulses.size());
-    for (int k = 0; k < np; ++k) {
-      transport->post_x(k, xp);
-      transport->wait_x(k, xp);
-    }
-    for (int d = 0; d < nd; ++d) expect_same_bits(x[d], x_ref[d], "positions of the x pulses");
-
-    // Forces back: integer-valued, so the sums are exact whatever the order.
-    std::uniform_int_distribution<int64_t> value(-(int64_t{1} << 40), int64_t{1} << 40);
-    std::vector<std::vector<FixedVec3>> f(nd);
-    std::vector<FixedVec3*> fp(nd);
-    for (int d = 0; d < nd; ++d) {
-      f[d].resize(plans[d].num_local());
-      for (FixedVec3& a : f[d]) a = {value(rng), value(rng), value(rng)};
-      fp[d] = f[d].data();
-    }
-    std::vector<std::vector<FixedVec3>> f_ref = f;
-    domdec::reduce_f(ref, f_ref);
-    for (int k = np - 1; k >= 0; --k) {
-      transport->post_f(k, fp);
-      transport->wait_f(k, fp);
-    }
-    for (int d = 0; d < nd; ++d) {
-      for (int i = 0; i < plans[d].num_home; ++i) {
-        ASSERT_EQ(f[d][i].x, f_ref[d][i].x);
-        ASSERT_EQ(f[d][i].y, f_ref[d][i].y);
-        ASSERT_EQ(f[d][i].z, f_ref[d][i].z);
+      // One MD step's pulses: the halo part must all be written, and equal what domdec's exchange writes.
+      transport->allocate(bound);
+      const int64_t allocations = transport->allocations();
+      EXPECT_EQ(transport->device_handle(0).num_pulses, 0);  // a host-driven transport
+      std::vector<std::vector<Vec3>> x(nd);
+      std::vector<Vec3*> xp(nd);
+      for (int d = 0; d < nd; ++d) {
+        x[d].assign(plans[d].num_local(), Vec3{NAN, NAN, NAN});
+        domdec::place_home(plans[d], s.box, s.x, x[d]);
+        xp[d] = x[d].data();
       }
-    }
+      const int np = static_cast<int>(plans[0].pulses.size());
+      for (int k = 0; k < np; ++k) {
+        transport->post_x(k, xp);
+        transport->wait_x(k, xp);
+      }
+      for (int d = 0; d < nd; ++d) expect_same_bits(x[d], x_ref[d], "positions of the x pulses");
 
-    // The same plan again: the buffers fit, nothing is re-allocated.
-    transport->allocate(bound);
-    EXPECT_EQ(transport->allocations(), allocations);
+      // Forces back: integer-valued, so the sums are exact whatever the order.
+      std::uniform_int_distribution<int64_t> value(-(int64_t{1} << 40), int64_t{1} << 40);
+      std::vector<std::vector<FixedVec3>> f(nd);
+      std::vector<FixedVec3*> fp(nd);
+      for (int d = 0; d < nd; ++d) {
+        f[d].resize(plans[d].num_local());
+        for (FixedVec3& a : f[d]) a = {value(rng), value(rng), value(rng)};
+        fp[d] = f[d].data();
+      }
+      std::vector<std::vector<FixedVec3>> f_ref = f;
+      domdec::reduce_f(ref, f_ref);
+      for (int k = np - 1; k >= 0; --k) {
+        transport->post_f(k, fp);
+        transport->wait_f(k, fp);
+      }
+      for (int d = 0; d < nd; ++d) {
+        for (int i = 0; i < plans[d].num_home; ++i) {
+          ASSERT_EQ(f[d][i].x, f_ref[d][i].x);
+          ASSERT_EQ(f[d][i].y, f_ref[d][i].y);
+          ASSERT_EQ(f[d][i].z, f_ref[d][i].z);
+        }
+      }
+
+      // The same plan again: the buffers fit, nothing is re-allocated.
+      transport->allocate(bound);
+      EXPECT_EQ(transport->allocations(), allocations);
+    }
   }
 }
 
@@ -180,6 +188,17 @@ TEST(LocalTransport, PlansBuiltOnThreadsAreTheSerialPlans) {
     std::vector<std::vector<Vec3>> x_built;
     build_through(*transport, grid, s, range, first, threads, plans, x_built);
     expect_reference_plans(plans, x_built, ref, x_ref);
+  }
+  {  // direct pulses, whose selections test two or three coordinates
+    std::vector<std::vector<Vec3>> x_direct;
+    const domdec::DdPlan direct = domdec::build_plan_with(grid, s.box, s.x, first, range, &x_direct, true);
+    ASSERT_TRUE(direct.direct);
+    auto transport = make_local_transport();
+    transport->set_grid(grid);
+    std::vector<DomainPlan> plans;
+    std::vector<std::vector<Vec3>> x_built;
+    build_through(*transport, grid, s, range, first, 3, plans, x_built, true);
+    expect_reference_plans(plans, x_built, direct, x_direct);
   }
 
   // The local topology from a plan: charges, types and exclusions (every pair of a molecule) alike.

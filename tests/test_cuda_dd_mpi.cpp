@@ -155,19 +155,27 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
       {"nstcomm", "10"}, {"tcoupl", "v-rescale"}, {"tc-grps", "System"},   {"tau-t", "0.1"},
       {"ref-t", "300"},  {"ld-seed", "11"}};
   std::string log;
-  for (const std::string& spec : {"4 2 2 1", "2 2 1 1", "4 2 2 1 ahead"}) {
+  // Sets: 4 and 2 domains with the default settings and their variants, 4 with plans built ahead, and 4
+  // with direct halo pulses (x, y and xy: every pulse sends home atoms only, so the update packs and
+  // releases all of them; the forces come back in another grouping, so the bits differ from the chained
+  // pulses' while every transport still gives the same).
+  for (const std::string spec : {"4 2 2 1", "2 2 1 1", "4 2 2 1 ahead", "4 2 2 1 direct"}) {
     const int ranks = spec[0] - '0';
     const std::string grid = spec.substr(2, 5);
-    const bool ahead = spec.size() > 7;
+    const bool ahead = spec.find("ahead") != std::string::npos;
+    const bool direct = spec.find("direct") != std::string::npos;
     std::string first;
     std::vector<std::pair<std::string, std::string>> runs;  // (environment, transport)
     for (const std::string& t : transports())
-      runs.emplace_back(ahead ? "HALOMD_DD_AHEAD=0.01 HALOMD_DD_AHEAD_SEARCHES=1" : "", t);
+      runs.emplace_back(ahead    ? "HALOMD_DD_AHEAD=0.01 HALOMD_DD_AHEAD_SEARCHES=1"
+                        : direct ? "HALOMD_DD_DIRECT=1"
+                                 : "",
+                        t);
     // Plans built ahead on the thread, with its loops on OpenMP threads of their own.
     if (ahead)
       runs.emplace_back("HALOMD_DD_AHEAD=0.01 HALOMD_DD_AHEAD_SEARCHES=1 HALOMD_HOST_THREADS=3",
                         transports().front());
-    if (!ahead) {
+    if (!ahead && !direct) {
       runs.emplace_back("HALOMD_DD_OVERLAP=0", transports().back());
       runs.emplace_back("HALOMD_DD_OVERLAP=2", transports().front());
       runs.emplace_back("HALOMD_DD_OVERLAP=1", transports().back());
@@ -192,6 +200,8 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
       const bool host_threads = env.find("HALOMD_HOST_THREADS") != std::string::npos;
       if (ahead) {
         dir += host_threads ? "_ahead_host_threads" : "_ahead";
+      } else if (direct) {
+        dir += "_direct";
       } else if (unpacked) {
         dir += "_exchange_packs";
       } else if (env.find("HALOMD_HALO_PREPACK=1") != std::string::npos) {
@@ -211,6 +221,8 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
           << log;
       const std::string json = read_text(dir + "/run.json");
       EXPECT_EQ(json_number(json, "committed") >= 2.0, ahead) << t << " " << env << "\n" << json;
+      EXPECT_EQ(json.find("\"halo_direct\": true") != std::string::npos, direct) << t << " " << env << json;
+      EXPECT_EQ(json_number(json, "halo_pulses"), direct ? 3.0 : ranks == 4 ? 2.0 : 1.0) << t << " " << env;
       // Every exchange after an update finds its home atoms packed (60 steps: ~59 exchanges, fewer those
       // right after a repartition, whose update packed for the plan before).
       // With nvshmem (not nvshmem_put, whose peers are never mapped) by default the update also releases
@@ -250,11 +262,14 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
 
 // A GPU-only search step without energies of a device-initiated transport is one graph launch
 // (HALOMD_DD_SEARCH_GRAPH, default 1; one in eight of them still runs kernel by kernel, its phases timed),
-// recorded again after each repartition: the same kernels as kernel by kernel, so the same bits. With a
-// search every 10 steps, energies every 30, coupling every 15 (from step 1, so summed at steps 0, 15, 30...)
-// and the centre of mass removed every 20, the searches without energies come both with a sum over domains
-// at their end (20, 40, 80, 100) and without (10, 50, 70, 110), so both of the search step's graphs run;
-// with speculative skin checks (the default) and with waiting ones.
+// recorded again after each repartition: the same kernels as kernel by kernel, so the same bits. Searches
+// every 10 steps, energies every 30 and the centre of mass removed every 20 (coupling every 15 sums only at
+// steps that are energy steps here): of the GPU-only searches 10-110, 30, 60 and 90 have energies, 20, 40,
+// 80 and 100 sum over domains at their end and 50, 70 and 110 do not, so both of the search step's graphs
+// run (10 runs kernel by kernel, its phases timed). The skin check of step 50 is made to fail: with
+// speculative checks (the default) step 50's search, a graph, is rolled back at step 60 and repartitioned;
+// with waiting ones (HALOMD_DD_SPECULATE=0) it repartitions at once. Either way the graphs are recorded
+// again for the new plan.
 TEST(CudaDomains, GpuOnlySearchStepsAsGraphsGiveTheBitsOfKernelByKernel) {
   SKIP_WITHOUT_GPU_AND_MPI();
 #if !HALOMD_HAVE_NVSHMEM
@@ -268,11 +283,12 @@ TEST(CudaDomains, GpuOnlySearchStepsAsGraphsGiveTheBitsOfKernelByKernel) {
   std::string log;
   for (const std::string t : {"nvshmem", "nvshmem_put"}) {
     std::string first;
-    for (const std::string env : {"HALOMD_DD_SEARCH_GRAPH=0", "", "HALOMD_DD_SPECULATE=0"}) {
+    for (const std::string variant : {"HALOMD_DD_SEARCH_GRAPH=0", "", "HALOMD_DD_SPECULATE=0"}) {
+      const std::string env = variant + " HALOMD_TEST_FAIL_SKIN_CHECK_AT=50";
       const std::string dir = out + "/" + t +
-                              (env.empty()                             ? "_graph"
-                               : env.find("SPEC") != std::string::npos ? "_graph_waiting"
-                                                                       : "_kernels");
+                              (variant.empty()                             ? "_graph"
+                               : variant.find("SPEC") != std::string::npos ? "_graph_waiting"
+                                                                           : "_kernels");
       ASSERT_EQ(run_halomd_under(env + " " + mpirun(4), "spce_9k", "nve.mdp", set, dir,
                                  "--backend cuda --transport " + t + " --dd 2 2 1", &log),
                 0)
@@ -280,12 +296,17 @@ TEST(CudaDomains, GpuOnlySearchStepsAsGraphsGiveTheBitsOfKernelByKernel) {
           << log;
       const std::string json = read_text(dir + "/run.json");
       const double graphs = json_number(json, "gpu_only_search_graph_launches");
-      if (env.find("SEARCH_GRAPH=0") != std::string::npos) {
+      EXPECT_GE(json_number(json, "repartitions"), 2.0) << t << " " << env << "\n" << json;
+      if (variant.find("SEARCH_GRAPH=0") != std::string::npos) {
         EXPECT_EQ(graphs, 0.0) << t << " " << env << "\n" << json;
+        EXPECT_EQ(json_number(json, "search_graph_recordings"), 0.0) << t << " " << env << "\n" << json;
       } else {
-        // 12 searches, 4 of them with energies; at least the first GPU-only one is kernel by kernel.
-        EXPECT_GE(graphs, 2.0) << t << " " << env << "\n" << json;
+        // Graphs before step 50 (20, 40) and after the repartition there (70 and later); energy steps and
+        // the first of each count of eight kernel by kernel.
+        EXPECT_GE(graphs, 4.0) << t << " " << env << "\n" << json;
         EXPECT_LT(graphs, json_number(json, "gpu_only_searches")) << t << " " << env << "\n" << json;
+        // Both graphs recorded before the repartition at 50 or 60 and again after it.
+        EXPECT_GE(json_number(json, "search_graph_recordings"), 3.0) << t << " " << env << "\n" << json;
       }
       if (first.empty()) {
         first = dir;

@@ -57,6 +57,42 @@ TEST(MpiTransport, FourRanksGiveBitwiseTheFilesOfTheLocalTransport) {
   EXPECT_EQ(json.find("\"halo_bytes_per_step\": 0,"), std::string::npos) << json;
 }
 
+// Direct halo pulses (HALOMD_DD_DIRECT=1, domdec/halo_plan.h: each halo zone straight from its owner) bring
+// each domain the chained pulses' atoms in the same order with the same positions, and the forces come
+// back as integers, so the files are bitwise those of chained pulses: on 4 ranks (x, y and xy pulses
+// instead of x and y) and on 8 domains in one process (7 pulses instead of 3).
+TEST(MpiTransport, DirectPulsesGiveBitwiseTheFilesOfChainedOnes) {
+  SKIP_WITHOUT_MPI();
+  const std::string out = make_temp_dir("mpi_direct");
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kVrescale, out + "/local", "--domains 4 --dd 2 2 1", &log),
+            0)
+      << log;
+  ASSERT_EQ(run_halomd_under("HALOMD_DD_DIRECT=1 " + mpirun(4), "spce_1k5", "vrescale.mdp", kVrescale,
+                             out + "/mpi_direct", "--dd 2 2 1", &log),
+            0)
+      << log;
+  expect_same_files(out + "/local", out + "/mpi_direct");
+  const std::string chained = read_text(out + "/local/run.json"),
+                    direct = read_text(out + "/mpi_direct/run.json");
+  EXPECT_NE(chained.find("\"halo_pulses_exchanged\": 2,"), std::string::npos) << chained;
+  EXPECT_NE(chained.find("\"halo_direct\": false"), std::string::npos) << chained;
+  EXPECT_NE(direct.find("\"halo_pulses_exchanged\": 3,"), std::string::npos) << direct;
+  EXPECT_NE(direct.find("\"halo_direct\": true"), std::string::npos) << direct;
+
+  ASSERT_EQ(
+      run_halomd("spce_1k5", "vrescale.mdp", kVrescale, out + "/local8", "--domains 8 --dd 2 2 2", &log), 0)
+      << log;
+  ASSERT_EQ(run_halomd_under("HALOMD_DD_DIRECT=1 ", "spce_1k5", "vrescale.mdp", kVrescale,
+                             out + "/local8_direct", "--domains 8 --dd 2 2 2", &log),
+            0)
+      << log;
+  expect_same_files(out + "/local8", out + "/local8_direct");
+  const std::string direct8 = read_text(out + "/local8_direct/run.json");
+  EXPECT_NE(direct8.find("\"pulses\": [1, 1, 1]"), std::string::npos) << direct8;
+  EXPECT_NE(direct8.find("\"halo_pulses_exchanged\": 7,"), std::string::npos) << direct8;
+}
+
 TEST(MpiTransport, TwoPulsesOnThreeRanksGiveBitwiseTheFilesOfTheLocalTransport) {
   SKIP_WITHOUT_MPI();
   const std::string out = make_temp_dir("mpi_pulses");

@@ -10,7 +10,7 @@ namespace halomd::comm {
 void build_plans(HaloTransport& transport, const domdec::DdGrid& grid, const Box& box,
                  const domdec::HaloRange& range, std::span<const HomeAtoms> home,
                  std::vector<domdec::DomainPlan>& plans, std::vector<std::vector<Vec3>>& x_local,
-                 double* exchange_s, int threads) {
+                 double* exchange_s, int threads, bool direct) {
   const std::vector<int>& domains = transport.domains();
   const size_t ns = domains.size();
   if (home.size() != ns) throw RuntimeError(-1, -1, "build_plans: one set of home atoms per domain");
@@ -33,6 +33,32 @@ void build_plans(HaloTransport& transport, const domdec::DdGrid& grid, const Box
   const domdec::IVec3 pulses = domdec::pulses_per_dim(grid, box, range);
   std::vector<int> dim_start(ns), to(ns), from(ns);
   std::vector<domdec::HaloAtoms> sent(ns), received(ns);
+  // The pulse each slot just added: packed, exchanged, appended.
+  auto exchange = [&]() {
+    for (size_t s = 0; s < ns; ++s) {
+      const domdec::Pulse& pulse = plans[s].pulses.back();
+      sent[s] = domdec::pack_sent(plans[s], x_local[s], pulse, threads);
+      to[s] = pulse.send_to;
+      from[s] = pulse.recv_from;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    transport.exchange_atoms(to, from, sent, received);
+    if (exchange_s)
+      *exchange_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (size_t s = 0; s < ns; ++s) domdec::append_received(plans[s], x_local[s], box, received[s], threads);
+  };
+  if (direct && domdec::direct_pulses_possible(grid, pulses)) {
+    for (const domdec::IVec3& o : domdec::direct_offsets(grid)) {
+      for (size_t s = 0; s < ns; ++s) {
+        domdec::DomainPlan& plan = plans[s];
+        domdec::add_direct_pulse(
+            plan, grid, box, o,
+            domdec::select_send_direct(x_local[s], plan.num_home, o, plan.lo, range.send_range(), threads));
+      }
+      exchange();
+    }
+    return;
+  }
   for (int d = 0; d < 3; ++d) {
     if (grid.n[d] == 1) continue;
     for (size_t s = 0; s < ns; ++s) dim_start[s] = plans[s].num_local();
@@ -40,19 +66,10 @@ void build_plans(HaloTransport& transport, const domdec::DdGrid& grid, const Box
       for (size_t s = 0; s < ns; ++s) {
         domdec::DomainPlan& plan = plans[s];
         const domdec::IndexRange cand = domdec::send_candidates(plan, d, p, dim_start[s]);
-        const domdec::Pulse& pulse = domdec::add_pulse(
-            plan, grid, box, d, p,
-            domdec::select_send(x_local[s], cand, d, plan.lo[d], range.send_range(), threads));
-        sent[s] = domdec::pack_sent(plan, x_local[s], pulse, threads);
-        to[s] = pulse.send_to;
-        from[s] = pulse.recv_from;
+        domdec::add_pulse(plan, grid, box, d, p,
+                          domdec::select_send(x_local[s], cand, d, plan.lo[d], range.send_range(), threads));
       }
-      const auto t0 = std::chrono::steady_clock::now();
-      transport.exchange_atoms(to, from, sent, received);
-      if (exchange_s)
-        *exchange_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      for (size_t s = 0; s < ns; ++s)
-        domdec::append_received(plans[s], x_local[s], box, received[s], threads);
+      exchange();
     }
   }
 }

@@ -56,6 +56,16 @@ struct Vec3T {
   }
 };
 
+// Exact equality, component by component (for integer vectors and bitwise checks).
+template <class T>
+HALOMD_HOST_DEVICE inline bool operator==(const Vec3T<T>& a, const Vec3T<T>& b) {
+  return a.x == b.x && a.y == b.y && a.z == b.z;
+}
+template <class T>
+HALOMD_HOST_DEVICE inline bool operator!=(const Vec3T<T>& a, const Vec3T<T>& b) {
+  return !(a == b);
+}
+
 template <class T>
 HALOMD_HOST_DEVICE inline Vec3T<T> operator+(Vec3T<T> a, const Vec3T<T>& b) {
   return a += b;

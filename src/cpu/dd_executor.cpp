@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "comm/plan_build.h"
+#include "core/env.h"
 #include "core/errors.h"
 #include "core/units.h"
 #include "cpu/cpu_executor.h"
@@ -47,6 +48,9 @@ DdExecutor::DdExecutor(const ExecutorConfig& config, std::unique_ptr<comm::HaloT
       nonbonded_(top_, mdp_, config.threads) {
   first_atom_ = domdec::first_atoms(top_.molecule);
   for (double m : top_.mass) total_mass_ += m;  // the order remove_com_velocity sums in
+  // HALOMD_DD_DIRECT=1: direct halo pulses where every decomposed dimension needs one pulse
+  // (domdec/halo_plan.h): the same local atoms, so the same trajectory bits, in fewer hops.
+  direct_ = env_int("HALOMD_DD_DIRECT", 0) != 0;
   ref_kinetic_ = 0.5 * cfg_.ndf * units::kBoltzmann * mdp_.ref_t;
 }
 
@@ -113,7 +117,7 @@ void DdExecutor::search(int64_t step) {
   }
   std::vector<domdec::DomainPlan> plans;
   std::vector<std::vector<Vec3>> x_local;
-  comm::build_plans(*transport_, grid_, box, range_, home, plans, x_local, nullptr, cfg_.threads);
+  comm::build_plans(*transport_, grid_, box, range_, home, plans, x_local, nullptr, cfg_.threads, direct_);
 
   std::vector<const domdec::DomainPlan*> bound(ns);
   std::vector<int64_t> figures;
@@ -141,7 +145,8 @@ void DdExecutor::search(int64_t step) {
   transport_->allocate(bound);
   std::vector<int64_t> all;
   transport_->all_gather(figures, all);
-  stats_.add_search(all, domdec::pulses_per_dim(grid_, box, range_));
+  stats_.add_search(all, domdec::pulses_per_dim(grid_, box, range_),
+                    dom_.empty() ? 0 : static_cast<int>(dom_[0].plan.pulses.size()));
 }
 
 void DdExecutor::exchange_x() {

@@ -54,7 +54,8 @@ class DdExecutor final : public Executor {
   domdec::DdGrid requested_;
   domdec::DdGrid grid_;
   domdec::HaloRange range_;
-  Vec3 inv_len_;  // pair_inv_len of the grid
+  bool direct_ = false;  // HALOMD_DD_DIRECT
+  Vec3 inv_len_;         // pair_inv_len of the grid
   NonbondedCpu nonbonded_;
   std::vector<int> first_atom_;
   double total_mass_ = 0.0;

@@ -18,10 +18,11 @@ void DdStats::add(MaxMean& m, std::span<const int64_t> figures, int field, int n
   m.mean += static_cast<double>(sum) / nd;
 }
 
-void DdStats::add_search(std::span<const int64_t> figures, const domdec::IVec3& pulses) {
+void DdStats::add_search(std::span<const int64_t> figures, const domdec::IVec3& pulses, int exchanged) {
   const int nd = static_cast<int>(figures.size() / kNumDdFields);
   ++searches_;
   pulses_ = pulses;
+  exchanged_ = exchanged;
   pairs_ = 0;
   home_ = 0;
   for (int d = 0; d < nd; ++d) {
@@ -47,6 +48,8 @@ std::string DdStats::json(const domdec::DdGrid& grid, int ranks) const {
       fmt::format("\"dd\": [{}, {}, {}]", grid.n.x, grid.n.y, grid.n.z),
       fmt::format("\"ranks\": {}", ranks),
       fmt::format("\"pulses\": [{}, {}, {}]", pulses_.x, pulses_.y, pulses_.z),
+      fmt::format("\"halo_pulses_exchanged\": {}", exchanged_),
+      fmt::format("\"halo_direct\": {}", exchanged_ > pulses_.x + pulses_.y + pulses_.z),
       fmt::format("\"halo_atoms_per_domain\": {}", max_mean(halo_atoms_)),
       fmt::format("\"halo_bytes_per_step_per_domain\": {}", max_mean(halo_bytes_)),
       fmt::format("\"home_atoms_per_domain\": {}", max_mean(home_atoms_)),

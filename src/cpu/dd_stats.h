@@ -16,8 +16,9 @@ enum DdField { kDdHomeAtoms, kDdHaloAtoms, kDdPairs, kDdDeparted, kDdHaloBytesPe
 
 class DdStats {
  public:
-  // figures: kNumDdFields per domain, domain order.
-  void add_search(std::span<const int64_t> figures, const domdec::IVec3& pulses);
+  // figures: kNumDdFields per domain, domain order. pulses: per dimension (chained); exchanged: the pulses
+  // the plan exchanges (direct pulses where it uses them).
+  void add_search(std::span<const int64_t> figures, const domdec::IVec3& pulses, int exchanged);
   void add_exchange_seconds(double s) { exchange_s_ += s; }
 
   size_t pairs() const { return pairs_; }               // pairs in all domains' lists at the last search
@@ -39,6 +40,7 @@ class DdStats {
   int64_t home_ = 0;
   int64_t migrated_ = 0;
   domdec::IVec3 pulses_{0, 0, 0};
+  int exchanged_ = 0;
   MaxMean halo_atoms_, halo_bytes_, home_atoms_, pairs_per_domain_;
   double exchange_s_ = 0.0;
 };

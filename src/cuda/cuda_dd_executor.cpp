@@ -138,6 +138,10 @@ class CudaDdExecutor::Impl {
     // HALOMD_DD_SEARCH_GRAPH (default 1): a GPU-only search step of a device-initiated transport is one
     // graph launch (enqueue_search_step); 0: kernel by kernel, as before (bench/NOTES.md, twentieth session).
     search_graphs = env_int("HALOMD_DD_SEARCH_GRAPH", 1) != 0;
+    // HALOMD_DD_DIRECT=1: direct halo pulses where every decomposed dimension needs one pulse
+    // (domdec/halo_plan.h): each zone straight from its owner, no pulse forwarding another's atoms, so the
+    // update can pack and release every pulse (bench/NOTES.md, twentieth session).
+    direct = env_int("HALOMD_DD_DIRECT", 0) != 0;
     // HALOMD_HOST_THREADS: OpenMP threads for a repartition's per-atom host loops (plan, local topology, the
     // atoms' and positions' staging); the same plan and bits with any count. 1 until measured on the GPU
     // machine (bench/NOTES.md, nineteenth session).
@@ -325,6 +329,13 @@ class CudaDdExecutor::Impl {
     mark(kHaloF);
     mark(kJoined);
     enqueue_update(energy, reduce);
+  }
+
+  // The plan's pulses are direct ones (some pulse crosses two dimensions at once).
+  bool direct_plan() const {
+    for (const domdec::Pulse& p : dom.plan.pulses)
+      if (p.offset.x + p.offset.y + p.offset.z > 1) return true;
+    return false;
   }
 
   // HALOMD_GPU_TIMING=1: every regular step runs kernel by kernel (no graph) with CUDA events between its
@@ -662,6 +673,7 @@ class CudaDdExecutor::Impl {
     rollbacks_outside_searches += at_search ? 0 : 1;
     rollback_steps += to - from;
     --gpu_searches;  // the window's search becomes the repartition the waiting check would have made
+    if (spec_graph) --search_graph_launches;
     // This rank's window is done; the other ranks' exchanges into it are too (it waited for them). The
     // repartition's own exchanges (migration, plan) then order the ranks, as at any repartition.
     calls.sync();
@@ -728,7 +740,7 @@ class CudaDdExecutor::Impl {
     std::vector<std::vector<Vec3>> x_local;
     clock.lap(kFrame);
     double exchange_s = 0.0;
-    comm::build_plans(h, grid, box, r, home, plans, x_local, &exchange_s, host_threads);
+    comm::build_plans(h, grid, box, r, home, plans, x_local, &exchange_s, host_threads, direct);
     d.plan = std::move(plans[0]);
     d.x_local = std::move(x_local[0]);
     clock.lap(kPlan);
@@ -1166,6 +1178,10 @@ class CudaDdExecutor::Impl {
   gpu::StepGraph search_graph_reduce, search_graph_plain;  // GPU-only search steps (enqueue_search_step)
   bool search_graphs = true;                               // HALOMD_DD_SEARCH_GRAPH (the constructor)
   int64_t search_graph_launches = 0;
+  // GPU-only searches that could have been graph launches since the last one timed by phase (run_step).
+  int64_t graph_searches_unsampled = kSearchPhaseEvery;
+  bool spec_graph = false;  // the speculative search (spec_step) ran as a graph
+  bool direct = false;      // HALOMD_DD_DIRECT (the constructor)
   std::string gpu_name;
   int multiprocessors = 0;
 
@@ -1392,14 +1408,24 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
         if (!m.mid_step_gpu.pending) m.mid_in = Impl::kMidStep - 1;
       }
       // A GPU-only search step without energies of a device-initiated transport is one graph launch
-      // (enqueue_search_step), but for one in kSearchPhaseEvery, which runs kernel by kernel between the
-      // events that time its phases (the same kernels, so the same bits).
-      const bool phases_due = !m.search_gpu.pending && m.gpu_searches % Impl::kSearchPhaseEvery == 1;
-      search_graph = !repartition && !energy && m.search_graphs && !m.every_step_timed &&
-                     m.transport->device_initiated() && !phases_due;
+      // (enqueue_search_step), but for one in kSearchPhaseEvery of them, which runs kernel by kernel
+      // between the events that time its phases (the same kernels, so the same bits): the first, then
+      // the first after kSearchPhaseEvery - 1 graph launches whose phase sample has been read.
+      const bool graphable = !repartition && !energy && m.search_graphs && !m.every_step_timed &&
+                             m.transport->device_initiated();
+      const bool phases_due =
+          !m.search_gpu.pending && m.graph_searches_unsampled >= Impl::kSearchPhaseEvery - 1;
+      search_graph = graphable && !phases_due;
+      if (graphable) m.graph_searches_unsampled = search_graph ? m.graph_searches_unsampled + 1 : 0;
+      if (m.spec_step == m.step) m.spec_graph = search_graph;
       if (search_graph) {
         gpu::StepGraph& sg = reduce ? m.search_graph_reduce : m.search_graph_plain;
-        auto record_search = [&m, reduce](gpu::GpuCalls&) { m.enqueue_search_step(reduce); };
+        auto record_search = [&m, reduce](gpu::GpuCalls&) {
+          // Events recorded during a capture would become graph nodes that the host cannot query.
+          if (m.sampling || m.timed_sample)
+            throw RuntimeError(m.step, -1, "internal error: a timing event inside a recorded search step");
+          m.enqueue_search_step(reduce);
+        };
         const int64_t before = sg.instantiations() + sg.updates();
         const auto t0 = std::chrono::steady_clock::now();
         sg.prepare(m.calls, record_search);
@@ -1547,14 +1573,15 @@ std::string CudaDdExecutor::report_json() const {
       "  \"gpu_grid\": [{}, {}, {}],\n  "
       "\"home_atoms_rank0\": {},\n"
       "  \"halo_atoms_rank0_mean\": {:.1f},\n  \"halo_pulses\": {},\n  \"halo_buffer_allocations\": {}, "
-      "\"halo_prepacked_exchanges\": {}, \"halo_released_exchanges\": {}, \"halo_peers_on_other_gpus\": {},\n"
+      "\"halo_direct\": {}, \"halo_prepacked_exchanges\": {}, \"halo_released_exchanges\": {}, "
+      "\"halo_peers_on_other_gpus\": {},\n"
       "  \"search_wall_us_mean\": {:.1f}, \"searches\": {}, \"search_page_faults_mean\": {:.1f}, "
       "\"heap_reserve_mib\": {},\n"
       "  \"search_parts_us_mean\": {{{}}},\n  \"search_parts_us_mean_max_over_ranks\": {{{}}},\n"
       "  \"regular_step_gpu_us\": {:.1f}, \"regular_step_gpu_samples\": {},\n"
       "  \"regular_step_gpu_mid_window_us\": {:.1f}, \"regular_step_gpu_mid_window_samples\": {},\n"
       "  \"gpu_only_search_step_gpu\": {},\n  \"gpu_only_search_step_graph_gpu\": {},\n"
-      "  \"dd_search_graph\": {}, \"gpu_only_search_graph_launches\": {},\n"
+      "  \"dd_search_graph\": {}, \"gpu_only_search_graph_launches\": {}, \"search_graph_recordings\": {},\n"
       "  \"repartition_step_gpu\": {},\n"
       "  \"graph_record_us_mean\": {:.1f}, \"graph_records\": {},\n"
       "  \"graph_instantiations\": {}, \"graph_updates\": {},\n"
@@ -1572,14 +1599,18 @@ std::string CudaDdExecutor::report_json() const {
       m.grid.num_domains(), m.grid.str(), m.host.num_ranks(), m.gpu_name, m.ranks_per_gpu, m.ds.tpa, sp.nc[0],
       sp.nc[1], sp.nc[2], m.num_home,
       m.searches > 0 ? static_cast<double>(m.halo_atoms_sum) / m.searches : 0.0, m.dom.plan.pulses.size(),
-      m.transport->allocations(), m.transport->prepacked_exchanges(), m.transport->released_exchanges(),
-      m.transport->peers_on_other_gpus(), m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches,
+      m.transport->allocations(), m.direct_plan(), m.transport->prepacked_exchanges(),
+      m.transport->released_exchanges(), m.transport->peers_on_other_gpus(),
+      m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches,
       m.searches_counted_for_faults > 0 ? static_cast<double>(m.search_faults) / m.searches_counted_for_faults
                                         : 0.0,
       m.heap_reserve >> 20, parts, parts_max, m.first_step_gpu.mean_us(), m.first_step_gpu.samples,
       m.mid_step_gpu.mean_us(), m.mid_step_gpu.samples, m.search_gpu.json(), m.search_graph_gpu.json(),
-      m.search_graphs, m.search_graph_launches, m.repart_gpu.json(),
-      m.graph_records > 0 ? 1e6 * m.graph_record_s / m.graph_records : 0.0, m.graph_records,
+      m.search_graphs && m.transport->device_initiated(), m.search_graph_launches,
+      m.search_graph_reduce.instantiations() + m.search_graph_reduce.updates() +
+          m.search_graph_plain.instantiations() + m.search_graph_plain.updates(),
+      m.repart_gpu.json(), m.graph_records > 0 ? 1e6 * m.graph_record_s / m.graph_records : 0.0,
+      m.graph_records,
       m.graph_reduce.instantiations() + m.graph_plain.instantiations() +
           m.search_graph_reduce.instantiations() + m.search_graph_plain.instantiations(),
       m.graph_reduce.updates() + m.graph_plain.updates() + m.search_graph_reduce.updates() +

@@ -16,6 +16,35 @@ Vec3 image_shift(const IVec3& image, const Box& box) {
           static_cast<double>(image.z) * box.len.z};
 }
 
+// The i in [first, last) with keep(i), ascending, on up to `threads` threads: each chunk counts what it
+// keeps, then writes it after the chunks before it (the serial order).
+template <class Keep>
+std::vector<int> select_if(int first, int last, int threads, Keep&& keep) {
+  std::vector<int> out;
+  const int64_t n = std::max(0, last - first);
+  const int chunks = chunk_count(n, threads);
+  if (chunks == 1) {
+    for (int i = first; i < last; ++i) {
+      if (keep(i)) out.push_back(i);
+    }
+    return out;
+  }
+  std::vector<int64_t> at(chunks + 1, 0);
+  for_chunks(n, chunks, [&](int64_t b, int64_t e, int k) {
+    int64_t kept = 0;
+    for (int64_t i = b; i < e; ++i) kept += keep(static_cast<int>(first + i)) ? 1 : 0;
+    at[k + 1] = kept;
+  });
+  for (int k = 0; k < chunks; ++k) at[k + 1] += at[k];
+  out.resize(static_cast<size_t>(at[chunks]));
+  for_chunks(n, chunks, [&](int64_t b, int64_t e, int k) {
+    int64_t o = at[k];
+    for (int64_t i = b; i < e; ++i)
+      if (keep(static_cast<int>(first + i))) out[o++] = static_cast<int>(first + i);
+  });
+  return out;
+}
+
 }  // namespace
 
 DomainPlan start_domain(const DdGrid& grid, const Box& box, int domain, std::span<const int> home,
@@ -48,31 +77,56 @@ IndexRange send_candidates(const DomainPlan& plan, int dim, int pulse, int dim_s
 
 std::vector<int> select_send(std::span<const Vec3> x_local, IndexRange candidates, int dim, double lo,
                              double range, int threads) {
-  std::vector<int> send;
-  const int first = candidates.first;
-  const int64_t n = std::max(0, candidates.last - first);
-  const int chunks = chunk_count(n, threads);
-  if (chunks == 1) {
-    for (int i = first; i < candidates.last; ++i) {
-      if (x_local[i][dim] - lo < range) send.push_back(i);
-    }
-    return send;
+  return select_if(candidates.first, candidates.last, threads,
+                   [&](int i) { return x_local[i][dim] - lo < range; });
+}
+
+bool direct_pulses_possible(const DdGrid& grid, const IVec3& pulses) {
+  for (int d = 0; d < 3; ++d) {
+    if (grid.n[d] > 1 && pulses[d] != 1) return false;
   }
-  // Each chunk counts what it keeps, then writes it after the chunks before it: the serial order.
-  std::vector<int64_t> at(chunks + 1, 0);
-  for_chunks(n, chunks, [&](int64_t b, int64_t e, int k) {
-    int64_t kept = 0;
-    for (int64_t i = b; i < e; ++i) kept += x_local[first + i][dim] - lo < range ? 1 : 0;
-    at[k + 1] = kept;
+  return true;
+}
+
+std::vector<IVec3> direct_offsets(const DdGrid& grid) {
+  std::vector<IVec3> out;
+  for (int mask = 1; mask < 8; ++mask) {
+    const IVec3 o{mask & 1, (mask >> 1) & 1, (mask >> 2) & 1};
+    bool decomposed = true;
+    for (int d = 0; d < 3; ++d) decomposed = decomposed && (o[d] == 0 || grid.n[d] > 1);
+    if (decomposed) out.push_back(o);
+  }
+  return out;
+}
+
+std::vector<int> select_send_direct(std::span<const Vec3> x_local, int num_home, const IVec3& offset,
+                                    const Vec3& lo, double range, int threads) {
+  return select_if(0, num_home, threads, [&](int i) {
+    for (int d = 0; d < 3; ++d) {
+      if (offset[d] != 0 && !(x_local[i][d] - lo[d] < range)) return false;
+    }
+    return true;
   });
-  for (int k = 0; k < chunks; ++k) at[k + 1] += at[k];
-  send.resize(static_cast<size_t>(at[chunks]));
-  for_chunks(n, chunks, [&](int64_t b, int64_t e, int k) {
-    int64_t o = at[k];
-    for (int64_t i = b; i < e; ++i)
-      if (x_local[first + i][dim] - lo < range) send[o++] = static_cast<int>(first + i);
-  });
-  return send;
+}
+
+Pulse& add_direct_pulse(DomainPlan& plan, const DdGrid& grid, const Box& box, const IVec3& offset,
+                        std::vector<int> send) {
+  Pulse& p = plan.pulses.emplace_back();
+  p.pulse = 1;
+  p.offset = offset;
+  IVec3 below = plan.coords, above = plan.coords;
+  p.shift = Vec3{};
+  for (int d = 0; d < 3; ++d) {
+    if (offset[d] == 0) continue;
+    p.dim = d;
+    below[d] = (plan.coords[d] - 1 + grid.n[d]) % grid.n[d];
+    above[d] = (plan.coords[d] + 1) % grid.n[d];
+    if (plan.coords[d] == 0) p.shift[d] = box.len[d];
+  }
+  p.send_to = grid.index(below);
+  p.recv_from = grid.index(above);
+  p.send = std::move(send);
+  return p;
 }
 
 Pulse& add_pulse(DomainPlan& plan, const DdGrid& grid, const Box& box, int dim, int pulse,
@@ -80,6 +134,8 @@ Pulse& add_pulse(DomainPlan& plan, const DdGrid& grid, const Box& box, int dim, 
   Pulse& p = plan.pulses.emplace_back();
   p.dim = dim;
   p.pulse = pulse;
+  p.offset = IVec3{};
+  p.offset[dim] = 1;
   p.send_to = grid.neighbour(plan.domain, dim, -1);
   p.recv_from = grid.neighbour(plan.domain, dim, +1);
   p.send = std::move(send);
@@ -90,8 +146,10 @@ Pulse& add_pulse(DomainPlan& plan, const DdGrid& grid, const Box& box, int dim, 
 
 HaloAtoms pack_sent(const DomainPlan& sender, std::span<const Vec3> x_sender, const Pulse& pulse,
                     int threads) {
-  const int dim = pulse.dim;
-  const int wrap = sender.coords[dim] == 0 ? 1 : 0;
+  // What the atoms gain: the offset in their zone and, where the sender sits at coordinate 0 (its pulse
+  // crosses the periodic boundary there), one image.
+  IVec3 wrap;
+  for (int d = 0; d < 3; ++d) wrap[d] = pulse.offset[d] != 0 && sender.coords[d] == 0 ? 1 : 0;
   HaloAtoms out;
   const size_t n = pulse.send.size();
   out.global.resize(n);
@@ -101,10 +159,8 @@ HaloAtoms pack_sent(const DomainPlan& sender, std::span<const Vec3> x_sender, co
   parallel_for(static_cast<int64_t>(n), threads, [&](int64_t k) {
     const int i = pulse.send[k];
     out.global[k] = sender.global[i];
-    out.image[k] = sender.image[i];
-    out.image[k][dim] += wrap;
-    out.zone[k] = sender.zone[i];
-    out.zone[k][dim] += 1;
+    out.image[k] = sender.image[i] + wrap;
+    out.zone[k] = sender.zone[i] + pulse.offset;
     out.x[k] = x_sender[i] + pulse.shift;  // the same expression as exchange_x
   });
   return out;
@@ -140,7 +196,7 @@ void append_received(DomainPlan& plan, std::vector<Vec3>& x_local, const Box& bo
 
 DdPlan build_plan_with(const DdGrid& grid, const Box& box, std::span<const Vec3> x,
                        std::span<const int> first_atom, const HaloRange& range,
-                       std::vector<std::vector<Vec3>>* x_local) {
+                       std::vector<std::vector<Vec3>>* x_local, bool direct) {
   if (first_atom.size() != x.size()) {
     throw RuntimeError(-1, -1,
                        fmt::format("build_plan: {} positions but {} atoms in the molecule list", x.size(),
@@ -170,6 +226,30 @@ DdPlan build_plan_with(const DdGrid& grid, const Box& box, std::span<const Vec3>
 
   std::vector<int> dim_start(nd);
   std::vector<HaloAtoms> packets(nd);
+  // Every domain's pulse k, then their exchange, then the appends (a pulse's atoms land after the ones
+  // before).
+  auto exchange = [&]() {
+    for (int dom = 0; dom < nd; ++dom) {
+      packets[dom] = pack_sent(plan.domains[dom], xl[dom], plan.domains[dom].pulses.back());
+    }
+    for (int dom = 0; dom < nd; ++dom) {
+      const int from = plan.domains[dom].pulses.back().recv_from;
+      append_received(plan.domains[dom], xl[dom], box, packets[from]);
+    }
+  };
+  plan.direct = direct && direct_pulses_possible(grid, plan.pulses);
+  if (plan.direct) {
+    for (const IVec3& o : direct_offsets(grid)) {
+      for (int dom = 0; dom < nd; ++dom) {
+        DomainPlan& dp = plan.domains[dom];
+        add_direct_pulse(dp, grid, box, o,
+                         select_send_direct(xl[dom], dp.num_home, o, dp.lo, range.send_range()));
+      }
+      exchange();
+    }
+    if (x_local) *x_local = std::move(xl);
+    return plan;
+  }
   for (int d = 0; d < 3; ++d) {
     if (grid.n[d] == 1) continue;
     for (int dom = 0; dom < nd; ++dom) dim_start[dom] = plan.domains[dom].num_local();
@@ -179,13 +259,7 @@ DdPlan build_plan_with(const DdGrid& grid, const Box& box, std::span<const Vec3>
         const IndexRange cand = send_candidates(dp, d, p, dim_start[dom]);
         add_pulse(dp, grid, box, d, p, select_send(xl[dom], cand, d, dp.lo[d], range.send_range()));
       }
-      for (int dom = 0; dom < nd; ++dom) {
-        packets[dom] = pack_sent(plan.domains[dom], xl[dom], plan.domains[dom].pulses.back());
-      }
-      for (int dom = 0; dom < nd; ++dom) {
-        const int from = plan.domains[dom].pulses.back().recv_from;
-        append_received(plan.domains[dom], xl[dom], box, packets[from]);
-      }
+      exchange();
     }
   }
   if (x_local) *x_local = std::move(xl);
@@ -194,7 +268,7 @@ DdPlan build_plan_with(const DdGrid& grid, const Box& box, std::span<const Vec3>
 
 DdPlan build_plan(const DdGrid& grid, const Box& box, std::span<const Vec3> x,
                   std::span<const int> molecule_of_atom, double rlist,
-                  std::vector<std::vector<Vec3>>* x_local) {
+                  std::vector<std::vector<Vec3>>* x_local, bool direct) {
   if (molecule_of_atom.size() != x.size()) {
     throw RuntimeError(-1, -1,
                        fmt::format("build_plan: {} positions but {} atoms in the molecule list", x.size(),
@@ -202,7 +276,7 @@ DdPlan build_plan(const DdGrid& grid, const Box& box, std::span<const Vec3> x,
   }
   const std::vector<int> first = first_atoms(molecule_of_atom);
   const HaloRange range{rlist, molecule_margin(x, first) + kMarginSlack};
-  return build_plan_with(grid, box, x, first, range, x_local);
+  return build_plan_with(grid, box, x, first, range, x_local, direct);
 }
 
 }  // namespace halomd::domdec

@@ -9,6 +9,15 @@
 // pulse p - 1 of this dimension. A sender with coordinate 0 adds L[d] to coordinate d of what it sends, so
 // receivers see these atoms above their upper boundary. Forces come back through the same pulses in reverse
 // order and are added into the sender's `send` atoms (exchange.h).
+//
+// Direct pulses (an option, where every decomposed dimension needs one pulse): each halo zone comes straight
+// from the domain that owns its atoms, one pulse per zone offset o in {0, 1}^3 (decomposed dimensions only,
+// o != 0; x the lowest bit of the order): the domain sends to the one at coords - o its home atoms with
+// x[d] - lo[d] < range in every d where o[d] = 1. An edge or corner atom then needs one hop instead of one
+// per dimension, and no pulse forwards anything, so none waits for another. What a receiver gets is the
+// chained plan's, atom for atom and bit for bit, in the same local order (a chained pulse's candidates are
+// the home atoms first, then the earlier pulses' atoms in their order, and a forwarder's shift leaves the
+// coordinates the next selection tests unchanged): only the pulses that carry them differ (tested).
 #pragma once
 
 #include <span>
@@ -21,10 +30,11 @@ namespace halomd::domdec {
 
 // One pulse as one domain sees it: what it sends (to send_to) and what it receives (from recv_from).
 struct Pulse {
-  int dim = 0;            // 0 x, 1 y, 2 z
-  int pulse = 1;          // 1-based within the dimension
-  int send_to = -1;       // lower neighbour in dim
-  int recv_from = -1;     // upper neighbour in dim
+  int dim = 0;            // 0 x, 1 y, 2 z (a direct pulse: the highest dimension of its offset)
+  int pulse = 1;          // 1-based within the dimension (1 for direct pulses)
+  IVec3 offset;           // the zone offset its atoms gain: the unit vector of dim, or a direct pulse's o
+  int send_to = -1;       // the domain at coords - offset (the lower neighbour in dim)
+  int recv_from = -1;     // the domain at coords + offset
   std::vector<int> send;  // this domain's local atoms sent, in this order; forces come back into them
   Vec3 shift;             // added by this domain to the coordinates it sends (nm)
   int recv_start = 0;     // what recv_from sends lands in this domain's local atoms
@@ -53,7 +63,8 @@ struct DdPlan {
   DdGrid grid;
   Box box;
   HaloRange range;
-  IVec3 pulses;  // per dimension; 0 where not decomposed
+  IVec3 pulses;         // per dimension; 0 where not decomposed (chained pulses)
+  bool direct = false;  // the domains' pulses are direct pulses (one per zone offset)
   std::vector<DomainPlan> domains;
   int num_pulses() const { return pulses.x + pulses.y + pulses.z; }
 };
@@ -82,6 +93,17 @@ std::vector<int> select_send(std::span<const Vec3> x_local, IndexRange candidate
 Pulse& add_pulse(DomainPlan& plan, const DdGrid& grid, const Box& box, int dim, int pulse,
                  std::vector<int> send);
 
+// Direct pulses (above): possible where every decomposed dimension needs one pulse (pulses_per_dim).
+bool direct_pulses_possible(const DdGrid& grid, const IVec3& pulses);
+// The zone offsets of the direct pulses, in exchange order (the chained plan's receive order).
+std::vector<IVec3> direct_offsets(const DdGrid& grid);
+// The home atoms i (ascending) with x_local[i][d] - lo[d] < range in every dimension where offset[d] = 1.
+std::vector<int> select_send_direct(std::span<const Vec3> x_local, int num_home, const IVec3& offset,
+                                    const Vec3& lo, double range, int threads = 1);
+// Appends the direct pulse of `offset` that sends `send` (recv_start/recv_count as for add_pulse).
+Pulse& add_direct_pulse(DomainPlan& plan, const DdGrid& grid, const Box& box, const IVec3& offset,
+                        std::vector<int> send);
+
 // What travels at a neighbour-search step for one pulse, already in the receiver's frame.
 struct HaloAtoms {
   std::vector<int> global;
@@ -103,12 +125,13 @@ void append_received(DomainPlan& plan, std::vector<Vec3>& x_local, const Box& bo
 // receives each domain's local positions as the exchange would produce them.
 DdPlan build_plan(const DdGrid& grid, const Box& box, std::span<const Vec3> x,
                   std::span<const int> molecule_of_atom, double rlist,
-                  std::vector<std::vector<Vec3>>* x_local = nullptr);
+                  std::vector<std::vector<Vec3>>* x_local = nullptr, bool direct = false);
 
 // The same with the first atom of each atom's molecule (first_atoms()) and the range given: range.margin
-// must be at least molecule_margin(x, first_atom), else pairs can be missed.
+// must be at least molecule_margin(x, first_atom), else pairs can be missed. direct (here and above): direct
+// pulses where direct_pulses_possible (DdPlan::direct says whether they were used), else chained ones.
 DdPlan build_plan_with(const DdGrid& grid, const Box& box, std::span<const Vec3> x,
                        std::span<const int> first_atom, const HaloRange& range,
-                       std::vector<std::vector<Vec3>>* x_local = nullptr);
+                       std::vector<std::vector<Vec3>>* x_local = nullptr, bool direct = false);
 
 }  // namespace halomd::domdec

@@ -258,6 +258,8 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
       x_at += x_cap_[k];
       f_at += f_cap_[k];
     }
+    c.independent = 1;
+    for (int k = 0; k < np; ++k) c.independent = c.independent && fwd_count[k] == 0;
     staging_.put(calls, config_.get(), &c, 1);
     HaloPrepackDev h;
     if (prepack) {

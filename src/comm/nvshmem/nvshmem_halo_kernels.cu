@@ -20,7 +20,10 @@
 // signal came), so the coordinate kernel needs no barrier between pulses. The force kernel has one grid
 // barrier between pulses: a pulse's received atoms may have been sent in the pulse just handled, and must
 // have its forces added before they are packed again (the same additions, in the same order, as the
-// host-orchestrated transports).
+// host-orchestrated transports). Where no pulse forwards anything (ConfigDev::independent: direct pulses,
+// domdec/halo_plan.h) both kernels send every pulse first and then wait for each in turn, so the pulses
+// travel together (the force adds keep their order and barriers); the waits below then depend on packs that
+// come before every wait, which only makes the argument that follows easier.
 // The exchange's epoch is read by every block at its start and advanced by the last block to leave; the
 // signals are SET to it and waited for with >=: a signal is never reset, so a wait of step n + 1 can never
 // take step n's value for an arrival.
@@ -255,6 +258,7 @@ __global__ void exchange_x_kernel(Launch l) {
       }
       if (threadIdx.x == 0 && k < kStampPulses) stamp(c, epoch, 1 + 2 * k);
     }
+    if (c.independent) continue;  // every pulse is sent first, then waited for (below)
     // The pulse before is unpacked while this one travels: what this one forwards of it was read from its
     // receive buffer, and the unpack writes only the received atoms' entries.
     if (k > 0) unpack_x_share(c, k - 1, first, stride);
@@ -266,7 +270,20 @@ __global__ void exchange_x_kernel(Launch l) {
     if (!arrived) return;
     __syncthreads();  // `arrived` is written again for the next pulse
   }
-  if (c.num_pulses > 0) unpack_x_share(c, c.num_pulses - 1, first, stride);
+  // Pulses that forward nothing (direct pulses) were all sent above; each block now waits for each in turn
+  // and unpacks its share of it, so the pulses travel at once instead of one after the other.
+  for (int k = 0; c.independent && k < c.num_pulses; ++k) {
+    const PulseDev& q = c.pulse[k];
+    if (threadIdx.x == 0) {
+      arrived = wait_ge(l, q.x_signal, epoch, kErrorCoordinates, k, q.recv_from, q.f_system != 0);
+      if (blockIdx.x == 0 && k < kStampPulses) stamp(c, epoch, 2 + 2 * k);
+    }
+    __syncthreads();
+    if (!arrived) return;
+    unpack_x_share(c, k, first, stride);
+    __syncthreads();  // `arrived` is written again for the next pulse
+  }
+  if (c.num_pulses > 0 && !c.independent) unpack_x_share(c, c.num_pulses - 1, first, stride);
   if (last_block_done(&l.state->exit_done, false) && threadIdx.x == 0) {
     l.state->epoch_x = epoch;
     if (prepacked) {
@@ -295,7 +312,9 @@ __global__ void exchange_f_kernel(Launch l) {
   }
   __syncthreads();
   const int first = blockIdx.x * blockDim.x + threadIdx.x, stride = gridDim.x * blockDim.x;
-  for (int k = c.num_pulses - 1; k >= 0; --k) {
+  // Pulses that forward nothing (direct pulses): their received atoms are never sent, so no pulse's
+  // returned forces change what another packs, and every pulse is packed and released before the waits.
+  auto pack_release = [&](int k) {
     const PulseDev& q = c.pulse[k];
     const HaloPulseDev p = q.p;
     float* wire = q.f_direct ? q.f_direct : q.f_stage;
@@ -312,6 +331,15 @@ __global__ void exchange_f_kernel(Launch l) {
       }
       if (threadIdx.x == 0 && k < kStampPulses) stamp(c, epoch, kStampsPerDirection + 1 + 2 * k);
     }
+  };
+  if (c.independent)
+    for (int k = c.num_pulses - 1; k >= 0; --k) pack_release(k);
+  for (int k = c.num_pulses - 1; k >= 0; --k) {
+    const PulseDev& q = c.pulse[k];
+    const HaloPulseDev p = q.p;
+    if (!c.independent) pack_release(k);
+    // The adds stay pulse by pulse, with the grid barrier between them: an atom near an edge is sent in
+    // several pulses, and their additions into its f_halo entry keep the order of every transport.
     if (threadIdx.x == 0) {
       arrived = wait_ge(l, q.f_signal, epoch, kErrorForces, k, q.send_to, q.x_system != 0);
       if (blockIdx.x == 0 && k < kStampPulses) stamp(c, epoch, kStampsPerDirection + 2 + 2 * k);
