@@ -5,9 +5,9 @@
 // from the assignment of the unmoved one. Prints one JSON object: the mean time per domain of each part (us).
 //
 // Usage: dd_repartition CONF.gro TOPOL.top [--rlist NM] [--skin NM] [--domains N] [--repeats N]
-//   [--window-steps N] [--threads N] [--heap-reserve-mb N [--huge-pages]]   (defaults: rlist 1.094, skin
-//   0.45: the plan range rlist + 2 skin of the GPU domains; 4 domains; 50 repeats; 10 steps of 0.002 ps:
-//   atoms moved in straight lines tear rigid waters apart over longer windows)
+//   [--window-steps N] [--threads N] [--heap-reserve-mb N [--huge-pages]] [--direct]   (defaults:
+//   rlist 1.094, skin 0.45: the plan range rlist + 2 skin of the GPU domains; 4 domains; 50 repeats; 10 steps
+//   of 0.002 ps: atoms moved in straight lines tear rigid waters apart over longer windows)
 // HALOMD_BENCH_COLD=1: every repeat starts with the caches flushed (a 256 MB buffer written), as a
 //   repartition inside a run finds its data after a window of steps; HALOMD_BENCH_FRESH_PAGES=1: glibc's
 //   default malloc (fresh pages for large blocks) instead of halomd's options.
@@ -42,6 +42,7 @@ struct Options {
   double rlist = 1.094, skin = 0.45;
   int domains = 4, repeats = 50, window_steps = 10, threads = 1, heap_reserve_mb = 0;
   bool huge_pages = false;
+  bool direct = false;
 };
 
 Options parse(int argc, char** argv) {
@@ -56,6 +57,7 @@ Options parse(int argc, char** argv) {
   app.add_option("--window-steps", o.window_steps, "steps of free flight between searches");
   app.add_option("--heap-reserve-mb", o.heap_reserve_mb, "heap faulted in at start (HALOMD_HEAP_RESERVE_MB)");
   app.add_flag("--huge-pages", o.huge_pages, "the reserve marked for transparent huge pages");
+  app.add_flag("--direct", o.direct, "direct halo pulses (HALOMD_DD_DIRECT=1)");
   app.add_option("--threads", o.threads,
                  "OpenMP threads for the plan's and topology's loops (HALOMD_HOST_THREADS)");
   try {
@@ -152,7 +154,7 @@ int main(int argc, char** argv) {
       std::vector<domdec::DomainPlan> plans;
       std::vector<std::vector<Vec3>> x_local;
       comm::build_plans(*transport, grid, box, {range.rlist, margin + domdec::kMarginSlack}, home, plans,
-                        x_local, nullptr, o.threads);
+                        x_local, nullptr, o.threads, o.direct);
       for (int k = 0; k < nd; ++k) {
         dom[k].plan = std::move(plans[k]);
         dom[k].x_local = std::move(x_local[k]);
@@ -173,7 +175,7 @@ int main(int argc, char** argv) {
     double total = 0.0;
     std::printf("{\"atoms\": %d, \"domains\": %d, \"grid\": [%d, %d, %d], \"plan_range_nm\": %.3f, ", n, nd,
                 grid.n.x, grid.n.y, grid.n.z, range.rlist);
-    std::printf("\"threads\": %d, ", o.threads);
+    std::printf("\"threads\": %d, \"direct\": %s, ", o.threads, o.direct ? "true" : "false");
     std::printf("\"halo_atoms_per_domain\": %.0f, \"us_per_domain\": {",
                 static_cast<double>(halo_atoms) * per);
     for (int k = 0; k < kParts; ++k) {

@@ -7,7 +7,8 @@
 # Usage: bench/multi_gpu.sh HALOMD_BINARY  (built with CUDA, MPI and NVSHMEM). Not yet run: those machine kinds
 # have not been lent. MULTI_GPU_DRY_RUN=N runs the script's whole path as if there were N GPUs, the ranks
 # sharing the GPUs there are under MPS, into bench/results/multi_gpu_dry_run.json/.png (a check of this
-# script on a one-GPU machine, not a result of issue 7).
+# script on a one-GPU machine, not a result of issue 7). MULTI_GPU_ENV: settings for every run (e.g.
+# "HALOMD_DD_DIRECT=1", direct halo pulses, which should pay most across GPUs; written into each command).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source bench/bench_mdp.sh
@@ -45,8 +46,11 @@ for item in spce_45k:5000 spce_203k:2000; do
       args=""
       [ "$n" -gt 1 ] && launcher="$mpirun -n $n" && args="--transport $t"
       cmd="halomd run -c $name.gro -p $name.top -f $name.mdp -o $tag --backend cuda $args"
-      (cd "$work" && timeout 300 $launcher "$bin" ${cmd#halomd } > "$logs/$tag.log" 2>&1) || echo "failed: $tag"
-      records+=("$tag|$name|$steps|${launcher:+$launcher }$cmd")
+      settings=${MULTI_GPU_ENV:+env $MULTI_GPU_ENV }
+      # shellcheck disable=SC2086
+      (cd "$work" && timeout 300 $launcher $settings "$bin" ${cmd#halomd } > "$logs/$tag.log" 2>&1) ||
+        echo "failed: $tag"
+      records+=("$tag|$name|$steps|${launcher:+$launcher }$settings$cmd")
       [ -f "$work/$tag/energy.csv" ] && [ -f "$work/${name}_g1_none/energy.csv" ] && python3 - "$work/$tag/energy.csv" \
         "$work/${name}_g1_none/energy.csv" << 'PY' | tee -a "$logs/correctness.txt"
 import sys

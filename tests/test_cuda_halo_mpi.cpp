@@ -48,11 +48,12 @@ class GpuHalo : public testing::TestWithParam<std::string> {
 #endif
   }
   // Runs the check on `ranks` ranks with the extra arguments; every rank must report an exact exchange.
-  void expect_exact(int ranks, const std::string& args) {
+  void expect_exact(int ranks, const std::string& args, const std::string& env = "") {
     std::string log;
-    const int rc = test::run_command("timeout 120 " + mpirun(ranks) + GetParam() + " " + args, &log);
+    const int rc = test::run_command(env + " timeout 120 " + mpirun(ranks) + GetParam() + " " + args, &log);
     ASSERT_EQ(rc, 0) << log;
     EXPECT_EQ(count(log, "halo coordinates equal the reference exchange"), ranks) << log;
+    if (!env.empty()) EXPECT_EQ(count(log, ": 3 pulses,"), ranks) << log;  // the 2x2x1 direct plan below
   }
 };
 
@@ -61,6 +62,12 @@ TEST_P(GpuHalo, TwoRanksExchangeExactly) { expect_exact(2, ""); }
 TEST_P(GpuHalo, FourRanksOnATwoByTwoGridExchangeExactly) { expect_exact(4, "--dd 2 2 1"); }
 
 TEST_P(GpuHalo, FourRanksInARowExchangeTwoPulsesExactly) { expect_exact(4, "--dd 4 1 1"); }
+
+// Direct pulses (domdec/halo_plan.h): x, y and the diagonal xy straight from its owner; none forwards, so the
+// nvshmem kernels send all three before they wait (ConfigDev::independent).
+TEST_P(GpuHalo, FourRanksOnATwoByTwoGridExchangeDirectPulsesExactly) {
+  expect_exact(4, "--dd 2 2 1", "HALOMD_DD_DIRECT=1");
+}
 
 TEST_P(GpuHalo, AStalledRankStopsItsPeerWithinTheTimeout) {
   std::string log;

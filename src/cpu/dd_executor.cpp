@@ -58,6 +58,10 @@ void DdExecutor::load(const MdState& s) {
   const Box& box = cfg_.box;
   if (static_cast<int>(s.x.size()) != top_.num_atoms() || s.v.size() != s.x.size())
     throw RuntimeError(s.step, -1, "the state to load has not one position and velocity per atom");
+  // The plans' exchanges are collective: direct pulses on every rank if any asks (HALOMD_DD_DIRECT).
+  double direct[1] = {direct_ ? 1.0 : 0.0};
+  transport_->max(direct);
+  direct_ = direct[0] != 0.0;
   range_ = {mdp_.rlist, domdec::molecule_margin(s.x, first_atom_) + domdec::kMarginSlack};
   if (requested_.n.x > 0) {
     domdec::validate_grid(requested_, num_domains_, box, range_);

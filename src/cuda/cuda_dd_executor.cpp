@@ -672,8 +672,11 @@ class CudaDdExecutor::Impl {
     ++rollbacks;
     rollbacks_outside_searches += at_search ? 0 : 1;
     rollback_steps += to - from;
-    --gpu_searches;  // the window's search becomes the repartition the waiting check would have made
-    if (spec_graph) --search_graph_launches;
+    --gpu_searches;    // the window's search becomes the repartition the waiting check would have made
+    if (spec_graph) {  // nor was it a graph launch
+      --search_graph_launches;
+      --graph_searches_unsampled;
+    }
     // This rank's window is done; the other ranks' exchanges into it are too (it waited for them). The
     // repartition's own exchanges (migration, plan) then order the ranks, as at any repartition.
     calls.sync();
@@ -1245,12 +1248,15 @@ void CudaDdExecutor::load(const MdState& s) {
   m.join_ahead(false);  // before anything the thread reads changes
   {
     // Every rank must take the same decisions from these (the skin checks are collectives).
-    double asked[4] = {m.skin_asked, m.speculate_below, m.ahead_below, static_cast<double>(m.ahead_searches)};
+    // (So do the plans' exchanges: direct pulses on every rank if any asks.)
+    double asked[5] = {m.skin_asked, m.speculate_below, m.ahead_below, static_cast<double>(m.ahead_searches),
+                       m.direct ? 1.0 : 0.0};
     m.host.max(asked);
     m.skin = m.skin_asked = asked[0];
     m.speculate_below = asked[1];
     m.ahead_below = asked[2];
     m.ahead_searches = static_cast<int>(asked[3]);
+    m.direct = asked[4] != 0.0;
   }
   const double margin = domdec::molecule_margin(s.x, m.first_atom);
   m.range = m.usable_range(margin, [&](const domdec::HaloRange& r) {

@@ -81,6 +81,19 @@ std::vector<int> select_send(std::span<const Vec3> x_local, IndexRange candidate
                    [&](int i) { return x_local[i][dim] - lo < range; });
 }
 
+int DdPlan::num_pulses() const {
+  return direct ? static_cast<int>(direct_offsets(grid).size()) : pulses.x + pulses.y + pulses.z;
+}
+
+std::string pulse_name(const Pulse& p) {
+  std::string name;
+  for (int d = 0; d < 3; ++d)
+    if (p.offset[d] != 0) name += "xyz"[d];
+  if (name.empty()) name = std::string(1, "xyz"[p.dim]);
+  if (p.pulse > 1) name += " " + std::to_string(p.pulse);
+  return name;
+}
+
 bool direct_pulses_possible(const DdGrid& grid, const IVec3& pulses) {
   for (int d = 0; d < 3; ++d) {
     if (grid.n[d] > 1 && pulses[d] != 1) return false;

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/box.h"
@@ -54,7 +55,7 @@ struct DomainPlan {
   std::vector<Vec3> shift;    // image * L (nm)
   std::vector<IVec3> zone;    // zone offset: how many cells above this domain's cell, per dimension, the
                               // atom's molecule is owned (0 0 0 for home atoms); see zones.h
-  std::vector<Pulse> pulses;  // exchange order: x pulses 1..Px, then y, then z
+  std::vector<Pulse> pulses;  // exchange order: x pulses 1..Px, then y, then z (direct: direct_offsets)
   int num_local() const { return static_cast<int>(global.size()); }
 };
 
@@ -66,7 +67,8 @@ struct DdPlan {
   IVec3 pulses;         // per dimension; 0 where not decomposed (chained pulses)
   bool direct = false;  // the domains' pulses are direct pulses (one per zone offset)
   std::vector<DomainPlan> domains;
-  int num_pulses() const { return pulses.x + pulses.y + pulses.z; }
+  // The pulses each domain exchanges: the chained ones, or one per zone offset where direct.
+  int num_pulses() const;
 };
 
 // --- Building blocks: each works on what one domain holds at that stage (an MPI rank can call them). ---
@@ -93,6 +95,9 @@ std::vector<int> select_send(std::span<const Vec3> x_local, IndexRange candidate
 Pulse& add_pulse(DomainPlan& plan, const DdGrid& grid, const Box& box, int dim, int pulse,
                  std::vector<int> send);
 
+// A pulse's name for messages: its dimensions ("x", "y", "xy", ...) and, past the first, its number.
+std::string pulse_name(const Pulse& p);
+
 // Direct pulses (above): possible where every decomposed dimension needs one pulse (pulses_per_dim).
 bool direct_pulses_possible(const DdGrid& grid, const IVec3& pulses);
 // The zone offsets of the direct pulses, in exchange order (the chained plan's receive order).
@@ -107,8 +112,8 @@ Pulse& add_direct_pulse(DomainPlan& plan, const DdGrid& grid, const Box& box, co
 // What travels at a neighbour-search step for one pulse, already in the receiver's frame.
 struct HaloAtoms {
   std::vector<int> global;
-  std::vector<IVec3> image;  // sender's image, + 1 in dim when the sender wrapped
-  std::vector<IVec3> zone;   // sender's zone, + 1 in dim
+  std::vector<IVec3> image;  // sender's image, + 1 in each dimension of the pulse's offset where it wrapped
+  std::vector<IVec3> zone;   // sender's zone + the pulse's offset
   std::vector<Vec3> x;       // sender's x_local + shift
 };
 HaloAtoms pack_sent(const DomainPlan& sender, std::span<const Vec3> x_sender, const Pulse& pulse,

@@ -49,7 +49,9 @@ std::string gpu_halo_check(GpuHaloTransport& transport, const domdec::DdGrid& gr
   std::vector<int> molecule(n);
   std::iota(molecule.begin(), molecule.end(), 0);
   std::vector<std::vector<Vec3>> x_ref;
-  const domdec::DdPlan plan = domdec::build_plan(grid, box, x, molecule, rlist, &x_ref);
+  // HALOMD_DD_DIRECT=1: direct pulses (domdec/halo_plan.h) where the grid allows them, as the runs take them.
+  const bool direct = env_int("HALOMD_DD_DIRECT", 0) != 0;
+  const domdec::DdPlan plan = domdec::build_plan(grid, box, x, molecule, rlist, &x_ref, direct);
 
   HaloTransport& host = transport.host();
   host.set_grid(grid);

@@ -33,8 +33,6 @@ constexpr int kTagSums = 1;
 enum Kind { kX = 0, kF = 1, kBindX = 2, kBindF = 3 };
 int tag(int pulse, Kind kind) { return 8 + 4 * pulse + kind; }
 
-const char* dim_name(int dim) { return dim == 0 ? "x" : dim == 1 ? "y" : "z"; }
-
 // Grow-only, with headroom: a buffer is reallocated only when a plan outgrows it.
 template <class Buffer>
 void grow(Buffer& buf, size_t n, const char* what, int64_t& allocations) {
@@ -247,7 +245,8 @@ class GpuStagedTransport final : public GpuHaloTransport {
   }
   std::string describe(Kind kind, int pulse) const {
     static const char* what[] = {"coordinates", "forces", "coordinate buffer", "force buffer"};
-    return fmt::format("the {} of pulse {} (dim {})", what[kind], pulse, dim_name(plan_->pulses[pulse].dim));
+    return fmt::format("the {} of pulse {} ({})", what[kind], pulse,
+                       domdec::pulse_name(plan_->pulses[pulse]));
   }
 
   // The pulse's bytes to `to` and from `from`. mpi_staged: through pinned host memory and MPI. cuda_ipc:

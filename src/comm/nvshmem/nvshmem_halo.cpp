@@ -326,11 +326,13 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
       throw RuntimeError(
           -1, -1,
           fmt::format("{}: the sums from rank {} did not arrive within {} ms", name(), peer, timeout_ms_));
-    const int dim = plan_ && k >= 0 && k < static_cast<int>(plan_->pulses.size()) ? plan_->pulses[k].dim : 0;
-    throw RuntimeError(-1, -1,
-                       fmt::format("{}: the {} of pulse {} (dim {}) from rank {} did not arrive within {} ms",
-                                   name(), kind == nv::kErrorCoordinates ? "coordinates" : "forces", k,
-                                   "xyz"[dim], peer, timeout_ms_));
+    const std::string pulse = plan_ && k >= 0 && k < static_cast<int>(plan_->pulses.size())
+                                  ? domdec::pulse_name(plan_->pulses[k])
+                                  : "?";
+    throw RuntimeError(
+        -1, -1,
+        fmt::format("{}: the {} of pulse {} ({}) from rank {} did not arrive within {} ms", name(),
+                    kind == nv::kErrorCoordinates ? "coordinates" : "forces", k, pulse, peer, timeout_ms_));
   }
 
   CallCounters counters() const override { return host_->counters(); }  // the per-step work waits for no one

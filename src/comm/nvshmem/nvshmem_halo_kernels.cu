@@ -20,8 +20,10 @@
 // signal came), so the coordinate kernel needs no barrier between pulses. The force kernel has one grid
 // barrier between pulses: a pulse's received atoms may have been sent in the pulse just handled, and must
 // have its forces added before they are packed again (the same additions, in the same order, as the
-// host-orchestrated transports). Where no pulse forwards anything (ConfigDev::independent: direct pulses,
-// domdec/halo_plan.h) both kernels send every pulse first and then wait for each in turn, so the pulses
+// host-orchestrated transports). Where no pulse of this PE forwards anything (ConfigDev::independent: direct
+// pulses, domdec/halo_plan.h, and chained plans of one pulse, or whose later pulses happen to forward
+// nothing here; decided per PE, which the argument below allows) both kernels send every pulse first and
+// then wait for each in turn, so the pulses
 // travel together (the force adds keep their order and barriers); the waits below then depend on packs that
 // come before every wait, which only makes the argument that follows easier.
 // The exchange's epoch is read by every block at its start and advanced by the last block to leave; the

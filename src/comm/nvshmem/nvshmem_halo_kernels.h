@@ -53,8 +53,8 @@ struct ConfigDev {
   GpuLocalArrays a;
   int num_home = 0;  // local atoms [0, num_home) are home, the rest arrive in the pulses
   int num_pulses = 0;
-  // No pulse forwards atoms received in another (direct pulses, domdec/halo_plan.h): the kernels then send
-  // every pulse before they wait for any.
+  // No pulse of this PE forwards atoms received in another (direct pulses, domdec/halo_plan.h; also a
+  // one-pulse plan): the kernels then send every pulse before they wait for any.
   int independent = 0;
   int me = 0;
   int npes = 1;
