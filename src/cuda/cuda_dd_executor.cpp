@@ -331,6 +331,19 @@ class CudaDdExecutor::Impl {
     enqueue_update(energy, reduce);
   }
 
+  // Records `graph` when a repartition invalidated it (StepGraph::prepare), before any timing event of its
+  // step, counting the host time of the recording (graph_record_us_mean).
+  template <class Record>
+  void prepare_graph(gpu::StepGraph& graph, Record&& record) {
+    const int64_t before = graph.instantiations() + graph.updates();
+    const auto t0 = std::chrono::steady_clock::now();
+    graph.prepare(calls, record);
+    if (graph.instantiations() + graph.updates() != before) {
+      graph_record_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      ++graph_records;
+    }
+  }
+
   // The plan's pulses are direct ones (some pulse crosses two dimensions at once).
   bool direct_plan() const {
     for (const domdec::Pulse& p : dom.plan.pulses)
@@ -1349,15 +1362,7 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
   // Regular steps that sum over domains and those that do not are two graphs, recorded again after each
   // repartition (the plan and the buffers change there).
   auto record_regular = [&m, reduce](gpu::GpuCalls&) { m.enqueue_step(false, reduce); };
-  if (graph_step) {
-    const int64_t before = graph.instantiations() + graph.updates();
-    const auto t0 = std::chrono::steady_clock::now();
-    graph.prepare(m.calls, record_regular);
-    if (graph.instantiations() + graph.updates() != before) {
-      m.graph_record_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      ++m.graph_records;
-    }
-  }
+  if (graph_step) m.prepare_graph(graph, record_regular);
   const bool timed = !ns && !energy && m.time_next_step;
   if (timed) {
     m.first_step_gpu.start(m.calls);
@@ -1432,13 +1437,7 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
             throw RuntimeError(m.step, -1, "internal error: a timing event inside a recorded search step");
           m.enqueue_search_step(reduce);
         };
-        const int64_t before = sg.instantiations() + sg.updates();
-        const auto t0 = std::chrono::steady_clock::now();
-        sg.prepare(m.calls, record_search);
-        if (sg.instantiations() + sg.updates() != before) {
-          m.graph_record_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-          ++m.graph_records;
-        }
+        m.prepare_graph(sg, record_search);
         m.search_graph_gpu.start(m.calls);
         sg.launch(m.calls, record_search);
         m.search_graph_gpu.stop(m.calls);
