@@ -96,6 +96,15 @@ class HaloTransport {
   virtual void exchange_atoms(std::span<const int> to, std::span<const int> from,
                               std::span<const domdec::HaloAtoms> sent,
                               std::span<domdec::HaloAtoms> received) = 0;
+  // Several pulses at once, which do not depend on one another (direct pulses): pulse m as exchange_atoms
+  // with to[m], from[m], sent[m], received[m]. A transport may post them all before it waits (one wait for
+  // the neighbours instead of one per pulse); by default one after the other.
+  virtual void exchange_atoms_batch(std::span<const std::vector<int>> to,
+                                    std::span<const std::vector<int>> from,
+                                    std::span<const std::vector<domdec::HaloAtoms>> sent,
+                                    std::span<std::vector<domdec::HaloAtoms>> received) {
+    for (size_t m = 0; m < to.size(); ++m) exchange_atoms(to[m], from[m], sent[m], received[m]);
+  }
   // Migration: leaving[s] are the atoms domains()[s] gives away (AtomState::to names the new owner, any
   // domain); arriving[s] receives the atoms sent to domains()[s], in no particular order.
   virtual void migrate(std::span<const std::vector<AtomState>> leaving,

@@ -48,15 +48,32 @@ void build_plans(HaloTransport& transport, const domdec::DdGrid& grid, const Box
     for (size_t s = 0; s < ns; ++s) domdec::append_received(plans[s], x_local[s], box, received[s], threads);
   };
   if (direct && domdec::direct_pulses_possible(grid, pulses)) {
-    for (const domdec::IVec3& o : domdec::direct_offsets(grid)) {
+    // Every pulse sends home atoms only, so all are selected and packed first and exchanged together.
+    const std::vector<domdec::IVec3> offsets = domdec::direct_offsets(grid);
+    const size_t np = offsets.size();
+    std::vector<std::vector<int>> to_m(np, std::vector<int>(ns)), from_m(np, std::vector<int>(ns));
+    std::vector<std::vector<domdec::HaloAtoms>> sent_m(np, std::vector<domdec::HaloAtoms>(ns)),
+        received_m(np, std::vector<domdec::HaloAtoms>(ns));
+    for (size_t m = 0; m < np; ++m) {
       for (size_t s = 0; s < ns; ++s) {
         domdec::DomainPlan& plan = plans[s];
-        domdec::add_direct_pulse(
-            plan, grid, box, o,
-            domdec::select_send_direct(x_local[s], plan.num_home, o, plan.lo, range.send_range(), threads));
+        const domdec::Pulse& pulse =
+            domdec::add_direct_pulse(plan, grid, box, offsets[m],
+                                     domdec::select_send_direct(x_local[s], plan.num_home, offsets[m],
+                                                                plan.lo, range.send_range(), threads));
+        sent_m[m][s] = domdec::pack_sent(plan, x_local[s], pulse, threads);
+        to_m[m][s] = pulse.send_to;
+        from_m[m][s] = pulse.recv_from;
       }
-      exchange();
     }
+    const auto t0 = std::chrono::steady_clock::now();
+    transport.exchange_atoms_batch(to_m, from_m, sent_m, received_m);
+    if (exchange_s)
+      *exchange_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (size_t m = 0; m < np; ++m)
+      for (size_t s = 0; s < ns; ++s)
+        domdec::append_received_for(plans[s], static_cast<int>(m), x_local[s], box, received_m[m][s],
+                                    threads);
     return;
   }
   for (int d = 0; d < 3; ++d) {

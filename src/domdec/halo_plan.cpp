@@ -181,7 +181,12 @@ HaloAtoms pack_sent(const DomainPlan& sender, std::span<const Vec3> x_sender, co
 
 void append_received(DomainPlan& plan, std::vector<Vec3>& x_local, const Box& box, const HaloAtoms& atoms,
                      int threads) {
-  Pulse& p = plan.pulses.back();
+  append_received_for(plan, static_cast<int>(plan.pulses.size()) - 1, x_local, box, atoms, threads);
+}
+
+void append_received_for(DomainPlan& plan, int pulse, std::vector<Vec3>& x_local, const Box& box,
+                         const HaloAtoms& atoms, int threads) {
+  Pulse& p = plan.pulses.at(static_cast<size_t>(pulse));
   const size_t at = plan.global.size(), n = atoms.global.size();
   p.recv_start = static_cast<int>(at);
   p.recv_count = static_cast<int>(n);

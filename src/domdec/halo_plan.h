@@ -122,6 +122,10 @@ HaloAtoms pack_sent(const DomainPlan& sender, std::span<const Vec3> x_sender, co
 // Appends the atoms received in `pulse` (this domain's last added pulse) and records their range.
 void append_received(DomainPlan& plan, std::vector<Vec3>& x_local, const Box& box, const HaloAtoms& atoms,
                      int threads = 1);
+// The same for plan.pulses[pulse], where pulses were added ahead of their atoms (direct pulses, exchanged
+// together): the pulses' atoms must still be appended in pulse order.
+void append_received_for(DomainPlan& plan, int pulse, std::vector<Vec3>& x_local, const Box& box,
+                         const HaloAtoms& atoms, int threads = 1);
 
 // --- The driver: all domains in one process (tests, the local transport, the benchmark). ---
 

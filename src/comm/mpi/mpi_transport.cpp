@@ -40,6 +40,7 @@ bool launched_by_mpi() {
 int tag_x(int pulse) { return 16 + 2 * pulse; }
 int tag_f(int pulse) { return 17 + 2 * pulse; }
 constexpr int kTagAtoms = 2;
+int tag_atoms_batch(int pulse) { return 200 + pulse; }  // exchange_atoms_batch's pulse m
 
 template <class T>
 bool ensure_capacity(std::vector<T>& buf, size_t needed) {
@@ -62,11 +63,13 @@ class MpiTransport final : public HaloTransport {
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (finalized) return;
-    for (MPI_Request& r : req_) {  // left behind by an error between post and wait
-      if (r == MPI_REQUEST_NULL) continue;
+    auto cancel = [](MPI_Request& r) {  // left behind by an error between post and wait
+      if (r == MPI_REQUEST_NULL) return;
       MPI_Cancel(&r);
       MPI_Request_free(&r);
-    }
+    };
+    for (MPI_Request& r : req_) cancel(r);
+    for (MPI_Request& r : batch_req_) cancel(r);
     if (std::uncaught_exceptions() == 0) MPI_Comm_free(&comm_);
   }
 
@@ -154,6 +157,39 @@ class MpiTransport final : public HaloTransport {
     HALOMD_MPI_CHECK(MPI_Recv(in.data(), bytes, MPI_BYTE, from[0], kTagAtoms, comm_, MPI_STATUS_IGNORE));
     HALOMD_MPI_CHECK(MPI_Wait(&req_[1], MPI_STATUS_IGNORE));
     from_records(in, received[0]);
+  }
+
+  // Every pulse's records go out first; then each pulse's message is received in turn (its size from its
+  // envelope), and the sends completed: one wait for the neighbours' plan work instead of one per pulse.
+  void exchange_atoms_batch(std::span<const std::vector<int>> to, std::span<const std::vector<int>> from,
+                            std::span<const std::vector<domdec::HaloAtoms>> sent,
+                            std::span<std::vector<domdec::HaloAtoms>> received) override {
+    const size_t np = to.size();
+    batch_out_.resize(np);
+    batch_req_.assign(np, MPI_REQUEST_NULL);
+    for (size_t m = 0; m < np; ++m) {
+      check_one(sent[m].size());
+      to_records(sent[m][0], batch_out_[m]);
+      isend(batch_out_[m].data(), batch_out_[m].size() * sizeof(HaloAtomRecord), to[m][0],
+            tag_atoms_batch(static_cast<int>(m)), &batch_req_[m]);
+    }
+    std::vector<HaloAtomRecord>& in = records_in_;
+    for (size_t m = 0; m < np; ++m) {
+      const int tag = tag_atoms_batch(static_cast<int>(m));
+      MPI_Status status;
+      ++counters_.mpi_waits;
+      HALOMD_MPI_CHECK(MPI_Probe(from[m][0], tag, comm_, &status));
+      int bytes = 0;
+      HALOMD_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &bytes));
+      if (bytes % static_cast<int>(sizeof(HaloAtomRecord)) != 0)
+        throw RuntimeError(-1, -1,
+                           fmt::format("rank {}: {} bytes of halo atoms from rank {}, not whole records",
+                                       rank_, bytes, from[m][0]));
+      in.resize(static_cast<size_t>(bytes) / sizeof(HaloAtomRecord));
+      HALOMD_MPI_CHECK(MPI_Recv(in.data(), bytes, MPI_BYTE, from[m][0], tag, comm_, MPI_STATUS_IGNORE));
+      from_records(in, received[m][0]);
+    }
+    HALOMD_MPI_CHECK(MPI_Waitall(static_cast<int>(np), batch_req_.data(), MPI_STATUSES_IGNORE));
   }
 
   void migrate(std::span<const std::vector<AtomState>> leaving,
@@ -255,6 +291,8 @@ class MpiTransport final : public HaloTransport {
   std::vector<size_t> offset_;     // per pulse: where it starts in both
   // A search's halo atoms out and in, kept between searches (their pages already mapped).
   std::vector<HaloAtomRecord> records_out_, records_in_;
+  std::vector<std::vector<HaloAtomRecord>> batch_out_;  // exchange_atoms_batch: one per pulse
+  std::vector<MPI_Request> batch_req_;
 };
 
 }  // namespace
