@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "domdec/exchange.h"
@@ -194,6 +195,21 @@ TEST(DomdecExchange, DirectPulsesCarryTheChainedPlansAtomsBitForBit) {
     }
   }
   EXPECT_GE(direct_plans, 3);  // 2x2x2, 1x2x1, 2x2x1 and 3x2x2 need one pulse per dimension
+}
+
+// Messages name a pulse by the dimensions it crosses (timeouts of the GPU transports).
+TEST(DomdecExchange, PulsesAreNamedByTheirDimensions) {
+  std::mt19937_64 rng(15);
+  const TestSystem s = random_system(rng, Box{{4.0, 4.0, 4.0}}, 400);
+  const DdPlan direct = build_plan(DdGrid{{2, 2, 2}}, s.box, s.x, s.molecule, 1.0, nullptr, true);
+  std::vector<std::string> names;
+  for (const Pulse& p : direct.domains[0].pulses) names.push_back(pulse_name(p));
+  EXPECT_EQ(names, (std::vector<std::string>{"x", "y", "xy", "z", "xz", "yz", "xyz"}));
+  const TestSystem t = random_system(rng, Box{{3.0, 3.2, 3.4}}, 400);
+  const DdPlan chained = build_plan(DdGrid{{3, 1, 1}}, t.box, t.x, t.molecule, 0.9);
+  names.clear();
+  for (const Pulse& p : chained.domains[0].pulses) names.push_back(pulse_name(p));
+  EXPECT_EQ(names, (std::vector<std::string>{"x", "x 2"}));
 }
 
 }  // namespace
