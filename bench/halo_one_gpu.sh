@@ -7,7 +7,8 @@
 #   spce_9k   tests/data/spce_9k: 8,916 atoms, 4.5 nm box
 #   spce_45k  bench/systems/spce_5k6 x 2x2x2 (halomd genconf): 45,120 atoms, 7.66 nm box
 # Usage: bench/halo_one_gpu.sh HALOMD_BINARY   (built with CUDA, MPI and NVSHMEM; the MPS daemon running)
-# Grids: 2 domains 2x1x1, 4 domains 2x2x1 (HALO_GRID4 overrides, e.g. "4 1 1").
+# Grids: 2 domains 2x1x1, 4 domains 2x2x1 (HALO_GRID4 overrides, e.g. "4 1 1"). HALO_ENV_<transport>:
+# settings for that transport's runs, e.g. HALO_ENV_nvshmem="HALOMD_DD_DIRECT=1" (written into the command).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source bench/bench_mdp.sh
@@ -40,8 +41,10 @@ for item in ${HALO_SYSTEMS:-spce_9k:6000 spce_45k:3000}; do
   }
   run "${name}_d1_none" ""
   for t in $transports; do
-    run "${name}_d2_$t" "$mpirun -n 2" --transport "$t" --dd 2 1 1
-    run "${name}_d4_$t" "$mpirun -n 4" --transport "$t" --dd $grid4
+    settings_var=HALO_ENV_$t
+    settings=${!settings_var:+ env ${!settings_var}}
+    run "${name}_d2_$t" "$mpirun -n 2$settings" --transport "$t" --dd 2 1 1
+    run "${name}_d4_$t" "$mpirun -n 4$settings" --transport "$t" --dd $grid4
   done
 done
 for r in "${records[@]}"; do
