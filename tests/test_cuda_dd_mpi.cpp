@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <iostream>
 #include <map>
 #include <string>
@@ -48,6 +49,17 @@ double json_number(const std::string& json, const std::string& key) {
   const size_t at = json.find("\"" + key + "\":");
   if (at == std::string::npos) return NAN;
   return std::stod(json.substr(at + key.size() + 3));
+}
+
+// The output files of two runs, byte for byte (and not empty).
+void expect_same_outputs(const std::string& a, const std::string& b,
+                         std::initializer_list<const char*> files = {"energy.csv", "traj.xtc",
+                                                                     "confout.gro"}) {
+  for (const char* f : files) {
+    const std::string ta = read_text(a + "/" + f);
+    EXPECT_FALSE(ta.empty()) << a << "/" << f;
+    EXPECT_EQ(ta, read_text(b + "/" + f)) << f << " differs between " << a << " and " << b;
+  }
 }
 
 double rel(double a, double b) { return std::fabs(a - b) / std::max(std::fabs(b), 1e-30); }
@@ -259,11 +271,7 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
         first = dir;
         continue;
       }
-      for (const char* f : {"energy.csv", "traj.xtc", "confout.gro"}) {
-        const std::string a = read_text(first + "/" + f);
-        EXPECT_FALSE(a.empty()) << first << "/" << f;
-        EXPECT_EQ(a, read_text(dir + "/" + f)) << f << " differs between " << first << " and " << dir;
-      }
+      expect_same_outputs(first, dir);
     }
   }
 }
@@ -327,11 +335,7 @@ TEST(CudaDomains, GpuOnlySearchStepsAsGraphsGiveTheBitsOfKernelByKernel) {
         first = dir;
         continue;
       }
-      for (const char* f : {"energy.csv", "traj.xtc", "confout.gro"}) {
-        const std::string a = read_text(first + "/" + f);
-        EXPECT_FALSE(a.empty()) << first << "/" << f;
-        EXPECT_EQ(a, read_text(dir + "/" + f)) << f << " differs between " << first << " and " << dir;
-      }
+      expect_same_outputs(first, dir);
     }
   }
 #endif
@@ -526,12 +530,8 @@ TEST(CudaDomains, SpeculativeSkinChecksGiveTheTrajectoryOfWaitingOnes) {
     EXPECT_EQ(json_number(spec, "repartitions"), json_number(wait, "repartitions")) << spec << wait;
     EXPECT_EQ(json_number(spec, "gpu_only_searches"), json_number(wait, "gpu_only_searches")) << spec << wait;
     EXPECT_EQ(json_number(spec, "committed"), json_number(wait, "committed")) << spec << wait;
-    for (const char* f : {"energy.csv", "traj.xtc", "confout.gro", "state.cpt"}) {
-      const std::string a = read_text(out + "/spec0" + tag + "/" + f);
-      EXPECT_FALSE(a.empty()) << f;
-      EXPECT_EQ(a, read_text(out + "/spec1" + tag + "/" + f))
-          << f << " differs with speculative skin checks" << tag;
-    }
+    expect_same_outputs(out + "/spec0" + tag, out + "/spec1" + tag,
+                        {"energy.csv", "traj.xtc", "confout.gro", "state.cpt"});
   }
 #endif
 }

@@ -141,20 +141,9 @@ class MpiTransport final : public HaloTransport {
     std::vector<HaloAtomRecord>& out = records_out_;
     std::vector<HaloAtomRecord>& in = records_in_;
     to_records(sent[0], out);
-    // The records go out at once; the incoming message's size is read from its envelope (one round trip,
-    // where a count exchanged first took two).
+    // The records go out at once; the incoming ones are sized by their envelope (receive_records).
     isend(out.data(), out.size() * sizeof(HaloAtomRecord), to[0], kTagAtoms, &req_[1]);
-    MPI_Status status;
-    ++counters_.mpi_waits;
-    HALOMD_MPI_CHECK(MPI_Probe(from[0], kTagAtoms, comm_, &status));
-    int bytes = 0;
-    HALOMD_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &bytes));
-    if (bytes % static_cast<int>(sizeof(HaloAtomRecord)) != 0)
-      throw RuntimeError(-1, -1,
-                         fmt::format("rank {}: {} bytes of halo atoms from rank {}, not whole records", rank_,
-                                     bytes, from[0]));
-    in.resize(static_cast<size_t>(bytes) / sizeof(HaloAtomRecord));
-    HALOMD_MPI_CHECK(MPI_Recv(in.data(), bytes, MPI_BYTE, from[0], kTagAtoms, comm_, MPI_STATUS_IGNORE));
+    receive_records(from[0], kTagAtoms, in);
     HALOMD_MPI_CHECK(MPI_Wait(&req_[1], MPI_STATUS_IGNORE));
     from_records(in, received[0]);
   }
@@ -175,18 +164,7 @@ class MpiTransport final : public HaloTransport {
     }
     std::vector<HaloAtomRecord>& in = records_in_;
     for (size_t m = 0; m < np; ++m) {
-      const int tag = tag_atoms_batch(static_cast<int>(m));
-      MPI_Status status;
-      ++counters_.mpi_waits;
-      HALOMD_MPI_CHECK(MPI_Probe(from[m][0], tag, comm_, &status));
-      int bytes = 0;
-      HALOMD_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &bytes));
-      if (bytes % static_cast<int>(sizeof(HaloAtomRecord)) != 0)
-        throw RuntimeError(-1, -1,
-                           fmt::format("rank {}: {} bytes of halo atoms from rank {}, not whole records",
-                                       rank_, bytes, from[m][0]));
-      in.resize(static_cast<size_t>(bytes) / sizeof(HaloAtomRecord));
-      HALOMD_MPI_CHECK(MPI_Recv(in.data(), bytes, MPI_BYTE, from[m][0], tag, comm_, MPI_STATUS_IGNORE));
+      receive_records(from[m][0], tag_atoms_batch(static_cast<int>(m)), in);
       from_records(in, received[m][0]);
     }
     HALOMD_MPI_CHECK(MPI_Waitall(static_cast<int>(np), batch_req_.data(), MPI_STATUSES_IGNORE));
@@ -268,6 +246,21 @@ class MpiTransport final : public HaloTransport {
   }
   void irecv(void* buf, size_t bytes, int peer, int tag, MPI_Request* req) {
     HALOMD_MPI_CHECK(MPI_Irecv(buf, static_cast<int>(bytes), MPI_BYTE, peer, tag, comm_, req));
+  }
+  // Receives the halo atom records `peer` sent with `tag` into `in`, their count read from the message's
+  // envelope (one round trip, where a count exchanged first took two).
+  void receive_records(int peer, int tag, std::vector<HaloAtomRecord>& in) {
+    MPI_Status status;
+    ++counters_.mpi_waits;
+    HALOMD_MPI_CHECK(MPI_Probe(peer, tag, comm_, &status));
+    int bytes = 0;
+    HALOMD_MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &bytes));
+    if (bytes % static_cast<int>(sizeof(HaloAtomRecord)) != 0)
+      throw RuntimeError(
+          -1, -1,
+          fmt::format("rank {}: {} bytes of halo atoms from rank {}, not whole records", rank_, bytes, peer));
+    in.resize(static_cast<size_t>(bytes) / sizeof(HaloAtomRecord));
+    HALOMD_MPI_CHECK(MPI_Recv(in.data(), bytes, MPI_BYTE, peer, tag, comm_, MPI_STATUS_IGNORE));
   }
   // Completes the posted receive (req_[0]) and send (req_[1]); the receive must bring `expected` bytes.
   void wait_all(size_t expected) {
