@@ -3,6 +3,8 @@
 # SPC/E water of ~1.5k and ~9k atoms (tests/data/spce_1k5, spce_9k, made by tests/make_refdata.sh) with the
 # benchmark settings of ../shared/BENCH.md. Writes bench/results/cpu_vs_gromacs.json (BENCH.md format).
 # Usage: bench/cpu_vs_gromacs.sh [halomd binary]   (default build/release/halomd; builds it if missing)
+# Environment: COULOMB=PME runs both with coulombtype = PME (GROMACS with -notunepme) and writes
+# bench/results/cpu_vs_gromacs_pme.json; SYSTEMS="name:steps ..." (default "spce_1k5:3000 spce_9k:1000").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/bench_mdp.sh
@@ -18,11 +20,15 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 records=()
 
-for sys in spce_1k5:3000 spce_9k:1000; do
+coulomb=${COULOMB:-Reaction-Field}
+report=cpu_vs_gromacs
+[ "$coulomb" = Reaction-Field ] || report=cpu_vs_gromacs_$(echo "$coulomb" | tr 'A-Z-' 'a-z_')
+for sys in ${SYSTEMS:-spce_1k5:3000 spce_9k:1000}; do
   name=${sys%%:*}
   steps=${sys##*:}
   data=$root/tests/data/$name
-  bench_mdp "$steps" 10 100 > "$work/$name.mdp"  # energies every 100 steps: the drift fit
+  # energies every 100 steps: the drift fit
+  bench_mdp "$steps" 10 100 | sed "s/^coulombtype = .*/coulombtype = $coulomb/" > "$work/$name.mdp"
   # halomd
   hcmd="$bin run -c $data/conf.gro -p $data/topol.top -f $work/$name.mdp -o $work/h_$name --threads $threads"
   $hcmd > "$work/h_$name.log"
@@ -34,9 +40,9 @@ for sys in spce_1k5:3000 spce_9k:1000; do
   records+=("$name|$steps|$hcmd|$gcmd")
 done
 
-python3 - "$work" "$root" "$threads" "${records[@]}" <<'PY'
+python3 - "$work" "$root" "$threads" "$coulomb" "$report" "${records[@]}" <<'PY'
 import json, re, subprocess, sys, datetime, os, platform
-work, root, threads = sys.argv[1], sys.argv[2], int(sys.argv[3])
+work, root, threads, coulomb, report = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 recs = []
 def cpu_name():
     for line in open('/proc/cpuinfo'):
@@ -45,7 +51,7 @@ def cpu_name():
     return platform.processor()
 gmx_version = subprocess.run(['gmx', '--version'], capture_output=True, text=True).stdout
 gmx_version = re.search(r'GROMACS version:\s+(\S+)', gmx_version).group(1)
-for item in sys.argv[4:]:
+for item in sys.argv[6:]:
     name, steps, hcmd, gcmd = item.split('|')
     run = json.load(open(f'{work}/h_{name}/run.json'))
     log = open(f'{work}/g_{name}.log').read()
@@ -56,8 +62,11 @@ for item in sys.argv[4:]:
     atoms = run['atoms']
     # conserved-energy drift of the halomd run (kJ/mol/ps per atom): least-squares slope of energy.csv's
     # conserved column from step 200 on (the first steps settle the 3-decimal .gro onto the constraints)
-    rows = [l.split(',') for l in open(f'{work}/h_{name}/energy.csv').read().split('\n')[1:] if l]
-    pts = [(float(r[1]), float(r[8])) for r in rows if int(r[0]) >= 200]
+    lines = open(f'{work}/h_{name}/energy.csv').read().split('\n')
+    head = lines[0].split(',')
+    it, ic = head.index('time_ps'), head.index('conserved')
+    rows = [l.split(',') for l in lines[1:] if l]
+    pts = [(float(r[it]), float(r[ic])) for r in rows if int(r[0]) >= 200]
     mt = sum(t for t, _ in pts) / len(pts)
     mc = sum(c for _, c in pts) / len(pts)
     drift = sum((t - mt) * (c - mc) for t, c in pts) / sum((t - mt) ** 2 for t, _ in pts) / atoms
@@ -83,11 +92,12 @@ for name in sorted({r['system'] for r in recs}):
     h = next(r for r in recs if r['system'] == name and r['engine'] == 'halomd')
     g = next(r for r in recs if r['system'] == name and r['engine'] == 'gromacs')
     ratios[name] = round(h['ns_per_day'] / g['ns_per_day'], 3)
-out = {"name": "cpu_vs_gromacs", "date": datetime.date.today().isoformat(), "commit": commit,
+out = {"name": report, "coulombtype": coulomb, "date": datetime.date.today().isoformat(), "commit": commit,
        "machine": f"{cpu_name()}, {os.cpu_count()} cores (no GPU)",
-       "command": "bench/cpu_vs_gromacs.sh", "ratios_halomd_over_gromacs": ratios, "records": recs}
+       "command": ("" if coulomb == "Reaction-Field" else f"COULOMB={coulomb} ") + "bench/cpu_vs_gromacs.sh",
+       "ratios_halomd_over_gromacs": ratios, "records": recs}
 os.makedirs(f'{root}/bench/results', exist_ok=True)
-json.dump(out, open(f'{root}/bench/results/cpu_vs_gromacs.json', 'w'), indent=2)
+json.dump(out, open(f'{root}/bench/results/{report}.json', 'w'), indent=2)
 for name, r in ratios.items():
     print(f"{name}: halomd/gromacs ns/day = {r}")
 PY

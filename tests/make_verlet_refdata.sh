@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes tests/data/verlet_buffer: .mdp files that vary what GROMACS's Verlet buffer estimate depends on
-# (temperature and its source, nstlist, tolerance, reaction field or plain cut-off, epsilon-rf, epsilon-r,
+# (temperature and its source, nstlist, tolerance, reaction field, plain cut-off or PME, epsilon-rf, epsilon-r,
 # cut-off, LJ modifier, SPC/E water or an LJ fluid), and reference.txt with, for each, the rlist that
 # grompp 2022 (gmx_d, double precision) calculates for a 1x1 atom pair-list and the temperature it used,
 # both read from grompp's output. test_verlet_buffer.cpp checks halomd's estimate against them.
@@ -36,6 +36,8 @@ cases=(
   "tol1e-7 spce_1k5 spce_1k5/vrescale verlet-buffer-tolerance=1e-7"
   "reft0 spce_1k5 spce_1k5/vrescale ref-t=0"
   "nst1 spce_1k5 spce_1k5/vrescale nstlist=1"
+  "pme spce_1k5 spce_1k5/vrescale coulombtype=PME"
+  "pme_rtol1e-6_rc09_nst20 spce_9k spce_1k5/vrescale coulombtype=PME ewald-rtol=1e-6 rcoulomb=0.9 rvdw=0.9 nstlist=20"
   "lj_fluid_120 lj_fluid lj_fluid/step0 tcoupl=V-rescale tc-grps=System tau-t=0.1 ref-t=120 nstlist=40 verlet-buffer-tolerance=0.00002"
 )
 

@@ -22,7 +22,7 @@ void write_file(const std::string& path, const std::string& text) { std::ofstrea
 
 TEST(Cli, BadMdpLineExits2NamingFileAndLine) {
   const std::string dir = make_temp_dir("cli_mdp");
-  write_mdp_with(data_path("spce_1k5/nve.mdp"), dir + "/bad.mdp", {{"coulombtype", "PME"}});
+  write_mdp_with(data_path("spce_1k5/nve.mdp"), dir + "/bad.mdp", {{"coulombtype", "Ewald"}});
   std::string log;
   EXPECT_EQ(run_command(halomd_run(data_path("spce_1k5/conf.gro"), data_path("spce_1k5/topol.top"),
                                    dir + "/bad.mdp", dir + "/out"),

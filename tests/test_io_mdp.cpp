@@ -225,6 +225,26 @@ TEST(Mdp, SettingsDerivedAsGrompp) {
   EXPECT_EQ(p.nstcalcenergy, 0);
 }
 
+TEST(Mdp, ReadsPmeOptions) {
+  const std::string dir = test::make_temp_dir("mdp_pme");
+  const MdParams p = read_mdp(write_text(dir, "pme.mdp",
+                                         "coulombtype = pme\nfourierspacing = 0.1\nfourier-nz = 30\n"
+                                         "pme-order = 6\newald-rtol = 1e-6\newald-geometry = 3d\n"
+                                         "epsilon-surface = 0\n"));
+  EXPECT_EQ(p.coulombtype, CoulombType::Pme);
+  EXPECT_EQ(p.coulombtype_line, 1);
+  EXPECT_DOUBLE_EQ(p.fourier_spacing, 0.1);
+  EXPECT_EQ(p.fourier_n[0], 0);
+  EXPECT_EQ(p.fourier_n[2], 30);
+  EXPECT_EQ(p.pme_order, 6);
+  EXPECT_DOUBLE_EQ(p.ewald_rtol, 1e-6);
+  // GROMACS's defaults.
+  const MdParams d = read_mdp(write_text(dir, "default.mdp", "coulombtype = PME\n"));
+  EXPECT_DOUBLE_EQ(d.fourier_spacing, 0.12);
+  EXPECT_EQ(d.pme_order, 4);
+  EXPECT_DOUBLE_EQ(d.ewald_rtol, 1e-5);
+}
+
 // One refusal: the .mdp text and the message after "path:".
 struct Refusal {
   std::string text;
@@ -235,8 +255,19 @@ TEST(Mdp, EveryRefusalNamesFileLineAndOption) {
   const std::string dir = test::make_temp_dir("mdp_refuse");
   const std::vector<Refusal> cases = {
       {"dt = 0.002\nfoo = 1\n", "2: unknown option 'foo'"},
-      {"\n\n\n\n\n\ncoulombtype = PME\n",
-       "7: coulombtype = PME is not supported (supported: Reaction-Field, Cut-off)"},
+      {"\n\n\n\n\n\ncoulombtype = Ewald\n",
+       "7: coulombtype = Ewald is not supported (supported: Reaction-Field, Cut-off, PME)"},
+      {"coulombtype = PME\npme-order = 2\n", "2: pme-order must be between 3 and 12, got 2"},
+      {"coulombtype = PME\nfourier-ny = 5\n",
+       "2: fourier-ny = 5 is too small: PME needs at least 2 (pme-order - 1) = 6 grid points per dimension"},
+      {"coulombtype = PME\newald-rtol = 0\n", "2: ewald-rtol must be between 0 and 1, got 0"},
+      {"coulombtype = PME\nfourierspacing = 0\n",
+       "2: fourierspacing must be positive unless fourier-nx, -ny and -nz are all set"},
+      {"ewald-geometry = 3dc\n", "1: ewald-geometry = 3dc is not supported (supported: 3d)"},
+      {"epsilon-surface = 1\n",
+       "1: epsilon-surface = 1 is not supported (halomd accepts only epsilon-surface = 0)"},
+      {"coulombtype = PME\nrvdw = 0.9\nrcoulomb = 1.0\n",
+       "3: rvdw (0.9) must equal rcoulomb (1): halomd has no PME with rcoulomb > rvdw"},
       {"integrator = sd\n", "1: integrator = sd is not supported (supported: md)"},
       {"cutoff-scheme = group\n", "1: cutoff-scheme = group is not supported (supported: Verlet)"},
       {"vdwtype = Switch\n", "1: vdwtype = Switch is not supported (supported: Cut-off)"},

@@ -42,7 +42,7 @@ SimulationInputs inputs_of(const Case& c) {
 
 TEST(VerletBuffer, RlistAndTemperatureMatchGrompp) {
   const std::vector<Case> cases = read_cases();
-  ASSERT_GE(cases.size(), 18u);
+  ASSERT_GE(cases.size(), 20u);
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     const SimulationInputs in = inputs_of(c);

@@ -37,9 +37,10 @@ struct StepRequest {
 // Energies of one step, summed over all atoms (and domains), before the dispersion correction.
 struct StepEnergies {
   double lj = 0.0;       // LJ (SR)
-  double coulomb = 0.0;  // Coulomb (SR) with the reaction-field exclusion correction and self term
-  Tensor virial;         // -1/2 sum r (x) F: pairs and constraints
-  Tensor kinetic;        // average of the half-step kinetic energy tensors around the step
+  double coulomb = 0.0;  // Coulomb (SR) with the reaction-field or Ewald exclusion correction and self term
+  double coulomb_recip = 0.0;        // Coul. recip. (PME's mesh part), with its virial in `virial`
+  Tensor virial;                     // -1/2 sum r (x) F: pairs and constraints
+  Tensor kinetic;                    // average of the half-step kinetic energy tensors around the step
   double thermostat_integral = 0.0;  // after this step's coupling
 };
 

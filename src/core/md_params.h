@@ -6,7 +6,7 @@
 
 namespace halomd {
 
-enum class CoulombType { ReactionField, CutOff };
+enum class CoulombType { ReactionField, CutOff, Pme };
 enum class CoulombModifier { PotentialShift, None };
 enum class VdwModifier { PotentialShift, None };
 enum class DispCorr { No, EnerPres, Ener };
@@ -31,8 +31,14 @@ struct MdParams {
   double rcoulomb = 1.0;  // nm
   double epsilon_r = 1.0;
   double epsilon_rf = 0.0;  // 0 means infinity
-  // Plain cut-off only (reaction field is always shifted in GROMACS's Verlet scheme).
+  // Plain cut-off and PME (reaction field is always shifted in GROMACS's Verlet scheme).
   CoulombModifier coulomb_modifier = CoulombModifier::PotentialShift;
+  int coulombtype_line = 0;  // the .mdp line that set coulombtype (0: default), for backend-dependent errors
+  // PME (coulombtype = PME): smooth particle-mesh Ewald with GROMACS's grid choice and B-spline order.
+  double fourier_spacing = 0.12;  // nm, the largest grid spacing when fourier_n leaves a dimension at 0
+  int fourier_n[3] = {0, 0, 0};   // fourier-nx, -ny, -nz; 0: from fourier_spacing
+  int pme_order = 4;              // B-spline interpolation order
+  double ewald_rtol = 1e-5;       // erfc(beta rcoulomb): sets the Ewald splitting coefficient beta
   // Van der Waals
   VdwModifier vdw_modifier = VdwModifier::PotentialShift;
   double rvdw = 1.0;  // nm

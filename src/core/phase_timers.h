@@ -7,10 +7,10 @@
 
 namespace halomd {
 
-enum class Phase { NeighbourSearch, Nonbonded, Update, Constraints, Energies, Output, Count };
+enum class Phase { NeighbourSearch, Nonbonded, PmeMesh, Update, Constraints, Energies, Output, Count };
 
 inline constexpr std::array<std::string_view, static_cast<int>(Phase::Count)> kPhaseNames = {
-    "neighbour_search", "nonbonded", "update", "constraints", "energies", "output"};
+    "neighbour_search", "nonbonded", "pme_mesh", "update", "constraints", "energies", "output"};
 
 class PhaseTimers {
  public:

@@ -43,6 +43,8 @@ CpuExecutor::CpuExecutor(const ExecutorConfig& config)
   ref_kinetic_ = 0.5 * cfg_.ndf * units::kBoltzmann * mdp_.ref_t;
   f_.resize(n);
   x_new_.resize(n);
+  if (mdp_.coulombtype == CoulombType::Pme)
+    pme_ = std::make_unique<PmeCpu>(mdp_, cfg_.box, top_.charge, config.threads);
 }
 
 void CpuExecutor::load(const MdState& s) {
@@ -73,6 +75,12 @@ void CpuExecutor::step(const StepRequest& r, StepEnergies* e) {
   NonbondedEnergies nb;
   nonbonded_.compute(list_, x_, cfg_.box, r.energy, r.step, f_, nb);
   timers.stop();
+  PmeEnergies mesh;
+  if (pme_) {
+    timers.start(Phase::PmeMesh);
+    pme_->compute(x_, r.energy, f_, mesh);
+    timers.stop();
+  }
 
   timers.start(Phase::Update);
   const double lambda = r.tcouple ? vrescale_lambda(ke_half_prev_.trace(), ref_kinetic_, cfg_.ndf, mdp_,
@@ -93,7 +101,9 @@ void CpuExecutor::step(const StepRequest& r, StepEnergies* e) {
   if (e) {
     e->lj = nb.lj;
     e->coulomb = nb.coulomb;
+    e->coulomb_recip = mesh.energy;
     e->virial = nb.virial;
+    e->virial += mesh.virial;
     e->virial += constr_virial;
     for (int a = 0; a < 3; ++a)
       for (int b = 0; b < 3; ++b) e->kinetic.m[a][b] = 0.5 * (ke_half_prev_.m[a][b] + ke_half.m[a][b]);

@@ -1,12 +1,14 @@
 // The CPU reference executor: one domain, double precision, fixed-point force sums, OpenMP threads.
 #pragma once
 
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "core/executor.h"
 #include "cpu/nonbonded.h"
 #include "cpu/pairlist.h"
+#include "cpu/pme.h"
 #include "cpu/settle.h"
 
 namespace halomd {
@@ -26,6 +28,7 @@ class CpuExecutor final : public Executor {
   const MdParams& mdp_;
   SettleCpu settle_;
   NonbondedCpu nonbonded_;
+  std::unique_ptr<PmeCpu> pme_;  // coulombtype = PME only
   std::vector<double> inv_mass_;
   double ref_kinetic_ = 0.0;
   PairList list_;

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "core/errors.h"
 #include "core/units.h"
 #include "cpu/fixed_point.h"
+#include "cpu/pme.h"
 
 namespace halomd {
 namespace {
@@ -23,7 +25,12 @@ PairParams make_pair_params(const MdParams& mdp) {
   p.rc2 = rc * rc;
   const double eps_rf = mdp.epsilon_rf;
   const double eps_r = mdp.epsilon_r;
-  if (mdp.coulombtype == CoulombType::CutOff) {
+  if (mdp.coulombtype == CoulombType::Pme) {
+    // Real-space Ewald, shifted by its value at the cut-off with Potential-shift (GROMACS's Verlet scheme).
+    p.ewald_beta = ewald_coefficient(rc, mdp.ewald_rtol);
+    p.sh_ewald = mdp.coulomb_modifier == CoulombModifier::None ? 0.0 : std::erfc(p.ewald_beta * rc) / rc;
+    p.c_rf = 0.0;
+  } else if (mdp.coulombtype == CoulombType::CutOff) {
     // GROMACS's Verlet scheme runs plain cut-off as reaction field with k_rf = 0 (epsilon-rf = epsilon-r),
     // shifted by 1/rc with coulomb-modifier = Potential-shift and not at all with None.
     p.k_rf = 0.0;
@@ -48,7 +55,11 @@ NonbondedCpu::NonbondedCpu(const Topology& top, const MdParams& mdp, int threads
     : top_(top), params_(make_pair_params(mdp)), threads_(std::max(1, threads)) {
   double q2 = 0.0;
   for (double q : top.charge) q2 += q * q;
-  self_energy_ = -0.5 * params_.c_rf * params_.epsfac * q2;
+  // Each atom's interaction with its own reaction field (-1/2 c_rf q^2), or under Ewald with its own
+  // screening charge (-beta/sqrt(pi) q^2): both in Coulomb (SR), as GROMACS's Verlet kernels count them.
+  self_energy_ = params_.ewald_beta > 0.0
+                     ? -params_.ewald_beta / std::sqrt(std::numbers::pi) * params_.epsfac * q2
+                     : -0.5 * params_.c_rf * params_.epsfac * q2;
   f_thread_.resize(threads_);
 }
 
@@ -88,6 +99,8 @@ void NonbondedCpu::compute_fixed(const PairList& list, const NonbondedAtoms& ato
   const int natoms = static_cast<int>(x.size());
   const int ntypes = top_.num_types();
   const PairParams p = params_;
+  // Loop-invariant: the compiler keeps the two kernels apart.
+  const bool ewald = p.ewald_beta > 0.0;
   const Vec3 len = atoms.len;
   const Vec3 inv = atoms.inv_len;
   const double* charge = atoms.charge.data();
@@ -123,7 +136,10 @@ void NonbondedCpu::compute_fixed(const PairList& list, const NonbondedAtoms& ato
         const double r2 = dx * dx + dy * dy + dz * dz;
         if (r2 >= p.rc2) continue;
         PairResult r;
-        pair_lj_rf<double>(p, r2, c6[ti + type[j]], c12[ti + type[j]], qi * charge[j], r);
+        if (ewald)
+          pair_lj_ewald<double>(p, r2, c6[ti + type[j]], c12[ti + type[j]], qi * charge[j], r);
+        else
+          pair_lj_rf<double>(p, r2, c6[ti + type[j]], c12[ti + type[j]], qi * charge[j], r);
         // Each thread keeps the lowest atom it found, and the lowest over threads is reported: the same atom
         // whatever the thread count and scheduling.
         if (!(std::fabs(r.f_over_r) * std::sqrt(r2) < kMaxPairForce) && (bad_atom[t] < 0 || i < bad_atom[t]))
@@ -155,7 +171,7 @@ void NonbondedCpu::compute_fixed(const PairList& list, const NonbondedAtoms& ato
         for (int c = 0; c < 6; ++c) s.vir[c] = wrap_add(s.vir[c], to_fixed(v[c], kEnergyFixedScale));
       }
     }
-    // Reaction-field correction of excluded pairs within the cut-off (each pair once, i < j).
+    // Reaction-field (or Ewald) correction of excluded pairs within the cut-off (each pair once, i < j).
 #pragma omp for schedule(static) nowait
     for (int i = 0; i < natoms; ++i) {
       if (!have_excl || charge[i] == 0.0) continue;
@@ -170,7 +186,10 @@ void NonbondedCpu::compute_fixed(const PairList& list, const NonbondedAtoms& ato
         const double r2 = dx * dx + dy * dy + dz * dz;
         if (r2 >= p.rc2) continue;
         PairResult r;
-        pair_rf_exclusion<double>(p, r2, charge[i] * charge[j], r);
+        if (ewald)
+          pair_ewald_exclusion<double>(p, r2, charge[i] * charge[j], r);
+        else
+          pair_rf_exclusion<double>(p, r2, charge[i] * charge[j], r);
         const double fx = r.f_over_r * dx, fy = r.f_over_r * dy, fz = r.f_over_r * dz;
         fb[3 * i] = wrap_add(fb[3 * i], to_fixed(fx, kForceFixedScale));
         fb[3 * i + 1] = wrap_add(fb[3 * i + 1], to_fixed(fy, kForceFixedScale));

@@ -60,14 +60,15 @@ class NonbondedCpu {
                      std::span<FixedVec3> f, NonbondedFixedSums& sums);
 
   const PairParams& params() const { return params_; }
-  // -1/2 c_rf f/eps_r sum q_i^2 over the whole system (kJ/mol): a constant of the system.
+  // -1/2 c_rf f/eps_r sum q_i^2 (Ewald: -beta/sqrt(pi) f/eps_r sum q_i^2) over the whole system (kJ/mol): a
+  // constant of the system.
   double self_energy() const { return self_energy_; }
 
  private:
   const Topology& top_;
   PairParams params_;
   int threads_;
-  double self_energy_ = 0.0;                    // -1/2 c_rf f/eps_r sum q_i^2, constant
+  double self_energy_ = 0.0;                    // constant, see self_energy()
   std::vector<std::vector<int64_t>> f_thread_;  // per-thread fixed-point force buffers, 3N each
   std::vector<FixedVec3> f_fixed_;              // compute()'s forces before the conversion to double
 };

@@ -1,7 +1,9 @@
 // The non-bonded pair interaction, one definition for the CPU reference and the CUDA kernels:
 // Lennard-Jones (plain or potential-shift) plus reaction-field Coulomb as GROMACS's Verlet scheme defines
-// them.
+// them, and the real-space part of Ewald (PME) Coulomb for the CPU reference.
 #pragma once
+
+#include <cmath>
 
 #include "core/host_device.h"
 
@@ -16,6 +18,10 @@ struct PairParams {
   double epsfac = 1.0;     // f / epsilon_r, kJ/mol nm e^-2
   double sh_six = 0.0;     // 1/rc^6 with potential-shift, else 0
   double sh_twelve = 0.0;  // 1/rc^12 with potential-shift, else 0
+  // Ewald (coulombtype = PME): the splitting coefficient beta (nm^-1; 0: reaction field) and the potential
+  // shift erfc(beta rc)/rc with coulomb-modifier = Potential-shift, else 0.
+  double ewald_beta = 0.0;
+  double sh_ewald = 0.0;
 };
 
 struct PairResult {
@@ -48,6 +54,42 @@ HALOMD_HOST_DEVICE inline void pair_rf_exclusion(const PairParams& p, Real r2, R
   out.v_lj = 0;
   out.v_coul = qq_eps * (Real(p.k_rf) * r2 - Real(p.c_rf));
   out.f_over_r = -Real(2) * qq_eps * Real(p.k_rf);
+}
+
+// 2/sqrt(pi), for the derivative of erfc.
+inline constexpr double kTwoOverSqrtPi = 1.1283791670955126;
+
+// Lennard-Jones as pair_lj_rf, and the real-space Ewald Coulomb qq f/eps_r (erfc(beta r)/r - sh_ewald) of a
+// non-excluded pair at r2 < rc2.
+template <class Real>
+HALOMD_HOST_DEVICE inline void pair_lj_ewald(const PairParams& p, Real r2, Real c6, Real c12, Real qq,
+                                             PairResult& out) {
+  const Real rinv2 = Real(1) / r2;
+  const Real rinv = sqrt(rinv2);
+  const Real rinv6 = rinv2 * rinv2 * rinv2;
+  const Real vrep = c12 * rinv6 * rinv6;
+  const Real vdisp = c6 * rinv6;
+  out.v_lj = (vrep - c12 * Real(p.sh_twelve)) - (vdisp - c6 * Real(p.sh_six));
+  const Real qq_eps = qq * Real(p.epsfac);
+  const Real br = Real(p.ewald_beta) * r2 * rinv;
+  const Real erfc_r = erfc(br) * rinv;
+  out.v_coul = qq_eps * (erfc_r - Real(p.sh_ewald));
+  out.f_over_r = (Real(12) * vrep - Real(6) * vdisp) * rinv2 +
+                 qq_eps * (erfc_r + Real(kTwoOverSqrtPi) * Real(p.ewald_beta) * exp(-br * br)) * rinv2;
+}
+
+// An excluded pair within the cut-off under Ewald: the reciprocal part's interaction of the pair taken out
+// again, -qq f/eps_r erf(beta r)/r, which GROMACS counts in Coulomb (SR); no LJ.
+template <class Real>
+HALOMD_HOST_DEVICE inline void pair_ewald_exclusion(const PairParams& p, Real r2, Real qq, PairResult& out) {
+  const Real qq_eps = qq * Real(p.epsfac);
+  const Real rinv2 = Real(1) / r2;
+  const Real rinv = sqrt(rinv2);
+  const Real br = Real(p.ewald_beta) * r2 * rinv;
+  const Real erf_r = erf(br) * rinv;
+  out.v_lj = 0;
+  out.v_coul = -qq_eps * erf_r;
+  out.f_over_r = -qq_eps * (erf_r - Real(kTwoOverSqrtPi) * Real(p.ewald_beta) * exp(-br * br)) * rinv2;
 }
 
 }  // namespace halomd

@@ -12,6 +12,7 @@ struct EnergyRow {
   double time_ps = 0.0;
   double lj_sr = 0.0;
   double coulomb_sr = 0.0;
+  double coul_recip = 0.0;  // 0 without PME
   double disp_corr = 0.0;
   double potential = 0.0;
   double kinetic = 0.0;  // average of the two half-step kinetic energies (leap-frog, as GROMACS reports)
@@ -23,6 +24,7 @@ struct EnergyRow {
 };
 
 inline constexpr const char* kEnergyCsvHeader =
-    "step,time_ps,lj_sr,coulomb_sr,disp_corr,potential,kinetic,total,conserved,temperature,pressure";
+    "step,time_ps,lj_sr,coulomb_sr,coul_recip,disp_corr,potential,kinetic,total,conserved,temperature,"
+    "pressure";
 
 }  // namespace halomd

@@ -93,8 +93,9 @@ EnergyRow energy_row(int64_t step, double time_ps, const StepEnergies& e, const 
   row.time_ps = time_ps;
   row.lj_sr = e.lj;
   row.coulomb_sr = e.coulomb;
+  row.coul_recip = e.coulomb_recip;
   row.disp_corr = dc.energy(box);
-  row.potential = row.lj_sr + row.coulomb_sr + row.disp_corr;
+  row.potential = row.lj_sr + row.coulomb_sr + row.coul_recip + row.disp_corr;
   Tensor vir = e.virial;
   const double dc_vir = dc.virial_diagonal(box);
   for (int a = 0; a < 3; ++a) vir.m[a][a] += dc_vir;

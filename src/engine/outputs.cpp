@@ -56,10 +56,10 @@ RunOutputs::~RunOutputs() {
 }
 
 void RunOutputs::write_energy(const EnergyRow& r) {
-  const std::string line =
-      fmt::format("{},{:.6f},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g}\n",
-                  r.step, r.time_ps, r.lj_sr, r.coulomb_sr, r.disp_corr, r.potential, r.kinetic, r.total,
-                  r.conserved, r.temperature, r.pressure);
+  const std::string line = fmt::format(
+      "{},{:.6f},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g}\n", r.step,
+      r.time_ps, r.lj_sr, r.coulomb_sr, r.coul_recip, r.disp_corr, r.potential, r.kinetic, r.total,
+      r.conserved, r.temperature, r.pressure);
   std::fwrite(line.data(), 1, line.size(), energy_);
   std::fflush(energy_);
   energy_bytes_ += static_cast<int64_t>(line.size());

@@ -97,8 +97,10 @@ void RunReport::finish(const RunSummary& s, const PhaseTimers& timers, const std
         rows_, sum_.potential / n, sum_.kinetic / n, sum_.total / n, sum_.conserved / n, sum_.temperature / n,
         sum_.pressure / n);
     std::printf(
-        "  Last step %lld: LJ (SR) %.4f, Coulomb (SR) %.4f, Disper. corr. %.4f, Potential %.4f kJ/mol\n",
-        static_cast<long long>(last_.step), last_.lj_sr, last_.coulomb_sr, last_.disp_corr, last_.potential);
+        "  Last step %lld: LJ (SR) %.4f, Coulomb (SR) %.4f, Coul. recip. %.4f, Disper. corr. %.4f, Potential "
+        "%.4f kJ/mol\n",
+        static_cast<long long>(last_.step), last_.lj_sr, last_.coulomb_sr, last_.coul_recip, last_.disp_corr,
+        last_.potential);
   }
   std::printf("\n  %lld steps, %.3f s, %.3f ns/day (%d atoms, %d threads)\n", static_cast<long long>(s.steps),
               s.wall_s, s.ns_per_day, atoms_, options_.threads);

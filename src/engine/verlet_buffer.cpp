@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/units.h"
+#include "cpu/pme.h"
 
 namespace halomd {
 namespace {
@@ -146,7 +147,14 @@ double drift_of(const std::vector<BufferType>& types, const MdParams& mdp, const
     k_rf = e == 0.0 ? 1.0 / (2.0 * rc * rc * rc) : (e - eps_r) / (rc * rc * rc * (2.0 * e + eps_r));
     q_md1 = e > 0.0 ? elfac * (1.0 / (rc * rc) - 2.0 * k_rf * rc) : 0.0;
   }
-  const double q_d2 = elfac * (2.0 / (rc * rc * rc) + 2.0 * k_rf);
+  double q_d2 = elfac * (2.0 / (rc * rc * rc) + 2.0 * k_rf);
+  if (mdp.coulombtype == CoulombType::Pme) {
+    // -V'(rc) and V''(rc) of the real-space Ewald potential erfc(beta r)/r.
+    const double b = ewald_coefficient(rc, mdp.ewald_rtol), br = b * rc;
+    const double gauss = std::exp(-br * br) * 2.0 / std::sqrt(units::kPi);
+    q_md1 = elfac * (b * gauss / rc + std::erfc(br) / (rc * rc));
+    q_d2 = elfac / (rc * rc) * (2.0 * b * (1.0 + br * br) * gauss + 2.0 * std::erfc(br) / rc);
+  }
 
   double drift = 0.0;
   for (size_t i = 0; i < types.size(); ++i)

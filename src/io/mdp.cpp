@@ -60,8 +60,7 @@ struct Entry {
 // off, group-scheme leftovers, user fields, title): any value is accepted and ignored.
 constexpr const char* kNoEffect =
     "title cpp bd-fric emtol emstep niter fcstep nstcgsteep nbfgscorr rtpi constraint-algorithm shake-sor "
-    "shake-tol lincs-order lincs-iter lincs-warnangle fourierspacing fourier-nx fourier-ny fourier-nz "
-    "pme-order ewald-rtol ewald-rtol-lj lj-pme-comb-rule ewald-geometry epsilon-surface rcoulomb-switch "
+    "shake-tol lincs-order lincs-iter lincs-warnangle ewald-rtol-lj lj-pme-comb-rule rcoulomb-switch "
     "rvdw-switch table-extension refcoord-scaling nstcalclr nh-chain-length "
     "print-nose-hoover-chain-variables pcoupltype nstpcouple tau-p compressibility ref-p simulation-part "
     "wall-type wall-r-linpot wall-atomtype wall-density wall-ewald-zfac disre-weighting disre-mixed disre-fc "
@@ -83,7 +82,7 @@ constexpr const char* kOnlyNo =
     "orire simulated-tempering swapcoords adress density-guided-simulation-active qmmm-cp2k-active ";
 constexpr const char* kOnlyZero =
     "nstxout nstvout nstfout init-step nwall cos-acceleration deform electric-field-x electric-field-y "
-    "electric-field-z ";
+    "electric-field-z epsilon-surface ";
 constexpr const char* kOnlyEmpty =
     "freezegrps freezedim acc-grps accelerate imd-group energygrp-excl energygrp-table ";
 
@@ -114,6 +113,7 @@ class MdpReader {
   void group(const Entry& e) const;
   void default_only(const Entry& e, Only only) const;
   void register_options();
+  void derive_pme();
   // Registers an option under its name and old names (all count as one option for duplicates).
   void add(const std::vector<std::string>& keys, Handler h) {
     for (const std::string& k : keys) {
@@ -219,9 +219,17 @@ void MdpReader::register_options() {
   });
   add({"verlet-buffer-tolerance"}, [this](const Entry& e) { p_.verlet_buffer_tolerance = real(e); });
   add({"coulombtype"}, [this](const Entry& e) {
-    p_.coulombtype =
-        choice(e, {"Reaction-Field", "Cut-off"}) == 0 ? CoulombType::ReactionField : CoulombType::CutOff;
+    const CoulombType types[] = {CoulombType::ReactionField, CoulombType::CutOff, CoulombType::Pme};
+    p_.coulombtype = types[choice(e, {"Reaction-Field", "Cut-off", "PME"})];
+    p_.coulombtype_line = e.line;
   });
+  add({"fourierspacing"}, [this](const Entry& e) { p_.fourier_spacing = real(e); });
+  add({"fourier-nx"}, [this](const Entry& e) { p_.fourier_n[0] = integer(e); });
+  add({"fourier-ny"}, [this](const Entry& e) { p_.fourier_n[1] = integer(e); });
+  add({"fourier-nz"}, [this](const Entry& e) { p_.fourier_n[2] = integer(e); });
+  add({"pme-order"}, [this](const Entry& e) { p_.pme_order = integer(e); });
+  add({"ewald-rtol"}, [this](const Entry& e) { p_.ewald_rtol = real(e); });
+  add({"ewald-geometry"}, [this](const Entry& e) { choice(e, {"3d"}); });
   // With the Verlet scheme reaction field always uses the potential shifted by c_rf, whichever modifier is
   // named; plain cut-off is shifted by 1/rc only with Potential-shift (GROMACS 2022, checked with gmx_d).
   add({"coulomb-modifier"}, [this](const Entry& e) {
@@ -313,11 +321,15 @@ void MdpReader::derive() {
   if (p.nstlist < 1) fail(line_of("nstlist"), "nstlist must be at least 1, got " + std::to_string(p.nstlist));
   if (p.rcoulomb <= 0.0 || p.rvdw <= 0.0)
     fail(line_of(p.rvdw <= 0.0 ? "rvdw" : "rcoulomb"), "rcoulomb and rvdw must be positive cut-offs (nm)");
-  // The Verlet scheme with reaction field (or plain cut-off) needs one cut-off for both (grompp refuses too).
+  // The Verlet scheme with reaction field (or plain cut-off) needs one cut-off for both (grompp refuses too);
+  // with PME grompp allows rcoulomb > rvdw, which halomd's kernels do not implement.
   if (p.rvdw != p.rcoulomb)
     fail(std::max(line_of("rvdw"), line_of("rcoulomb")),
-         "rvdw (" + num(p.rvdw) + ") must equal rcoulomb (" + num(p.rcoulomb) +
-             ") with reaction-field or cut-off electrostatics and the Verlet scheme");
+         "rvdw (" + num(p.rvdw) + ") must equal rcoulomb (" + num(p.rcoulomb) + ")" +
+             (p.coulombtype == CoulombType::Pme ? ": halomd has no PME with rcoulomb > rvdw"
+                                                : " with reaction-field or cut-off electrostatics and the "
+                                                  "Verlet scheme"));
+  if (p.coulombtype == CoulombType::Pme) derive_pme();
   if (p.verlet_buffer_tolerance == 0.0)
     fail(line_of("verlet-buffer-tolerance"),
          "verlet-buffer-tolerance = 0 is not allowed: expected a positive tolerance, or -1 to use rlist");
@@ -365,6 +377,29 @@ void MdpReader::derive() {
   if (p.nstcomm < 0)
     fail(line_of("nstcomm"), "nstcomm must not be negative (use comm-mode to choose the mode)");
   if (p.nstcomm == 0) p.comm_mode = CommMode::None;
+}
+
+// PME's options, checked as grompp 2022 checks them.
+void MdpReader::derive_pme() {
+  MdParams& p = p_;
+  if (p.pme_order < 3 || p.pme_order > 12)
+    fail(line_of("pme-order"), "pme-order must be between 3 and 12, got " + std::to_string(p.pme_order));
+  if (!(p.ewald_rtol > 0.0 && p.ewald_rtol < 1.0))
+    fail(line_of("ewald-rtol"), "ewald-rtol must be between 0 and 1, got " + num(p.ewald_rtol));
+  const char* keys[] = {"fourier-nx", "fourier-ny", "fourier-nz"};
+  bool all_given = true;
+  for (int d = 0; d < 3; ++d) {
+    if (p.fourier_n[d] < 0)
+      fail(line_of(keys[d]), std::string(keys[d]) + " must not be negative (0: from fourierspacing)");
+    if (p.fourier_n[d] > 0 && p.fourier_n[d] < 2 * (p.pme_order - 1))
+      fail(line_of(keys[d]), std::string(keys[d]) + " = " + std::to_string(p.fourier_n[d]) +
+                                 " is too small: PME needs at least 2 (pme-order - 1) = " +
+                                 std::to_string(2 * (p.pme_order - 1)) + " grid points per dimension");
+    all_given = all_given && p.fourier_n[d] > 0;
+  }
+  if (!all_given && !(p.fourier_spacing > 0.0))
+    fail(line_of("fourierspacing"),
+         "fourierspacing must be positive unless fourier-nx, -ny and -nz are all set");
 }
 
 }  // namespace

@@ -1,0 +1,280 @@
+// coulombtype = PME on the CPU reference: step-0 energies, pressure and PME grid against GROMACS 2022 (gmx_d,
+// tests/make_pme_refdata.sh) over grid spacings, explicit grids, B-spline orders 3-8, ewald-rtol, epsilon-r,
+// coulomb-modifier and a rectangular box; forces and virial against finite differences of the energy; an NVE
+// run against GROMACS's mean and drift; thread count and continuation leave every bit unchanged; the other
+// executors refuse PME clearly.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <numbers>
+#include <random>
+#include <sstream>
+
+#include "core/units.h"
+#include "cpu/pme.h"
+#include "io/gro.h"
+#include "io/mdp.h"
+#include "support/run_helpers.h"
+#include "support/test_support.h"
+#include "tolerances.h"
+
+namespace halomd::test {
+namespace {
+
+struct Case {
+  std::string name, system;
+  int grid[3] = {};
+  double lj_sr = 0, coulomb_sr = 0, coul_recip = 0, potential = 0, pressure = 0;
+  std::string dir() const { return system == "rect" ? "pme/rect" : system; }
+  std::string mdp() const { return (system == "rect" ? "../" : "../pme/") + name + ".mdp"; }
+};
+
+std::vector<Case> read_cases() {
+  std::vector<Case> cases;
+  for (const std::string& row : read_rows(data_path("pme/reference.txt"))) {
+    std::istringstream words(row);
+    Case c;
+    words >> c.name >> c.system >> c.grid[0] >> c.grid[1] >> c.grid[2] >> c.lj_sr >> c.coulomb_sr >>
+        c.coul_recip >> c.potential >> c.pressure;
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+double rel_diff(double a, double b) { return std::fabs(a - b) / std::fabs(b); }
+
+TEST(Pme, GridIsTheOneGromppChooses) {
+  const std::vector<Case> cases = read_cases();
+  ASSERT_EQ(cases.size(), 6u);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const MdParams mdp = io::read_mdp(data_path("pme/" + c.name + ".mdp"));
+    const io::GroFile gro = io::read_gro(data_path(c.dir() + "/conf.gro"));
+    const std::array<int, 3> n = pme_grid_size(gro.box.len, mdp);
+    for (int d = 0; d < 3; ++d) EXPECT_EQ(n[d], c.grid[d]) << "dimension " << d;
+  }
+  // calcFftGrid's own examples at 0.12 nm: lengths 3, 4, 5, 6, 7, 9, 10, 12 nm give these sizes, and the
+  // 2 (order - 1) minimum lifts a 0.5 nm box.
+  MdParams mdp;
+  const double lengths[] = {3, 4, 5, 6, 7, 9, 10, 12};
+  const int sizes[] = {25, 36, 42, 52, 60, 80, 84, 100};
+  for (size_t k = 0; k < std::size(lengths); ++k)
+    EXPECT_EQ(pme_grid_size({lengths[k], lengths[k], lengths[k]}, mdp)[0], sizes[k]) << lengths[k];
+  mdp.pme_order = 8;
+  EXPECT_EQ(pme_grid_size({0.5, 0.5, 0.5}, mdp)[0], 14);
+}
+
+TEST(Pme, Step0EnergiesAndPressureMatchGromacs) {
+  for (const Case& c : read_cases()) {
+    SCOPED_TRACE(c.name);
+    const std::string out = make_temp_dir("pme_" + c.name);
+    std::string log;
+    ASSERT_EQ(run_halomd(c.dir(), c.mdp(), {}, out + "/run", "--threads 2", &log), 0) << log;
+    auto e = read_csv(out + "/run/energy.csv");
+    ASSERT_EQ(e["step"].size(), 1u);
+    EXPECT_LT(rel_diff(e["lj_sr"][0], c.lj_sr), kEnergyRelTol) << e["lj_sr"][0] << " vs " << c.lj_sr;
+    EXPECT_LT(rel_diff(e["coulomb_sr"][0], c.coulomb_sr), kEnergyRelTol)
+        << e["coulomb_sr"][0] << " vs " << c.coulomb_sr;
+    EXPECT_LT(rel_diff(e["coul_recip"][0], c.coul_recip), kEnergyRelTol)
+        << e["coul_recip"][0] << " vs " << c.coul_recip;
+    EXPECT_LT(rel_diff(e["potential"][0], c.potential), kEnergyRelTol)
+        << e["potential"][0] << " vs " << c.potential;
+    EXPECT_NEAR(e["pressure"][0], c.pressure, kPressureAbsTol);
+  }
+}
+
+TEST(Pme, EwaldCoefficientGivesTheTolerance) {
+  for (double rc : {0.9, 1.0, 1.2})
+    for (double rtol : {1e-4, 1e-5, 1e-6}) {
+      const double beta = ewald_coefficient(rc, rtol);
+      EXPECT_NEAR(std::erfc(beta * rc) / rtol, 1.0, 1e-9) << rc << " " << rtol;
+    }
+}
+
+TEST(Pme, BsplineWeightsAreTheCardinalBsplines) {
+  // M_n by its definition (Essmann eq. 4.1), straight from the recursion.
+  std::function<double(int, double)> m = [&](int n, double u) -> double {
+    if (n == 2) return (u < 0 || u > 2) ? 0.0 : 1.0 - std::fabs(u - 1.0);
+    return (u * m(n - 1, u) + (n - u) * m(n - 1, u - 1.0)) / (n - 1);
+  };
+  for (int order = 3; order <= 8; ++order)
+    for (double w : {0.0, 0.137, 0.5, 0.999}) {
+      std::vector<double> theta(order), dtheta(order), tp(order), dp(order), tm(order), dm(order);
+      bspline_weights(w, order, theta.data(), dtheta.data());
+      const double h = 1e-6;
+      bspline_weights(std::min(w + h, 1.0 - 1e-12), order, tp.data(), dp.data());
+      bspline_weights(std::max(w - h, 0.0), order, tm.data(), dm.data());
+      const double span = std::min(w + h, 1.0 - 1e-12) - std::max(w - h, 0.0);
+      double sum = 0.0;
+      for (int j = 0; j < order; ++j) {
+        SCOPED_TRACE(::testing::Message() << "order " << order << " w " << w << " j " << j);
+        EXPECT_NEAR(theta[j], m(order, w + order - 1 - j), 1e-14);
+        EXPECT_NEAR(dtheta[j], (tp[j] - tm[j]) / span, 1e-5);  // one-sided at w = 0
+        sum += theta[j];
+      }
+      EXPECT_NEAR(sum, 1.0, 1e-14);
+    }
+}
+
+// A neutral random set of charges in a rectangular box, for finite differences.
+struct Charges {
+  Box box{{2.1, 2.4, 2.7}};
+  std::vector<Vec3> x;
+  std::vector<double> q;
+};
+
+Charges random_charges(int n) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(-1.0, 3.0), uq(-1.0, 1.0);
+  Charges c;
+  double total = 0.0;
+  for (int i = 0; i < n; ++i) {
+    c.x.push_back({u(rng), u(rng), u(rng)});  // unwrapped: several box images
+    c.q.push_back(uq(rng));
+    total += c.q.back();
+  }
+  for (double& q : c.q) q -= total / n;
+  return c;
+}
+
+MdParams pme_params(int order) {
+  MdParams mdp;
+  mdp.coulombtype = CoulombType::Pme;
+  mdp.rcoulomb = mdp.rvdw = 0.9;
+  mdp.pme_order = order;
+  mdp.fourier_spacing = 0.15;
+  return mdp;
+}
+
+double mesh_energy(const MdParams& mdp, const Box& box, const std::vector<Vec3>& x,
+                   const std::vector<double>& q) {
+  PmeCpu pme(mdp, box, q, 1);
+  std::vector<Vec3> f(x.size());
+  PmeEnergies e;
+  pme.compute(x, true, f, e);
+  return e.energy;
+}
+
+TEST(Pme, ForcesAreMinusTheEnergyGradient) {
+  const Charges c = random_charges(40);
+  for (int order : {4, 5}) {
+    SCOPED_TRACE(order);
+    const MdParams mdp = pme_params(order);
+    PmeCpu pme(mdp, c.box, c.q, 2);
+    std::vector<Vec3> f(c.x.size());
+    PmeEnergies e;
+    pme.compute(c.x, true, f, e);
+    double rms = 0.0;
+    for (const Vec3& fi : f) rms += dot(fi, fi);
+    rms = std::sqrt(rms / f.size());
+    const double h = 1e-5;
+    for (int i : {0, 7, 23, 39})
+      for (int d = 0; d < 3; ++d) {
+        std::vector<Vec3> xp = c.x, xm = c.x;
+        xp[i][d] += h;
+        xm[i][d] -= h;
+        const double fd = -(mesh_energy(mdp, c.box, xp, c.q) - mesh_energy(mdp, c.box, xm, c.q)) / (2 * h);
+        EXPECT_NEAR(f[i][d], fd, 1e-6 * rms) << "atom " << i << " dimension " << d;
+      }
+  }
+}
+
+TEST(Pme, VirialIsHalfTheEnergysStrainDerivative) {
+  // Scaling box and positions by (1 + s) along a at a fixed grid: Xi_aa = 1/2 dE/ds.
+  const Charges c = random_charges(40);
+  const MdParams mdp = pme_params(4);
+  PmeCpu pme(mdp, c.box, c.q, 1);
+  std::vector<Vec3> f(c.x.size());
+  PmeEnergies e;
+  pme.compute(c.x, true, f, e);
+  MdParams fixed = mdp;
+  for (int d = 0; d < 3; ++d) fixed.fourier_n[d] = pme.grid()[d];
+  const double h = 1e-6;
+  for (int a = 0; a < 3; ++a) {
+    double energy[2];
+    for (int k = 0; k < 2; ++k) {
+      const double s = k == 0 ? h : -h;
+      Box box = c.box;
+      box.len[a] *= 1 + s;
+      std::vector<Vec3> x = c.x;
+      for (Vec3& xi : x) xi[a] *= 1 + s;
+      energy[k] = mesh_energy(fixed, box, x, c.q);
+    }
+    EXPECT_NEAR(e.virial.m[a][a], 0.5 * (energy[0] - energy[1]) / (2 * h), 1e-6 * std::fabs(e.energy))
+        << "component " << a;
+  }
+  EXPECT_DOUBLE_EQ(e.virial.m[0][1], e.virial.m[1][0]);
+}
+
+TEST(Pme, NveRunMatchesGromacsMeanAndDrift) {
+  const auto ref = read_reference(data_path("pme/nve_reference.txt"));
+  const std::string out = make_temp_dir("pme_nve");
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", "../pme/nve.mdp", {}, out + "/run", "--threads 2", &log), 0) << log;
+  auto e = read_csv(out + "/run/energy.csv");
+  ASSERT_EQ(e["step"].size(), static_cast<size_t>(ref.at("nve_steps")) + 1);
+  const double total_mean = mean(e["total"]);
+  EXPECT_LT(rel_diff(total_mean, ref.at("nve_total_mean")), kNveMeanRelTol)
+      << total_mean << " vs " << ref.at("nve_total_mean");
+  const std::vector<double> t(e["time_ps"].begin() + 10, e["time_ps"].end());
+  const std::vector<double> tot(e["total"].begin() + 10, e["total"].end());
+  const double drift = linear_slope(t, tot);
+  const double gmx_drift = ref.at("nve_total_drift_per_ps_from_step10");
+  const double allowed =
+      std::max(kDriftFactor * std::fabs(gmx_drift), kDriftRelPerPs * std::fabs(total_mean));
+  EXPECT_LT(std::fabs(drift), allowed) << "drift " << drift << " kJ/mol/ps, GROMACS " << gmx_drift;
+}
+
+TEST(Pme, ThreadCountAndContinuationChangeNoBit) {
+  const std::map<std::string, std::string> set = {{"nsteps", "60"},
+                                                  {"nstenergy", "5"},
+                                                  {"nstcalcenergy", "5"},
+                                                  {"nstxout-compressed", "10"},
+                                                  {"nstcheckpoint", "30"}};
+  const std::string out = make_temp_dir("pme_bits");
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", "../pme/nve.mdp", set, out + "/one", "--threads 1", &log), 0) << log;
+  ASSERT_EQ(run_halomd("spce_1k5", "../pme/nve.mdp", set, out + "/three", "--threads 3", &log), 0) << log;
+  EXPECT_NE(
+      run_halomd("spce_1k5", "../pme/nve.mdp", set, out + "/part", "--threads 2 --stop-at-step 45", &log), 0);
+  ASSERT_EQ(run_halomd("spce_1k5", "../pme/nve.mdp", set, out + "/part",
+                       "--threads 2 --cpi " + out + "/part/state.cpt", &log),
+            0)
+      << log;
+  for (const char* file : {"energy.csv", "traj.xtc", "confout.gro"}) {
+    SCOPED_TRACE(file);
+    const std::string one = read_text(out + "/one/" + file);
+    EXPECT_FALSE(one.empty());
+    EXPECT_EQ(one, read_text(out + "/three/" + file));
+    EXPECT_EQ(one, read_text(out + "/part/" + file));
+  }
+  // The mesh part is there: a run with reaction field gives other energies.
+  auto e = read_csv(out + "/one/energy.csv");
+  EXPECT_GT(e["coul_recip"][0], 10.0);
+}
+
+TEST(Pme, OtherExecutorsRefuseItNamingTheLine) {
+  const std::string out = make_temp_dir("pme_refuse");
+  std::string log;
+  // The line of the .mdp that set coulombtype (run_halomd copies the .mdp line for line to dd.mdp).
+  int line = 0;
+  {
+    std::istringstream text(read_text(data_path("pme/default.mdp")));
+    std::string l;
+    for (int k = 1; std::getline(text, l); ++k)
+      if (l.rfind("coulombtype", 0) == 0) line = k;
+  }
+  ASSERT_GT(line, 0);
+  EXPECT_EQ(run_halomd("spce_1k5", "../pme/default.mdp", {}, out + "/dd", "--domains 2", &log), 2);
+  EXPECT_NE(log.find("dd.mdp:" + std::to_string(line) + ": "), std::string::npos) << log;
+  EXPECT_NE(log.find("coulombtype = PME runs with --backend cpu on one domain only"), std::string::npos)
+      << log;
+  EXPECT_EQ(run_halomd("spce_1k5", "../pme/default.mdp", {}, out + "/gpu", "--backend cuda", &log), 2);
+  EXPECT_TRUE(log.find("coulombtype = PME runs with --backend cpu") != std::string::npos ||
+              log.find("backend 'cuda' is not in this build") != std::string::npos)
+      << log;
+}
+
+}  // namespace
+}  // namespace halomd::test
