@@ -57,6 +57,24 @@ TEST(MpiTransport, FourRanksGiveBitwiseTheFilesOfTheLocalTransport) {
   EXPECT_EQ(json.find("\"halo_bytes_per_step\": 0,"), std::string::npos) << json;
 }
 
+// coulombtype = PME: every rank computes the mesh part from all positions, gathered as their owners' bits, so
+// 4 ranks write bitwise the files of 4 domains in one process.
+TEST(MpiTransport, PmeOnFourRanksGivesBitwiseTheFilesOfTheLocalTransport) {
+  SKIP_WITHOUT_MPI();
+  const std::string out = make_temp_dir("mpi_pme");
+  std::map<std::string, std::string> set = kVrescale;
+  set["coulombtype"] = "PME";
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", set, out + "/local", "--domains 4 --dd 2 2 1", &log), 0)
+      << log;
+  ASSERT_EQ(run_halomd_under(mpirun(4), "spce_1k5", "vrescale.mdp", set, out + "/mpi", "--dd 2 2 1", &log), 0)
+      << log;
+  expect_same_files(out + "/local", out + "/mpi");
+  auto e = read_csv(out + "/mpi/energy.csv");
+  ASSERT_FALSE(e["coul_recip"].empty());
+  EXPECT_GT(e["coul_recip"][0], 10.0);  // the mesh part is there
+}
+
 // Direct halo pulses (HALOMD_DD_DIRECT=1, domdec/halo_plan.h: each halo zone straight from its owner) bring
 // each domain the chained pulses' atoms in the same order with the same positions, and the forces come
 // back as integers, so the files are bitwise those of chained pulses: on 4 ranks (x, y and xy pulses

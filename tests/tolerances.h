@@ -29,6 +29,9 @@ inline constexpr double kTranslationRelTol = 1e-10;
 // same pairs, but in other i/j roles and per-atom groupings (each rounded to 2^-28 kJ/mol) and with
 // coordinates shifted into the domains' frames; measured differences are ~1e-13.
 inline constexpr double kDdEnergyRelTol = 1e-10;
+// The same comparison read back from energy.csv, which prints 10 significant digits: half a unit of the last
+// digit is up to 5e-10 relative, twice over for two files.
+inline constexpr double kDdCsvEnergyRelTol = 1e-9;
 // Positions after 200 NVE steps (and after a continuation on another number of domains) against one
 // domain, nm (the bound): forces differ by 2^-32 kJ/mol/nm roundings, which the dynamics amplify
 // but not to anywhere near this within 0.4 ps.

@@ -2,6 +2,8 @@
 // home atoms, with the halo exchanged through the transport around the non-bonded forces.
 #include "cpu/dd_executor.h"
 
+#include <algorithm>
+#include <bit>
 #include <chrono>
 
 #include "comm/plan_build.h"
@@ -52,6 +54,12 @@ DdExecutor::DdExecutor(const ExecutorConfig& config, std::unique_ptr<comm::HaloT
   // (domdec/halo_plan.h): the same local atoms, so the same trajectory bits, in fewer hops.
   direct_ = env_int("HALOMD_DD_DIRECT", 0) != 0;
   ref_kinetic_ = 0.5 * cfg_.ndf * units::kBoltzmann * mdp_.ref_t;
+  if (mdp_.coulombtype == CoulombType::Pme) {
+    pme_ = std::make_unique<PmeCpu>(mdp_, cfg_.box, top_.charge, config.threads);
+    mesh_bits_.resize(3 * static_cast<size_t>(top_.num_atoms()));
+    mesh_x_.resize(top_.num_atoms());
+    mesh_f_.resize(top_.num_atoms());
+  }
 }
 
 void DdExecutor::load(const MdState& s) {
@@ -193,6 +201,24 @@ void DdExecutor::forces(const StepRequest& r, NonbondedFixedSums& total) {
   }
 }
 
+void DdExecutor::mesh_forces(const StepRequest& r, PmeEnergies& mesh) {
+  // All positions on every rank: each atom's bits from its owner, zeros from every other rank, so the
+  // integer sum over ranks is the owner's bits exactly.
+  std::fill(mesh_bits_.begin(), mesh_bits_.end(), 0);
+  for (const DdDomain& d : dom_)
+    for (size_t i = 0; i < d.home.size(); ++i)
+      for (int c = 0; c < 3; ++c)
+        mesh_bits_[3 * static_cast<size_t>(d.home[i]) + c] = std::bit_cast<int64_t>(d.x[i][c]);
+  transport_->sum(mesh_bits_);
+  for (size_t a = 0; a < mesh_x_.size(); ++a)
+    for (int c = 0; c < 3; ++c) mesh_x_[a][c] = std::bit_cast<double>(mesh_bits_[3 * a + c]);
+  std::fill(mesh_f_.begin(), mesh_f_.end(), Vec3{});
+  pme_->compute(mesh_x_, r.energy, mesh_f_, mesh);
+  // The same numbers as the single-domain executor adds (f + (0 - a) is f - a), in the global atom order.
+  for (DdDomain& d : dom_)
+    for (size_t i = 0; i < d.home.size(); ++i) d.f[i] += mesh_f_[d.home[i]];
+}
+
 void DdExecutor::reduce_ke_prev() {
   if (ke_prev_valid_) return;
   int64_t ke[9] = {};
@@ -216,6 +242,12 @@ void DdExecutor::step(const StepRequest& r, StepEnergies* e) {
   NonbondedFixedSums nb;
   forces(r, nb);
   timers.stop();
+  PmeEnergies mesh;
+  if (pme_) {
+    timers.start(Phase::PmeMesh);
+    mesh_forces(r, mesh);
+    timers.stop();
+  }
 
   timers.start(Phase::Update);
   if (r.tcouple || e) reduce_ke_prev();
@@ -274,7 +306,9 @@ void DdExecutor::step(const StepRequest& r, StepEnergies* e) {
       const NonbondedEnergies nbe = to_energies(sums, nonbonded_.self_energy());  // self term once
       e->lj = nbe.lj;
       e->coulomb = nbe.coulomb;
+      e->coulomb_recip = mesh.energy;  // every rank computed the whole mesh part: not summed
       e->virial = nbe.virial;
+      e->virial += mesh.virial;
       e->virial += tensor_from_fixed(red + kConstr);
       for (int a = 0; a < 3; ++a)
         for (int b = 0; b < 3; ++b) e->kinetic.m[a][b] = 0.5 * (ke_half_prev_.m[a][b] + ke_half.m[a][b]);

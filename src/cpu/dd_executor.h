@@ -13,6 +13,7 @@
 #include "cpu/dd_domain.h"
 #include "cpu/dd_stats.h"
 #include "cpu/nonbonded.h"
+#include "cpu/pme.h"
 #include "domdec/grid.h"
 
 namespace halomd {
@@ -43,6 +44,7 @@ class DdExecutor final : public Executor {
   void migrate();
   void exchange_x();
   void forces(const StepRequest& r, NonbondedFixedSums& sums);
+  void mesh_forces(const StepRequest& r, PmeEnergies& mesh);
   void reduce_ke_prev();
   std::vector<comm::AtomState> gather_state();
 
@@ -57,6 +59,11 @@ class DdExecutor final : public Executor {
   bool direct_ = false;  // HALOMD_DD_DIRECT
   Vec3 inv_len_;         // pair_inv_len of the grid
   NonbondedCpu nonbonded_;
+  // coulombtype = PME: every rank computes the whole mesh part from all positions (replicated; a PME rank is
+  // the plan) and keeps its home atoms' forces.
+  std::unique_ptr<PmeCpu> pme_;
+  std::vector<int64_t> mesh_bits_;  // 3 per atom: the bits of x, each atom's from its owner
+  std::vector<Vec3> mesh_x_, mesh_f_;
   std::vector<int> first_atom_;
   double total_mass_ = 0.0;
   double ref_kinetic_ = 0.0;

@@ -247,13 +247,11 @@ std::string describe_gpus() {
 }
 
 std::unique_ptr<Executor> make_executor(const RunOptions& options, const ExecutorConfig& config) {
-  // PME exists in the single-domain CPU reference only; the other executors would run reaction field.
-  if (config.mdp->coulombtype == CoulombType::Pme && (options.backend != "cpu" || decomposed(options)))
-    throw InputError(
-        options.mdp, config.mdp->coulombtype_line,
-        "coulombtype = PME runs with --backend cpu on one domain only (no --dd, --domains, "
-        "--transport or mpirun); the GPU and domain-decomposed executors have reaction-field and "
-        "cut-off electrostatics");
+  // PME exists in the CPU executors only; the GPU executors would run reaction field.
+  if (config.mdp->coulombtype == CoulombType::Pme && options.backend != "cpu")
+    throw InputError(options.mdp, config.mdp->coulombtype_line,
+                     "coulombtype = PME runs with --backend cpu only (one domain or several); the GPU "
+                     "executors have reaction-field and cut-off electrostatics");
   if (options.backend == "cpu" && decomposed(options)) return make_dd_executor(options, config);
   if (options.backend == "cpu") return std::make_unique<CpuExecutor>(config);
   if (options.backend == "cuda") {
