@@ -9,6 +9,8 @@
 #   spce_9k    tests/data/spce_9k as is: 8,916 atoms, 4.5 nm box
 #   spce_45k   bench/systems/spce_5k6 (3.83 nm, bench/make_systems.sh) x 2x2x2: 45,120 atoms, 7.66 nm box
 #   spce_203k  spce_5k6 x 4x3x3: 203,040 atoms, 15.32 x 11.49 x 11.49 nm
+# COULOMB=PME runs both with PME (halomd: coulombtype = PME, GROMACS's defaults; OpenMM: PME with halomd's grid
+# and beta, read from halomd's run.json) and names the results gpu_single_pme unless BENCH_NAME says.
 # PAIR_LISTS="atom cluster" runs halomd with each pair list (HALOMD_GPU_CLUSTER=0/1, interleaved per system)
 # and records the ratio; OPENMM=0 leaves OpenMM out; BENCH_NAME names the result files (gpu_single).
 # Usage: COMMIT=<sha> bench/gpu_single.sh HALOMD_BINARY   (OpenMM must be importable by python3: on the H200
@@ -39,7 +41,7 @@ records=()
 for item in ${SYSTEMS:-spce_9k:30000 spce_45k:20000 spce_203k:5000}; do
   name=${item%%:*}
   steps=${item##*:}
-  bench_mdp "$steps" "$nstlist" > "$work/$name.mdp"
+  bench_mdp "$steps" "$nstlist" | sed "s/^coulombtype = .*/coulombtype = ${COULOMB:-Reaction-Field}/" > "$work/$name.mdp"
   sed "s/^nsteps = .*/nsteps = $((steps / 5))/" "$work/$name.mdp" > "$work/${name}_timed.mdp"
   for list in ${PAIR_LISTS:-atom}; do
     tag=$name$([ "$list" = atom ] || echo "_$list")
@@ -54,14 +56,33 @@ for item in ${SYSTEMS:-spce_9k:30000 spce_45k:20000 spce_203k:5000}; do
     records+=("$name|$steps|$hcmd|$list")
   done
   if [ "${OPENMM:-1}" = 1 ]; then
-    ocmd="python3 bench/openmm_water.py --gro $name.gro --top $name.top --steps $steps --precision mixed"
+    pme_args=""
+    if [ "${COULOMB:-}" = PME ]; then
+      # halomd's grid (run.json) and GROMACS's beta for rc 1.0 nm, ewald-rtol 1e-5 (calc_ewaldcoeff_q).
+      pme_args=$(python3 - "$work/h_$name/run.json" << 'PY'
+import json, math, sys
+grid = json.load(open(sys.argv[1]))["pme_grid"]
+beta, i = 5.0, 0
+while True:
+    beta *= 2; i += 1
+    if math.erfc(beta) <= 1e-5: break
+lo, hi = 0.0, beta
+for _ in range(i + 60):
+    beta = (lo + hi) / 2
+    lo, hi = (beta, hi) if math.erfc(beta) > 1e-5 else (lo, beta)
+print(f"--pme-grid {grid[0]} {grid[1]} {grid[2]} --ewald-alpha {beta:.12g}")
+PY
+)
+    fi
+    ocmd="python3 bench/openmm_water.py --gro $name.gro --top $name.top --steps $steps --precision mixed $pme_args"
+    # shellcheck disable=SC2086
     env "$omm_env" python3 bench/openmm_water.py --gro "$work/$name.gro" --top "$work/$name.top" --steps "$steps" \
-      --precision mixed > "$work/o_$name.json" 2> "$logs/openmm_$name.log" || echo '{}' > "$work/o_$name.json"
+      --precision mixed $pme_args > "$work/o_$name.json" 2> "$logs/openmm_$name.log" || echo '{}' > "$work/o_$name.json"
     records+=("$name|$steps|$ocmd|openmm")
   fi
 done
 for f in "$work"/[ht]_*/run.json; do [ -f "$f" ] && cp "$f" "$logs/run_$(basename "$(dirname "$f")").json"; done
 
-out=${BENCH_NAME:-gpu_single}
+out=${BENCH_NAME:-gpu_single$([ "${COULOMB:-}" = PME ] && echo _pme)}
 python3 bench/gpu_single_report.py "$work" "${COMMIT:-unknown}" "$out" "${records[@]}"
 [ -n "${OUT:-}" ] && cp bench/results/$out.json bench/results/$out.png "$OUT/" || true

@@ -4,7 +4,9 @@
 Reads the .gro/.top with GromacsGroFile/GromacsTopFile and sets OpenMM's closest equivalent of the
 benchmark settings of ../shared/BENCH.md:
   - reaction field (CutoffPeriodic), cut-off 1.0 nm, reactionFieldDielectric 1e10: OpenMM has no
-    epsilon-rf = infinity, but its k_rf and c_rf with this value equal GROMACS's for epsilon-rf = 0;
+    epsilon-rf = infinity, but its k_rf and c_rf with this value equal GROMACS's for epsilon-rf = 0; or, with
+    --pme-grid and --ewald-alpha, PME with halomd's grid and splitting coefficient (order 5 in OpenMM, 4 in
+    GROMACS's default: OpenMM's order is fixed);
   - Lennard-Jones with a plain cut-off at 1.0 nm (OpenMM has no potential-shift; forces are the same,
     energies differ by a constant per pair), dispersion correction on;
   - rigid water (SETTLE), dt 2 fs, leap-frog (VerletIntegrator) with an Andersen thermostat at 300 K,
@@ -29,15 +31,23 @@ def main():
     ap.add_argument("--steps", type=int, default=10000)
     ap.add_argument("--warmup", type=int, default=2000)
     ap.add_argument("--precision", default="mixed")
+    # PME with halomd's (GROMACS's) splitting coefficient and grid instead of reaction field.
+    ap.add_argument("--pme-grid", type=int, nargs=3, metavar=("NX", "NY", "NZ"))
+    ap.add_argument("--ewald-alpha", type=float, help="nm^-1 (GROMACS's beta)")
     args = ap.parse_args()
+    pme = args.pme_grid is not None
 
     gro = app.GromacsGroFile(args.gro)
     top = app.GromacsTopFile(args.top, periodicBoxVectors=gro.getPeriodicBoxVectors())
-    system = top.createSystem(nonbondedMethod=app.CutoffPeriodic, nonbondedCutoff=1.0 * unit.nanometer,
-                              rigidWater=True, removeCMMotion=True, useDispersionCorrection=True)
+    system = top.createSystem(nonbondedMethod=app.PME if pme else app.CutoffPeriodic,
+                              nonbondedCutoff=1.0 * unit.nanometer, rigidWater=True, removeCMMotion=True,
+                              useDispersionCorrection=True)
     for force in system.getForces():
         if isinstance(force, mm.NonbondedForce):
-            force.setReactionFieldDielectric(1e10)
+            if pme:
+                force.setPMEParameters(args.ewald_alpha, *args.pme_grid)
+            else:
+                force.setReactionFieldDielectric(1e10)
             force.setUseSwitchingFunction(False)
         if isinstance(force, mm.CMMotionRemover):
             force.setFrequency(100)
@@ -69,7 +79,8 @@ def main():
     us_per_step = 1e6 * wall / args.steps
     print(json.dumps({
         "engine": "openmm", "version": mm.Platform.getOpenMMVersion(), "backend": "cuda",
-        "precision": args.precision, "integrator": "VerletIntegrator + AndersenThermostat(300 K, 10/ps)",
+        "precision": args.precision, "electrostatics": "PME" if pme else "reaction field",
+        "pme_grid": args.pme_grid, "ewald_alpha_nm": args.ewald_alpha, "integrator": "VerletIntegrator + AndersenThermostat(300 K, 10/ps)",
         "atoms": system.getNumParticles(), "steps": args.steps, "warmup_steps": args.warmup, "dt_ps": dt_ps,
         "wall_s": wall, "us_per_step": us_per_step, "ns_per_day": dt_ps * 1e-3 * 86400.0 / (us_per_step * 1e-6),
         "potential_kj_mol": state.getPotentialEnergy().value_in_unit(unit.kilojoule_per_mole),

@@ -21,6 +21,7 @@
 #include "cpu/cpu_executor.h"
 #include "cpu/nonbonded.h"
 #include "cpu/pairlist.h"
+#include "cpu/pme.h"
 #include "cpu/update.h"
 #include "cuda/cluster_list.h"
 #include "cuda/cuda_executor.h"
@@ -124,6 +125,62 @@ TEST(CudaExecutor, Step0EnergiesForcesAndFirstStepMatchCpuDoublePath) {
   cpu.save(sc);
   gpu.save(sg);
   ASSERT_EQ(sg.step, 1);
+  double dx_max = 0.0;
+  for (size_t i = 0; i < sc.x.size(); ++i) dx_max = std::max(dx_max, std::sqrt(norm2(sg.x[i] - sc.x[i])));
+  EXPECT_LT(dx_max, kGpuStepPositionAbsTol);
+}
+
+// coulombtype = PME on one GPU (real-space Ewald in float, the mesh part in double with fixed-point charge
+// spreading and cuFFT) against the CPU's double path at step 0: energies, Coul. recip., virial, forces (pairs
+// plus mesh) and the positions after one step.
+TEST(CudaExecutor, PmeMatchesTheCpuDoublePath) {
+  if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
+  System sys;
+  load_system("spce_9k", "../pme/nve.mdp", sys);
+  ASSERT_EQ(sys.in.mdp.coulombtype, CoulombType::Pme);
+  CpuExecutor cpu(sys.config());
+  CudaExecutor gpu(sys.config());
+  cpu.load(sys.state);
+  gpu.load(sys.state);
+  StepEnergies ec, eg;
+  cpu.step(request(sys.in.mdp, 0, true), &ec);
+  gpu.step(request(sys.in.mdp, 0, true), &eg);
+  EXPECT_LT(rel_diff(eg.lj, ec.lj), kEnergyRelTol) << eg.lj << " vs " << ec.lj;
+  EXPECT_LT(rel_diff(eg.coulomb, ec.coulomb), kEnergyRelTol) << eg.coulomb << " vs " << ec.coulomb;
+  EXPECT_GT(ec.coulomb_recip, 10.0);
+  EXPECT_LT(rel_diff(eg.coulomb_recip, ec.coulomb_recip), kEnergyRelTol)
+      << eg.coulomb_recip << " vs " << ec.coulomb_recip;
+  for (int a = 0; a < 3; ++a)
+    EXPECT_LT(rel_diff(eg.virial.m[a][a], ec.virial.m[a][a]), kGpuVirialRelTol)
+        << "virial " << a << ": " << eg.virial.m[a][a] << " vs " << ec.virial.m[a][a];
+  EXPECT_NE(gpu.report_json().find("\"pme_grid\": [48, 48, 48]"), std::string::npos) << gpu.report_json();
+
+  const Box box = sys.in.gro.box;
+  PairList list;
+  build_pair_list(sys.state.x, box, sys.in.mdp.rlist, sys.in.top, 2, list);
+  NonbondedCpu nb(sys.in.top, sys.in.mdp, 2);
+  std::vector<Vec3> fc(sys.state.x.size()), fg;
+  NonbondedEnergies unused;
+  nb.compute(list, sys.state.x, box, false, 0, fc, unused);
+  PmeCpu mesh(sys.in.mdp, box, sys.in.top.charge, 2);
+  PmeEnergies mesh_e;
+  mesh.compute(sys.state.x, false, fc, mesh_e);
+  gpu.forces(fg);
+  ASSERT_EQ(fg.size(), fc.size());
+  double f2 = 0.0, err2 = 0.0, err_max = 0.0;
+  for (size_t i = 0; i < fc.size(); ++i) {
+    f2 += norm2(fc[i]);
+    const double e2 = norm2(fg[i] - fc[i]);
+    err2 += e2;
+    err_max = std::max(err_max, std::sqrt(e2));
+  }
+  const double f_rms = std::sqrt(f2 / fc.size()), err_rms = std::sqrt(err2 / fc.size());
+  EXPECT_LT(err_rms / f_rms, kGpuForceRmsRel) << "RMS force " << f_rms << ", RMS error " << err_rms;
+  EXPECT_LT(err_max / f_rms, kGpuForceMaxRel) << "RMS force " << f_rms << ", worst error " << err_max;
+
+  MdState sc, sg;
+  cpu.save(sc);
+  gpu.save(sg);
   double dx_max = 0.0;
   for (size_t i = 0; i < sc.x.size(); ++i) dx_max = std::max(dx_max, std::sqrt(norm2(sg.x[i] - sc.x[i])));
   EXPECT_LT(dx_max, kGpuStepPositionAbsTol);

@@ -90,6 +90,52 @@ TEST(CudaRun, ContinuationIntoSameFolderIsBitwiseIdentical) {
   EXPECT_EQ(read_text(out + "/full/confout.gro"), read_text(out + "/part/confout.gro"));
 }
 
+// coulombtype = PME on one GPU: the same run twice and a continuation give the same bits (the charge grid is
+// summed in fixed point), regular steps stay one graph launch without host syncs, and a 2,000-step NVE run
+// keeps its energy.
+TEST(CudaRun, PmeRunsAreBitwiseRepeatableAndConserveEnergy) {
+  SKIP_WITHOUT_GPU();
+  const std::string out = make_temp_dir("cuda_pme");
+  std::map<std::string, std::string> set = kShortVrescale;
+  set["coulombtype"] = "PME";
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", set, out + "/a", kCuda, &log), 0) << log;
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", set, out + "/b", kCuda, &log), 0) << log;
+  EXPECT_NE(run_halomd("spce_1k5", "vrescale.mdp", set, out + "/part", kCuda + " --stop-at-step 130", &log),
+            0);
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", set, out + "/part",
+                       kCuda + " --cpi " + out + "/part/state.cpt", &log),
+            0)
+      << log;
+  for (const char* f : {"energy.csv", "traj.xtc", "confout.gro"}) {
+    EXPECT_EQ(read_text(out + "/a/" + f), read_text(out + "/b/" + f)) << f;
+    EXPECT_EQ(read_text(out + "/a/" + f), read_text(out + "/part/" + f)) << f;
+  }
+  auto e = read_csv(out + "/a/energy.csv");
+  ASSERT_FALSE(e["coul_recip"].empty());
+  EXPECT_GT(e["coul_recip"][0], 10.0);
+  ASSERT_EQ(
+      run_halomd("spce_1k5", "vrescale.mdp", {{"nsteps", "400"}, {"ld-seed", "1"}, {"coulombtype", "PME"}},
+                 out + "/counters", kCuda, &log),
+      0)
+      << log;
+  const std::string json = read_text(out + "/counters/run.json");
+  EXPECT_GT(json_number(json, "regular_steps"), 300.0) << json;
+  EXPECT_EQ(json_number(json, "host_syncs_per_step"), 0.0) << json;
+  EXPECT_EQ(json_number(json, "launches_per_step"), 1.0) << json;
+
+  ASSERT_EQ(run_halomd("spce_9k", "../pme/nve.mdp",
+                       {{"nsteps", "2000"}, {"nstcalcenergy", "10"}, {"nstenergy", "10"}}, out + "/nve",
+                       kCuda, &log),
+            0)
+      << log;
+  auto n = read_csv(out + "/nve/energy.csv");
+  const std::vector<double> t(n["time_ps"].begin() + 1, n["time_ps"].end());
+  const std::vector<double> tot(n["total"].begin() + 1, n["total"].end());
+  const double drift = linear_slope(t, tot) / 8916.0;
+  EXPECT_LT(std::fabs(drift), kGpuNveDriftPerAtom) << "drift " << drift << " kJ/mol/ps per atom";
+}
+
 TEST(CudaRun, OverlappingAtomsStopAtStep0NamingTheAtom) {
   SKIP_WITHOUT_GPU();
   const std::string dir = make_temp_dir("cuda_blowup");

@@ -51,15 +51,16 @@ PairParams make_pair_params(const MdParams& mdp) {
   return p;
 }
 
+double coulomb_self_energy(const PairParams& p, double q2) {
+  return p.ewald_beta > 0.0 ? -p.ewald_beta / std::sqrt(std::numbers::pi) * p.epsfac * q2
+                            : -0.5 * p.c_rf * p.epsfac * q2;
+}
+
 NonbondedCpu::NonbondedCpu(const Topology& top, const MdParams& mdp, int threads)
     : top_(top), params_(make_pair_params(mdp)), threads_(std::max(1, threads)) {
   double q2 = 0.0;
   for (double q : top.charge) q2 += q * q;
-  // Each atom's interaction with its own reaction field (-1/2 c_rf q^2), or under Ewald with its own
-  // screening charge (-beta/sqrt(pi) q^2): both in Coulomb (SR), as GROMACS's Verlet kernels count them.
-  self_energy_ = params_.ewald_beta > 0.0
-                     ? -params_.ewald_beta / std::sqrt(std::numbers::pi) * params_.epsfac * q2
-                     : -0.5 * params_.c_rf * params_.epsfac * q2;
+  self_energy_ = coulomb_self_energy(params_, q2);
   f_thread_.resize(threads_);
 }
 

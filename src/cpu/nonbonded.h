@@ -18,6 +18,11 @@ namespace halomd {
 // The pair parameters GROMACS derives from the .mdp (k_rf, c_rf, shifts; PHYSICS.md).
 PairParams make_pair_params(const MdParams& mdp);
 
+// Each atom's interaction with its own reaction field (-1/2 c_rf f/eps_r q^2), or under Ewald with its own
+// screening charge (-beta/sqrt(pi) f/eps_r q^2), summed for sum q^2 = q2: both in Coulomb (SR), as GROMACS's
+// Verlet kernels count them.
+double coulomb_self_energy(const PairParams& p, double q2);
+
 struct NonbondedEnergies {
   double lj = 0.0;       // LJ (SR), kJ/mol
   double coulomb = 0.0;  // Coulomb (SR): pairs, reaction-field exclusion correction and self term

@@ -30,29 +30,6 @@ double ewald_coefficient(double rc, double rtol) {
   return beta;
 }
 
-void bspline_weights(double w, int order, double* theta, double* dtheta) {
-  // The recursion M_k(u) = u/(k-1) M_{k-1}(u) + (k-u)/(k-1) M_{k-1}(u-1) (Essmann eq. 4.1), evaluated for
-  // the `order` points u = w + order - 1 - j at once; theta[j] = M_order(w + order - 1 - j).
-  theta[order - 1] = 0.0;
-  theta[1] = w;
-  theta[0] = 1.0 - w;
-  for (int k = 3; k < order; ++k) {
-    const double div = 1.0 / (k - 1);
-    theta[k - 1] = div * w * theta[k - 2];
-    for (int l = 1; l < k - 1; ++l)
-      theta[k - l - 1] = div * ((w + l) * theta[k - l - 2] + (k - l - w) * theta[k - l - 1]);
-    theta[0] = div * (1.0 - w) * theta[0];
-  }
-  // dM_n(u)/du = M_{n-1}(u) - M_{n-1}(u - 1) (Essmann eq. 4.2), from the order - 1 weights.
-  dtheta[0] = -theta[0];
-  for (int j = 1; j < order; ++j) dtheta[j] = theta[j - 1] - theta[j];
-  const double div = 1.0 / (order - 1);
-  theta[order - 1] = div * w * theta[order - 2];
-  for (int l = 1; l < order - 1; ++l)
-    theta[order - l - 1] = div * ((w + l) * theta[order - l - 2] + (order - l - w) * theta[order - l - 1]);
-  theta[0] = div * (1.0 - w) * theta[0];
-}
-
 std::vector<double> bspline_moduli(int n, int order) {
   // M_order at the integers 1 .. order - 1: the weights of an atom on a grid point (w = 0), in reverse.
   std::vector<double> theta(order), dtheta(order);

@@ -10,6 +10,7 @@
 #include "core/box.h"
 #include "core/md_params.h"
 #include "core/vec3.h"
+#include "cpu/pme_spline.h"
 
 namespace halomd {
 
@@ -20,10 +21,6 @@ double ewald_coefficient(double rc, double rtol);
 // The PME grid GROMACS 2022 chooses (calcFftGrid): per dimension fourier-n where given, else the smallest
 // FFT-friendly size whose spacing L / n is at most fourierspacing.
 std::array<int, 3> pme_grid_size(const Vec3& box_len, const MdParams& mdp);
-
-// Cardinal B-spline weights of order `order` at fraction w in [0, 1): theta[j] weighs grid point
-// floor(u) - order + 1 + j of an atom at grid coordinate u = floor(u) + w, dtheta[j] is d theta[j] / du.
-void bspline_weights(double w, int order, double* theta, double* dtheta);
 
 // |sum_k M_n(k + 1) exp(2 pi i m k / n)|^2 for m = 0 .. n-1 (Essmann eq. 4.4): the moduli the influence
 // function divides by, with GROMACS's fix for the near-zero moduli of odd orders.

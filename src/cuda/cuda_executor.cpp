@@ -14,6 +14,7 @@
 #include "cuda/gpu_timing.h"
 #include "cuda/nonbonded.h"
 #include "cuda/pairsearch.h"
+#include "cuda/pme_mesh.h"
 #include "cuda/step_state.h"
 #include "cuda/update.h"
 #include "fmt/format.h"
@@ -25,8 +26,9 @@ namespace {
 
 using cuda::StepState;
 
-static_assert(offsetof(StepState, cvir_acc) == offsetof(StepState, nb_acc) + sizeof(StepState::nb_acc),
-              "an energy step zeroes nb_acc and cvir_acc with one memset");
+static_assert(offsetof(StepState, cvir_acc) == offsetof(StepState, nb_acc) + sizeof(StepState::nb_acc) &&
+                  offsetof(StepState, pme_acc) == offsetof(StepState, cvir_acc) + sizeof(StepState::cvir_acc),
+              "an energy step zeroes nb_acc, cvir_acc and pme_acc with one memset");
 
 }  // namespace
 
@@ -47,7 +49,12 @@ class CudaExecutor::Impl {
     every_step_timed = env_int("HALOMD_GPU_TIMING", 0) != 0;
     cuda::setup_device_system(cfg, prop.multiProcessorCount, env_int("HALOMD_GPU_TPA", 0), calls, ds);
     cluster = env_int("HALOMD_GPU_CLUSTER", 0) != 0;
+    if (cluster && cfg.mdp->coulombtype == CoulombType::Pme)
+      throw InputError(
+          "", 0,
+          "HALOMD_GPU_CLUSTER=1 (the cluster-pair kernels) has no PME: unset it for coulombtype = PME");
     if (cluster) setup_cluster(prop.multiProcessorCount);
+    pme.setup(*cfg.mdp, cfg.box, *cfg.top, calls);
     hx.allocate(3 * static_cast<size_t>(ds.n), "positions (host staging)");
     hv.allocate(3 * static_cast<size_t>(ds.n), "velocities (host staging)");
     hst.allocate(1, "step state (host staging)");
@@ -133,6 +140,8 @@ class CudaExecutor::Impl {
       cuda::launch_cluster_nonbonded(c, cnb, energy);
     else
       cuda::launch_nonbonded(c, ds.nonbonded, energy);
+    // coulombtype = PME: the mesh forces are added to the pair forces before the update reads them.
+    if (pme.active()) pme.enqueue(c, ds, energy);
   }
   // The regular step: its kernels read the step number and everything else that changes from device
   // memory, so the same graph serves every step until the pair list is reallocated.
@@ -175,6 +184,7 @@ class CudaExecutor::Impl {
   bool every_step_timed = false;
   bool searched = false;
   bool cluster = false;
+  cuda::PmeMesh pme;  // coulombtype = PME only
   cuda::DeviceClusterList cl;
   cuda::ClusterNbParams cnb{};
   gpu::DeviceBuffer<float4> c_xq, c_f;
@@ -289,8 +299,9 @@ void CudaExecutor::step(const StepRequest& r, StepEnergies* e) {
   }
   if (t) m.calls.record(t->ev[kSearched]);
   if (energy)
-    m.calls.memset_async(reinterpret_cast<char*>(m.ds.st.get()) + offsetof(StepState, nb_acc), 0,
-                         sizeof(StepState::nb_acc) + sizeof(StepState::cvir_acc));
+    m.calls.memset_async(
+        reinterpret_cast<char*>(m.ds.st.get()) + offsetof(StepState, nb_acc), 0,
+        sizeof(StepState::nb_acc) + sizeof(StepState::cvir_acc) + sizeof(StepState::pme_acc));
   m.enqueue_nonbonded(m.calls, energy);
   if (t) m.calls.record(t->ev[kNonbonded]);
   cuda::launch_update(m.calls, m.ds.update, energy);
@@ -299,6 +310,7 @@ void CudaExecutor::step(const StepRequest& r, StepEnergies* e) {
   if (energy) {
     m.sync_state();
     cuda::fill_energies(m.hst[0], m.ds.self_energy, e);
+    m.pme.add_energies(m.hst[0], e);
   }
 }
 
@@ -377,12 +389,15 @@ std::string CudaExecutor::report_json() const {
       "\"domains\": 1,\n  \"gpu\": \"{}\",\n  \"gpu_pair_list\": \"{}\",\n  \"gpu_lanes_per_atom\": {},\n"
       "  \"gpu_grid\": [{}, {}, {}],\n"
       "  \"gpu_list_entries_per_lane\": {},\n  \"gpu_list_entries_per_lane_max\": {},\n"
-      "  \"gpu_every_step_timed\": {},\n  {}",
+      "  \"gpu_every_step_timed\": {},\n  \"pme_grid\": {},\n  {}",
       // The atom-pair list's lanes and sizes; null where the cluster list replaces it.
       m.gpu_name, m.cluster ? "cluster" : "atom", m.cluster ? "null" : std::to_string(m.ds.tpa), sp.nc[0],
       sp.nc[1], sp.nc[2], m.cluster ? "null" : std::to_string(m.ds.cap_groups * cuda::kListGroup),
       m.cluster ? "null" : std::to_string(m.max_groups * cuda::kListGroup),
-      m.every_step_timed ? "true" : "false", m.timing.json());
+      m.every_step_timed ? "true" : "false",
+      m.pme.active() ? fmt::format("[{}, {}, {}]", m.pme.grid()[0], m.pme.grid()[1], m.pme.grid()[2])
+                     : "null",
+      m.timing.json());
 }
 
 }  // namespace halomd

@@ -54,6 +54,8 @@ struct StepState {
   long long mom_acc[3];
   long long nb_acc[8];    // full-list sums: LJ, Coulomb, d (x) F (xx yy zz xy xz yz)
   long long cvir_acc[9];  // constraint virial, row-major
+  long long
+      pme_acc[8];  // PME's mesh part (energy steps): energy, then sum_m E_m (delta - ...) xx yy zz xy xz yz
   // What the last energy step reported (written by the update kernel's last block).
   double rep_ke_prev[9];
   double rep_ke_now[9];
@@ -166,6 +168,8 @@ struct SearchParams {
 struct NonbondedParams {
   int n, tpa, log2_tpa, cap_groups, ntypes;
   float rc2, k_rf, c_rf, sh6, sh12;
+  // coulombtype = PME: the real-space Ewald term instead of reaction field (ewald_beta > 0; one domain only).
+  float ewald_beta, sh_ewald;
   float len[3], inv_len[3];
   const float4* xq;
   const int* type_s;

@@ -90,7 +90,7 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
   const PairParams pp = make_pair_params(mdp);
   double q2 = 0.0;
   for (double q : top.charge) q2 += q * q;
-  ds.self_energy = -0.5 * pp.c_rf * pp.epsfac * q2;
+  ds.self_energy = coulomb_self_energy(pp, q2);
   ds.host_mass = top.mass;
   std::vector<float2> lj(static_cast<size_t>(ntypes) * ntypes);
   for (int a = 0; a < ntypes * ntypes; ++a)
@@ -161,6 +161,8 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
   np.c_rf = static_cast<float>(pp.c_rf);
   np.sh6 = static_cast<float>(pp.sh_six);
   np.sh12 = static_cast<float>(pp.sh_twelve);
+  np.ewald_beta = static_cast<float>(pp.ewald_beta);
+  np.sh_ewald = static_cast<float>(pp.sh_ewald);
   for (int d = 0; d < 3; ++d) {
     np.len[d] = static_cast<float>(search_len[d]);
     np.inv_len[d] = static_cast<float>(1.0 / search_len[d]);

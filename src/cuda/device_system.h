@@ -17,7 +17,7 @@ struct DeviceSystem {
   int n = 0;
   int tpa = 1;               // lanes per atom in the pair list and the non-bonded kernel
   int cap_groups = 0;        // list capacity per lane, in groups of kListGroup entries
-  double self_energy = 0.0;  // -1/2 c_rf f/eps_r sum q^2 (kJ/mol), added on the host
+  double self_energy = 0.0;  // coulomb_self_energy (cpu/nonbonded.h), kJ/mol, added on the host
   std::vector<double> host_mass;
 
   // Original order.

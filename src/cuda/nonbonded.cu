@@ -29,7 +29,8 @@ __device__ inline int row_kind(const NonbondedParams& p, int s) {
 // row of its kind; otherwise row u is sorted row u. Two instantiations, so that the plain one keeps the
 // single-GPU kernel's code (computing the lane from a loaded row there cost it ~3.5% at 203k atoms,
 // bench/NOTES.md, thirteenth session).
-template <bool kEnergy, bool kListed>
+// kEwald: real-space Ewald (coulombtype = PME) instead of reaction field, one domain only (never listed).
+template <bool kEnergy, bool kListed, bool kEwald = false>
 __global__ void __launch_bounds__(kBlock, kEnergy ? 4 : 6) nonbonded_kernel(NonbondedParams p, int pass) {
   extern __shared__ float2 s_lj[];
   // A listed pass launches for more rows than it may have (listed_launch_rows): a block past them leaves.
@@ -92,8 +93,13 @@ __global__ void __launch_bounds__(kBlock, kEnergy ? 4 : 6) nonbonded_kernel(Nonb
         // Beyond the cut-off (about 30% of the buffered list) the same instructions run and the result is
         // zeroed: no divergent branch in the warp.
         const bool in = r2 < p.rc2;
-        const float fscal = lj_rf_pair<kEnergy>(s_lj[ti + tj[u]], xi.w * xj[u].w, r2, in, dx, dy, dz, p.rc2,
-                                                p.k_rf, p.c_rf, p.sh6, p.sh12, gsum);
+        float fscal;
+        if constexpr (kEwald)
+          fscal = lj_ewald_pair<kEnergy>(s_lj[ti + tj[u]], xi.w * xj[u].w, r2, in, dx, dy, dz, p.rc2,
+                                         p.ewald_beta, p.sh_ewald, p.sh6, p.sh12, gsum);
+        else
+          fscal = lj_rf_pair<kEnergy>(s_lj[ti + tj[u]], xi.w * xj[u].w, r2, in, dx, dy, dz, p.rc2, p.k_rf,
+                                      p.c_rf, p.sh6, p.sh12, gsum);
         fx += fscal * dx;
         fy += fscal * dy;
         fz += fscal * dz;
@@ -107,9 +113,14 @@ __global__ void __launch_bounds__(kBlock, kEnergy ? 4 : 6) nonbonded_kernel(Nonb
     // the minimum image here, as these pairs are not in the list.
     const int i = p.atom_of[s];
     const int eb = p.excl_start[i], ee = p.excl_start[i + 1];
-    for (int q = eb + r; q < ee; q += p.tpa)
-      add_rf_exclusion<kEnergy>(xi, p.xq[p.sorted_of[p.excl[q]]], p.len, p.inv_len, p.rc2, p.k_rf, p.c_rf, fx,
-                                fy, fz, sums);
+    for (int q = eb + r; q < ee; q += p.tpa) {
+      if constexpr (kEwald)
+        add_ewald_exclusion<kEnergy>(xi, p.xq[p.sorted_of[p.excl[q]]], p.len, p.inv_len, p.rc2, p.ewald_beta,
+                                     fx, fy, fz, sums);
+      else
+        add_rf_exclusion<kEnergy>(xi, p.xq[p.sorted_of[p.excl[q]]], p.len, p.inv_len, p.rc2, p.k_rf, p.c_rf,
+                                  fx, fy, fz, sums);
+    }
   }
   for (int m = p.tpa >> 1; m > 0; m >>= 1) {
     fx += __shfl_xor_sync(0xffffffffu, fx, m);
@@ -134,6 +145,16 @@ void launch_nonbonded(gpu::GpuCalls& calls, const NonbondedParams& p, bool energ
   const int blocks = static_cast<int>((lanes + kBlock - 1) / kBlock);
   if (blocks == 0) return;  // a pass with no rows of its kind
   const size_t shared = sizeof(float2) * p.ntypes * p.ntypes;
+  if (p.ewald_beta > 0.f) {
+    // PME runs on one domain: every row, no listed pass.
+    if (energy)
+      calls.launch("nonbonded_kernel<energy, ewald>", nonbonded_kernel<true, false, true>, blocks, kBlock,
+                   shared, p, pass);
+    else
+      calls.launch("nonbonded_kernel<ewald>", nonbonded_kernel<false, false, true>, blocks, kBlock, shared, p,
+                   pass);
+    return;
+  }
   if (energy && listed)
     calls.launch("nonbonded_kernel<energy, listed>", nonbonded_kernel<true, true>, blocks, kBlock, shared, p,
                  pass);

@@ -41,6 +41,34 @@ __device__ __forceinline__ float lj_rf_pair(float2 cc, float qq, float r2, bool 
   return fscal;
 }
 
+// 2/sqrt(pi), for the Ewald force.
+constexpr float kTwoOverSqrtPiF = 1.1283791671f;
+
+// The same pair with real-space Ewald Coulomb instead (cpu/pair_interaction.h's pair_lj_ewald): qq
+// (erfc(beta r)/r - sh_ewald), coulombtype = PME.
+template <bool kEnergy>
+__device__ __forceinline__ float lj_ewald_pair(float2 cc, float qq, float r2, bool in, float dx, float dy,
+                                               float dz, float rc2, float beta, float sh_ewald, float sh6,
+                                               float sh12, float* v) {
+  const float rr2 = in ? r2 : rc2;
+  const float rinv = rsqrtf(rr2);
+  const float rinv2 = rinv * rinv;
+  const float rinv6 = rinv2 * rinv2 * rinv2;
+  const float vrep = cc.y * rinv6 * rinv6;
+  const float vdisp = cc.x * rinv6;
+  const float br = beta * rr2 * rinv;
+  const float erfc_r = erfcf(br) * rinv;
+  const float fpair =
+      (12.f * vrep - 6.f * vdisp) * rinv2 + qq * (erfc_r + kTwoOverSqrtPiF * beta * expf(-br * br)) * rinv2;
+  const float fscal = in ? fpair : 0.f;
+  if (kEnergy && in) {
+    v[0] += (vrep - cc.y * sh12) - (vdisp - cc.x * sh6);
+    v[1] += qq * (erfc_r - sh_ewald);
+    add_pair_virial(v, fscal, dx, dy, dz);
+  }
+  return fscal;
+}
+
 // The reaction-field correction of an excluded pair (cpu/pair_interaction.h's pair_rf_exclusion) with i at
 // xi and j at xj (x y z, q sqrt(f/eps_r)), the minimum image in a box of edges len: nothing beyond the
 // cut-off; its force on i added to (fx, fy, fz) and, with kEnergy, its Coulomb energy and virial to sums.
@@ -62,6 +90,34 @@ __device__ inline void add_rf_exclusion(const float4& xi, const float4& xj, cons
   fz += fscal * dz;
   if (kEnergy) {
     sums[1] += qq * (k_rf * r2 - c_rf);
+    add_pair_virial(sums, fscal, dx, dy, dz);
+  }
+}
+
+// The Ewald correction of an excluded pair (cpu/pair_interaction.h's pair_ewald_exclusion): the mesh's
+// interaction of the pair taken out again, -qq erf(beta r)/r, within the cut-off only; as add_rf_exclusion.
+template <bool kEnergy>
+__device__ inline void add_ewald_exclusion(const float4& xi, const float4& xj, const float* len,
+                                           const float* inv_len, float rc2, float beta, float& fx, float& fy,
+                                           float& fz, double* sums) {
+  const float qq = xi.w * xj.w;
+  if (qq == 0.f) return;
+  float dx = xi.x - xj.x, dy = xi.y - xj.y, dz = xi.z - xj.z;
+  dx -= len[0] * rintf(dx * inv_len[0]);
+  dy -= len[1] * rintf(dy * inv_len[1]);
+  dz -= len[2] * rintf(dz * inv_len[2]);
+  const float r2 = dx * dx + dy * dy + dz * dz;
+  if (!(r2 < rc2)) return;
+  const float rinv = rsqrtf(r2);
+  const float rinv2 = rinv * rinv;
+  const float br = beta * r2 * rinv;
+  const float erf_r = erff(br) * rinv;
+  const float fscal = -qq * (erf_r - kTwoOverSqrtPiF * beta * expf(-br * br)) * rinv2;
+  fx += fscal * dx;
+  fy += fscal * dy;
+  fz += fscal * dz;
+  if (kEnergy) {
+    sums[1] += -qq * erf_r;
     add_pair_virial(sums, fscal, dx, dy, dz);
   }
 }

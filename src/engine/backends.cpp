@@ -247,11 +247,12 @@ std::string describe_gpus() {
 }
 
 std::unique_ptr<Executor> make_executor(const RunOptions& options, const ExecutorConfig& config) {
-  // PME exists in the CPU executors only; the GPU executors would run reaction field.
-  if (config.mdp->coulombtype == CoulombType::Pme && options.backend != "cpu")
+  // PME exists in the CPU executors and on one GPU; the GPU domains would run reaction field.
+  if (config.mdp->coulombtype == CoulombType::Pme && options.backend == "cuda" && decomposed(options))
     throw InputError(options.mdp, config.mdp->coulombtype_line,
-                     "coulombtype = PME runs with --backend cpu only (one domain or several); the GPU "
-                     "executors have reaction-field and cut-off electrostatics");
+                     "coulombtype = PME runs with --backend cpu (one domain or several) or on one GPU "
+                     "(--backend cuda without domains); GPU domains have reaction-field and cut-off "
+                     "electrostatics");
   if (options.backend == "cpu" && decomposed(options)) return make_dd_executor(options, config);
   if (options.backend == "cpu") return std::make_unique<CpuExecutor>(config);
   if (options.backend == "cuda") {

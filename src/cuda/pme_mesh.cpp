@@ -1,0 +1,101 @@
+#include "cuda/pme_mesh.h"
+
+#include <string>
+
+#include "core/errors.h"
+#include "core/units.h"
+#include "cpu/pme.h"
+#include "gpu/cuda_check.h"
+
+namespace halomd::cuda {
+namespace {
+
+void check_cufft(cufftResult r, const char* call) {
+  if (r != CUFFT_SUCCESS)
+    throw RuntimeError(-1, -1, std::string(call) + " failed (cufftResult " + std::to_string(r) + ")");
+}
+
+template <class T>
+void upload(gpu::GpuCalls& calls, gpu::DeviceBuffer<T>& dev, const std::vector<T>& host, const char* what) {
+  dev.allocate(host.size(), what);
+  calls.copy_sync(dev.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice);
+}
+
+}  // namespace
+
+PmeMesh::~PmeMesh() {
+  if (plans_) {
+    (void)cufftDestroy(forward_);
+    (void)cufftDestroy(backward_);
+  }
+}
+
+void PmeMesh::setup(const MdParams& mdp, const Box& box, const Topology& top, gpu::GpuCalls& calls) {
+  if (mdp.coulombtype != CoulombType::Pme) return;
+  nk_ = pme_grid_size(box.len, mdp);
+  PmeMeshParams& p = p_;
+  p.n = top.num_atoms();
+  p.order = mdp.pme_order;
+  for (int d = 0; d < 3; ++d) {
+    p.nk[d] = nk_[d];
+    p.len[d] = box.len[d];
+    if (nk_[d] < 2 * (p.order - 1))
+      throw InputError("", 0, "the PME grid needs at least 2 (pme-order - 1) points per dimension");
+    upload(calls, moduli_[d], bspline_moduli(nk_[d], p.order), "PME B-spline moduli");
+    p.moduli[d] = moduli_[d].get();
+  }
+  p.nzc = nk_[2] / 2 + 1;
+  p.beta = ewald_coefficient(mdp.rcoulomb, mdp.ewald_rtol);
+  p.epsfac = units::kCoulomb / mdp.epsilon_r;
+  p.volume = box.volume();
+  double total = 0.0;
+  for (double c : top.charge) total += c;
+  charged_energy_ = -units::kPi * total * total * p.epsfac / (2.0 * p.volume * p.beta * p.beta);
+  upload(calls, q_, top.charge, "PME charges");
+  p.q = q_.get();
+  const size_t points = static_cast<size_t>(nk_[0]) * nk_[1] * nk_[2];
+  grid_fixed_.allocate(points, "PME charge grid (fixed point)");
+  calls.memset_async(grid_fixed_.get(), 0, grid_fixed_.bytes());
+  grid_.allocate(points, "PME grid");
+  spectrum_.allocate(static_cast<size_t>(nk_[0]) * nk_[1] * p.nzc, "PME spectrum");
+  p.grid_fixed = grid_fixed_.get();
+  p.grid = grid_.get();
+  p.spectrum = spectrum_.get();
+  check_cufft(cufftPlan3d(&forward_, nk_[0], nk_[1], nk_[2], CUFFT_D2Z), "cufftPlan3d (D2Z)");
+  const cufftResult back = cufftPlan3d(&backward_, nk_[0], nk_[1], nk_[2], CUFFT_Z2D);
+  if (back != CUFFT_SUCCESS) (void)cufftDestroy(forward_);
+  check_cufft(back, "cufftPlan3d (Z2D)");
+  plans_ = true;
+  calls.sync();
+  active_ = true;
+}
+
+void PmeMesh::enqueue(gpu::GpuCalls& calls, const DeviceSystem& ds, bool energy) {
+  PmeMeshParams p = p_;
+  for (int d = 0; d < 3; ++d) p.x[d] = ds.x[d].get();
+  p.sorted_of = ds.sorted_of.get();
+  p.f = ds.nonbonded.f;
+  p.st = ds.st.get();
+  launch_pme_spread(calls, p);
+  check_cufft(cufftSetStream(forward_, calls.stream()), "cufftSetStream");
+  check_cufft(cufftExecD2Z(forward_, p.grid, reinterpret_cast<cufftDoubleComplex*>(p.spectrum)),
+              "cufftExecD2Z");
+  launch_pme_solve(calls, p, energy);
+  check_cufft(cufftSetStream(backward_, calls.stream()), "cufftSetStream");
+  check_cufft(cufftExecZ2D(backward_, reinterpret_cast<cufftDoubleComplex*>(p.spectrum), p.grid),
+              "cufftExecZ2D");
+  launch_pme_gather(calls, p);
+}
+
+void PmeMesh::add_energies(const StepState& h, StepEnergies* e) const {
+  if (!active_) return;
+  auto sum = [&h](int k) { return static_cast<double>(h.pme_acc[k]) / kEnergyScale; };
+  e->coulomb_recip = sum(0) + charged_energy_;
+  // Xi = -1/2 sum r (x) F; GROMACS adds -E_net/V of the net-charge correction to the diagonal (cpu/pme.cpp).
+  const int idx[3][3] = {{1, 4, 5}, {4, 2, 6}, {5, 6, 3}};
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b)
+      e->virial.m[a][b] += -0.5 * sum(idx[a][b]) - (a == b ? charged_energy_ / p_.volume : 0.0);
+}
+
+}  // namespace halomd::cuda

@@ -1,0 +1,146 @@
+#include "cpu/pme_spline.h"
+#include "cuda/device_util.cuh"
+#include "cuda/pme_mesh_kernels.h"
+
+namespace halomd::cuda {
+namespace {
+
+constexpr int kBlock = 128;
+
+// The atom's first grid point and weights per dimension, as PmeCpu::spread computes them.
+__device__ inline void atom_weights(const PmeMeshParams& p, int i, int* first, double (*theta)[kPmeMaxOrder],
+                                    double (*dtheta)[kPmeMaxOrder]) {
+  for (int d = 0; d < 3; ++d) {
+    const double s = p.x[d][i] / p.len[d];
+    double u = p.nk[d] * (s - floor(s));
+    if (u >= p.nk[d]) u -= p.nk[d];
+    const int k = static_cast<int>(u);
+    first[d] = k - p.order + 1 + p.nk[d];  // non-negative: wrapped below with one modulo
+    bspline_weights(u - k, p.order, theta[d], dtheta[d]);
+  }
+}
+
+__global__ void pme_spread_kernel(PmeMeshParams p) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= p.n) return;
+  const double q = p.q[i];
+  if (q == 0.0) return;
+  int first[3];
+  double theta[3][kPmeMaxOrder], dtheta[3][kPmeMaxOrder];
+  atom_weights(p, i, first, theta, dtheta);
+  for (int a = 0; a < p.order; ++a) {
+    const int gx = (first[0] + a) % p.nk[0];
+    for (int b = 0; b < p.order; ++b) {
+      const int gy = (first[1] + b) % p.nk[1];
+      unsigned long long* row = p.grid_fixed + (static_cast<long long>(gx) * p.nk[1] + gy) * p.nk[2];
+      const double qxy = q * theta[0][a] * theta[1][b];
+      for (int c = 0; c < p.order; ++c)
+        atomicAdd(row + (first[2] + c) % p.nk[2],
+                  static_cast<unsigned long long>(llrint(qxy * theta[2][c] * kPmeGridScale)));
+    }
+  }
+}
+
+__global__ void pme_grid_from_fixed_kernel(PmeMeshParams p, long long points) {
+  const long long g = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (g >= points) return;
+  p.grid[g] = static_cast<double>(static_cast<long long>(p.grid_fixed[g])) * (1.0 / kPmeGridScale);
+  p.grid_fixed[g] = 0;
+}
+
+template <bool kEnergy>
+__global__ void pme_solve_kernel(PmeMeshParams p, long long points) {
+  const long long g = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  double sums[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // energy, then xx yy zz xy xz yz, one spare
+  if (g < points) {
+    const int kz = static_cast<int>(g % p.nzc);
+    const int ky = static_cast<int>((g / p.nzc) % p.nk[1]);
+    const int kx = static_cast<int>(g / (static_cast<long long>(p.nzc) * p.nk[1]));
+    double2& c = p.spectrum[g];
+    if (kx == 0 && ky == 0 && kz == 0) {
+      c = make_double2(0.0, 0.0);
+    } else {
+      const double mx = (kx < (p.nk[0] + 1) / 2 ? kx : kx - p.nk[0]) / p.len[0];
+      const double my = (ky < (p.nk[1] + 1) / 2 ? ky : ky - p.nk[1]) / p.len[1];
+      const double mz = (kz < (p.nk[2] + 1) / 2 ? kz : kz - p.nk[2]) / p.len[2];
+      const double m2 = mx * mx + my * my + mz * mz;
+      const double pi = 3.14159265358979323846;
+      const double factor = pi * pi / (p.beta * p.beta);
+      const double gm = p.epsfac * exp(-factor * m2) /
+                        (pi * p.volume * m2 * p.moduli[0][kx] * p.moduli[1][ky] * p.moduli[2][kz]);
+      if (kEnergy) {
+        const double weight = (kz == 0 || 2 * kz == p.nk[2]) ? 1.0 : 2.0;
+        const double em = 0.5 * weight * gm * (c.x * c.x + c.y * c.y);
+        const double vf = 2.0 * (1.0 + factor * m2) / m2;
+        sums[0] = em;
+        sums[1] = em * (1.0 - vf * mx * mx);
+        sums[2] = em * (1.0 - vf * my * my);
+        sums[3] = em * (1.0 - vf * mz * mz);
+        sums[4] = -em * vf * mx * my;
+        sums[5] = -em * vf * mx * mz;
+        sums[6] = -em * vf * my * mz;
+      }
+      c = make_double2(c.x * gm, c.y * gm);
+    }
+  }
+  if (kEnergy) {
+    __shared__ double s_scratch[32 * 8];
+    block_sum(sums, s_scratch);
+    if (threadIdx.x == 0)
+      for (int k = 0; k < 7; ++k) add_fixed(&p.st->pme_acc[k], to_fixed(sums[k], kEnergyScale));
+  }
+}
+
+__global__ void pme_gather_kernel(PmeMeshParams p) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= p.n) return;
+  const double q = p.q[i];
+  if (q == 0.0) return;
+  int first[3];
+  double theta[3][kPmeMaxOrder], dtheta[3][kPmeMaxOrder];
+  atom_weights(p, i, first, theta, dtheta);
+  double fx = 0, fy = 0, fz = 0;
+  for (int a = 0; a < p.order; ++a) {
+    const int gx = (first[0] + a) % p.nk[0];
+    for (int b = 0; b < p.order; ++b) {
+      const int gy = (first[1] + b) % p.nk[1];
+      const double* row = p.grid + (static_cast<long long>(gx) * p.nk[1] + gy) * p.nk[2];
+      for (int c = 0; c < p.order; ++c) {
+        const double phi = row[(first[2] + c) % p.nk[2]];
+        fx += dtheta[0][a] * theta[1][b] * theta[2][c] * phi;
+        fy += theta[0][a] * dtheta[1][b] * theta[2][c] * phi;
+        fz += theta[0][a] * theta[1][b] * dtheta[2][c] * phi;
+      }
+    }
+  }
+  float4& f = p.f[p.sorted_of[i]];
+  f.x -= static_cast<float>(q * fx * p.nk[0] / p.len[0]);
+  f.y -= static_cast<float>(q * fy * p.nk[1] / p.len[1]);
+  f.z -= static_cast<float>(q * fz * p.nk[2] / p.len[2]);
+}
+
+int blocks_for(long long items) { return static_cast<int>((items + kBlock - 1) / kBlock); }
+
+}  // namespace
+
+void launch_pme_spread(gpu::GpuCalls& calls, const PmeMeshParams& p) {
+  calls.launch("pme_spread_kernel", pme_spread_kernel, blocks_for(p.n), kBlock, 0, p);
+  const long long points = static_cast<long long>(p.nk[0]) * p.nk[1] * p.nk[2];
+  calls.launch("pme_grid_from_fixed_kernel", pme_grid_from_fixed_kernel, blocks_for(points), kBlock, 0, p,
+               points);
+}
+
+void launch_pme_solve(gpu::GpuCalls& calls, const PmeMeshParams& p, bool energy) {
+  const long long points = static_cast<long long>(p.nk[0]) * p.nk[1] * p.nzc;
+  if (energy)
+    calls.launch("pme_solve_kernel<energy>", pme_solve_kernel<true>, blocks_for(points), kBlock, 0, p,
+                 points);
+  else
+    calls.launch("pme_solve_kernel", pme_solve_kernel<false>, blocks_for(points), kBlock, 0, p, points);
+}
+
+void launch_pme_gather(gpu::GpuCalls& calls, const PmeMeshParams& p) {
+  calls.launch("pme_gather_kernel", pme_gather_kernel, blocks_for(p.n), kBlock, 0, p);
+}
+
+}  // namespace halomd::cuda

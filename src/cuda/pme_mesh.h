@@ -1,0 +1,50 @@
+// PME's mesh part in the CUDA executor (coulombtype = PME, one GPU): the charges, B-spline moduli, grids and
+// cuFFT plans, and the six calls of a step (spread, forward transform, solve, back transform, gather)
+// enqueued after the non-bonded kernel, so that a regular step's graph holds them too.
+#pragma once
+
+#include <cufft.h>
+
+#include <array>
+
+#include "core/box.h"
+#include "core/executor.h"
+#include "core/md_params.h"
+#include "core/topology.h"
+#include "cuda/device_system.h"
+#include "cuda/pme_mesh_kernels.h"
+#include "gpu/device_buffer.h"
+
+namespace halomd::cuda {
+
+class PmeMesh {
+ public:
+  PmeMesh() = default;
+  ~PmeMesh();
+  PmeMesh(const PmeMesh&) = delete;
+  PmeMesh& operator=(const PmeMesh&) = delete;
+
+  // The grid (cpu/pme.h's choice), beta, moduli, charges and plans for the run's system.
+  void setup(const MdParams& mdp, const Box& box, const Topology& top, gpu::GpuCalls& calls);
+  bool active() const { return active_; }
+  const std::array<int, 3>& grid() const { return nk_; }
+  // The mesh forces added to ds's non-bonded forces (sorted order); with energy, the sums to
+  // StepState::pme_acc, which the caller zeroes before an energy step.
+  void enqueue(gpu::GpuCalls& calls, const DeviceSystem& ds, bool energy);
+  // Coul. recip. and the mesh's virial from an energy step's state (h.pme_acc), with the net-charge
+  // correction, into e.
+  void add_energies(const StepState& h, StepEnergies* e) const;
+
+ private:
+  bool active_ = false;
+  std::array<int, 3> nk_{};
+  PmeMeshParams p_;
+  double charged_energy_ = 0.0;
+  gpu::DeviceBuffer<double> q_, moduli_[3], grid_;
+  gpu::DeviceBuffer<unsigned long long> grid_fixed_;
+  gpu::DeviceBuffer<double2> spectrum_;
+  cufftHandle forward_ = 0, backward_ = 0;
+  bool plans_ = false;
+};
+
+}  // namespace halomd::cuda
