@@ -17,7 +17,7 @@ if [ -n "${CLUSTER_NB_BIN:-}" ]; then
   cp "$CLUSTER_NB_BIN" "$work/cluster_nb"
 else
   nvcc -O3 -std=c++20 -arch=sm_90 -I src -I bench bench/cluster_nb.cu build/test/libhalomd_cpu.a build/test/libhalomd_io.a \
-    -lfmt -Xcompiler -fopenmp -o "$work/cluster_nb"
+    -lfmt -lfftw3 -Xcompiler -fopenmp -o "$work/cluster_nb"
 fi
 "$halomd" genconf -c bench/systems/spce_5k6/conf.gro -p bench/systems/spce_5k6/topol.top --nbox 2 2 2 \
   -o "$work/spce_45k" > /dev/null

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes tests/data/pme: the step-0 energies and pressure of SPC/E water with coulombtype = PME from GROMACS
 # 2022 (gmx_d, double precision), over settings that change what PME computes (grid spacing or explicit
-# grid sizes, B-spline order, even and odd, ewald-rtol, epsilon-r, coulomb-modifier), on the cubic spce_1k5
+# grid sizes, odd ones too, B-spline order, even and odd, ewald-rtol, epsilon-r, coulomb-modifier), on the cubic spce_1k5
 # box and on a rectangular box made here with gmx solvate (tests/data/pme/rect). reference.txt holds per
 # case the grid gmx_d chose (from gmx dump of the .tpr) and LJ (SR), Coulomb (SR), Coul. recip., Potential
 # and Pressure at step 0 (from gmx energy). test_pme.cpp runs halomd with the same options and compares.
@@ -44,6 +44,7 @@ cases=(
   "order3_noshift_rc09 spce_1k5 pme-order=3 coulomb-modifier=None rcoulomb=0.9 rvdw=0.9"
   "rect_default rect"
   "rect_spacing010_order8 rect fourierspacing=0.10 pme-order=8"
+  "rect_grid25x27x21 rect fourier-nx=25 fourier-ny=27 fourier-nz=21"
 )
 ref=$WORK/reference.txt
 {

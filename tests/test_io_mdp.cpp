@@ -238,6 +238,8 @@ TEST(Mdp, ReadsPmeOptions) {
   EXPECT_EQ(p.fourier_n[2], 30);
   EXPECT_EQ(p.pme_order, 6);
   EXPECT_DOUBLE_EQ(p.ewald_rtol, 1e-6);
+  // Without PME, GROMACS ignores the Ewald geometry options.
+  EXPECT_NO_THROW(read_mdp(write_text(dir, "rf.mdp", "ewald-geometry = 3dc\nepsilon-surface = 80\n")));
   // GROMACS's defaults.
   const MdParams d = read_mdp(write_text(dir, "default.mdp", "coulombtype = PME\n"));
   EXPECT_DOUBLE_EQ(d.fourier_spacing, 0.12);
@@ -263,9 +265,10 @@ TEST(Mdp, EveryRefusalNamesFileLineAndOption) {
       {"coulombtype = PME\newald-rtol = 0\n", "2: ewald-rtol must be between 0 and 1, got 0"},
       {"coulombtype = PME\nfourierspacing = 0\n",
        "2: fourierspacing must be positive unless fourier-nx, -ny and -nz are all set"},
-      {"ewald-geometry = 3dc\n", "1: ewald-geometry = 3dc is not supported (supported: 3d)"},
-      {"epsilon-surface = 1\n",
-       "1: epsilon-surface = 1 is not supported (halomd accepts only epsilon-surface = 0)"},
+      {"coulombtype = PME\newald-geometry = 3dc\n",
+       "2: ewald-geometry = 3dc is not supported with coulombtype = PME (supported: 3d)"},
+      {"coulombtype = PME\nepsilon-surface = 1\n",
+       "2: epsilon-surface = 1 is not supported with coulombtype = PME (supported: 0)"},
       {"coulombtype = PME\nrvdw = 0.9\nrcoulomb = 1.0\n",
        "3: rvdw (0.9) must equal rcoulomb (1): halomd has no PME with rcoulomb > rvdw"},
       {"integrator = sd\n", "1: integrator = sd is not supported (supported: md)"},

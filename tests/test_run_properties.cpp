@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 
 #include "support/run_helpers.h"
 #include "support/test_support.h"
@@ -61,6 +62,27 @@ TEST(Restart, RefusesFolderWithResults) {
   EXPECT_EQ(run_halomd("spce_1k5", "nve.mdp", {{"nsteps", "2"}}, out + "/run", "", &log), 2);
   EXPECT_NE(log.find("already holds results"), std::string::npos) << log;
   EXPECT_EQ(read_text(out + "/run/energy.csv"), before);
+}
+
+TEST(Restart, RefusesAnEnergyCsvWithOtherColumnsAndLeavesItAsItWas) {
+  const std::string out = make_temp_dir("restart_columns");
+  std::string log;
+  EXPECT_NE(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/part", "--stop-at-step 130", &log),
+            0);
+  // As an older halomd wrote it: no coul_recip column.
+  std::string csv = read_text(out + "/part/energy.csv");
+  const size_t at = csv.find(",coul_recip");
+  ASSERT_NE(at, std::string::npos);
+  csv.erase(at, std::string(",coul_recip").size());
+  {
+    std::ofstream f(out + "/part/energy.csv", std::ios::binary | std::ios::trunc);
+    f << csv;
+  }
+  EXPECT_EQ(run_halomd("spce_1k5", "vrescale.mdp", kShortVrescale, out + "/part",
+                       "--cpi " + out + "/part/state.cpt", &log),
+            2);
+  EXPECT_NE(log.find("energy.csv:1: has other columns"), std::string::npos) << log;
+  EXPECT_EQ(read_text(out + "/part/energy.csv"), csv);
 }
 
 TEST(Vrescale, SameSeedSameTrajectoryAndThreadCountDoesNotMatter) {

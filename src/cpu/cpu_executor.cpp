@@ -78,7 +78,7 @@ void CpuExecutor::step(const StepRequest& r, StepEnergies* e) {
   PmeEnergies mesh;
   if (pme_) {
     timers.start(Phase::PmeMesh);
-    pme_->compute(x_, r.energy, f_, mesh);
+    pme_->compute(x_, r.energy, f_, mesh, r.step);
     timers.stop();
   }
 

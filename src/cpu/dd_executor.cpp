@@ -213,7 +213,7 @@ void DdExecutor::mesh_forces(const StepRequest& r, PmeEnergies& mesh) {
   for (size_t a = 0; a < mesh_x_.size(); ++a)
     for (int c = 0; c < 3; ++c) mesh_x_[a][c] = std::bit_cast<double>(mesh_bits_[3 * a + c]);
   std::fill(mesh_f_.begin(), mesh_f_.end(), Vec3{});
-  pme_->compute(mesh_x_, r.energy, mesh_f_, mesh);
+  pme_->compute(mesh_x_, r.energy, mesh_f_, mesh, r.step);
   // The same numbers as the single-domain executor adds (f + (0 - a) is f - a), in the global atom order.
   for (DdDomain& d : dom_)
     for (size_t i = 0; i < d.home.size(); ++i) d.f[i] += mesh_f_[d.home[i]];

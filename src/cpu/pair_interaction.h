@@ -83,6 +83,12 @@ HALOMD_HOST_DEVICE inline void pair_lj_ewald(const PairParams& p, Real r2, Real 
 template <class Real>
 HALOMD_HOST_DEVICE inline void pair_ewald_exclusion(const PairParams& p, Real r2, Real qq, PairResult& out) {
   const Real qq_eps = qq * Real(p.epsfac);
+  if (r2 == Real(0)) {  // two excluded atoms at one place: the limit of erf(beta r)/r, no force
+    out.v_lj = 0;
+    out.v_coul = -qq_eps * Real(kTwoOverSqrtPi) * Real(p.ewald_beta);
+    out.f_over_r = 0;
+    return;
+  }
   const Real rinv2 = Real(1) / r2;
   const Real rinv = sqrt(rinv2);
   const Real br = Real(p.ewald_beta) * r2 * rinv;

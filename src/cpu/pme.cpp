@@ -5,12 +5,29 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <numbers>
 
 #include "core/errors.h"
 #include "core/units.h"
 
 namespace halomd {
+
+namespace {
+
+// FFTW's planner is not thread-safe; plans are made and destroyed under this lock. (FFTW_ESTIMATE picks the
+// same algorithm every run on one machine; another CPU may pick other SIMD codelets, so bits are per
+// machine.)
+std::mutex g_fftw_planner;
+
+}  // namespace
+
+void PmeCpu::FftwFree::operator()(void* p) const { fftw_free(p); }
+
+void PmeCpu::FftwDestroyPlan::operator()(void* p) const {
+  const std::lock_guard<std::mutex> lock(g_fftw_planner);
+  fftw_destroy_plan(static_cast<fftw_plan>(p));
+}
 
 double ewald_coefficient(double rc, double rtol) {
   double beta = 5.0;
@@ -99,53 +116,57 @@ PmeCpu::PmeCpu(const MdParams& mdp, const Box& box, std::span<const double> char
   }
   const size_t real_size = static_cast<size_t>(n_[0]) * n_[1] * n_[2];
   const size_t complex_size = static_cast<size_t>(n_[0]) * n_[1] * (n_[2] / 2 + 1);
-  grid_ = fftw_alloc_real(real_size);
-  auto* spectrum = fftw_alloc_complex(complex_size);
-  spectrum_ = spectrum;
-  if (!grid_ || !spectrum) throw std::bad_alloc();
-  // FFTW_ESTIMATE: the same algorithm every run, so a continuation gives the same bits.
-  forward_ = fftw_plan_dft_r2c_3d(n_[0], n_[1], n_[2], grid_, spectrum, FFTW_ESTIMATE);
-  backward_ = fftw_plan_dft_c2r_3d(n_[0], n_[1], n_[2], spectrum, grid_, FFTW_ESTIMATE);
+  grid_.reset(fftw_alloc_real(real_size));
+  spectrum_.reset(fftw_alloc_complex(complex_size));
+  if (!grid_ || !spectrum_) throw std::bad_alloc();
   const size_t atoms = charge.size();
   first_.resize(3 * atoms);
   theta_.resize(3 * order_ * atoms);
   dtheta_.resize(3 * order_ * atoms);
+  auto* spectrum = static_cast<fftw_complex*>(spectrum_.get());
+  // FFTW_ESTIMATE: the same algorithm every run, so a continuation gives the same bits.
+  const std::lock_guard<std::mutex> lock(g_fftw_planner);
+  forward_.reset(fftw_plan_dft_r2c_3d(n_[0], n_[1], n_[2], grid_.get(), spectrum, FFTW_ESTIMATE));
+  backward_.reset(fftw_plan_dft_c2r_3d(n_[0], n_[1], n_[2], spectrum, grid_.get(), FFTW_ESTIMATE));
+  if (!forward_ || !backward_) throw RuntimeError(-1, -1, "FFTW could not plan the PME grid's transforms");
 }
 
-PmeCpu::~PmeCpu() {
-  if (forward_) fftw_destroy_plan(static_cast<fftw_plan>(forward_));
-  if (backward_) fftw_destroy_plan(static_cast<fftw_plan>(backward_));
-  fftw_free(grid_);
-  fftw_free(spectrum_);
-}
-
-void PmeCpu::compute(std::span<const Vec3> x, bool want_energy, std::span<Vec3> f, PmeEnergies& out) {
-  spread(x);
-  fftw_execute(static_cast<fftw_plan>(forward_));
+void PmeCpu::compute(std::span<const Vec3> x, bool want_energy, std::span<Vec3> f, PmeEnergies& out,
+                     int64_t step) {
+  if (x.size() != charge_.size() || f.size() != charge_.size())
+    throw RuntimeError(step, -1, "internal error: PME got positions or forces for another number of atoms");
+  spread(x, step);
+  fftw_execute(static_cast<fftw_plan>(forward_.get()));
   solve(want_energy, out);
-  fftw_execute(static_cast<fftw_plan>(backward_));
+  fftw_execute(static_cast<fftw_plan>(backward_.get()));
   gather(f);
 }
 
-void PmeCpu::spread(std::span<const Vec3> x) {
+void PmeCpu::spread(std::span<const Vec3> x, int64_t step) {
   const int natoms = static_cast<int>(x.size());
   const int p = order_;
+  int bad = natoms;  // the lowest atom with a position that is not finite
   // Grid coordinates and weights per atom. Positions are unwrapped: the fraction of the box is taken first.
-#pragma omp parallel for num_threads(threads_) schedule(static)
+#pragma omp parallel for num_threads(threads_) schedule(static) reduction(min : bad)
   for (int i = 0; i < natoms; ++i) {
     for (int d = 0; d < 3; ++d) {
       const double s = x[i][d] / len_[d];
       double u = n_[d] * (s - std::floor(s));
-      if (u >= n_[d]) u -= n_[d];  // s - floor(s) rounded up to 1
+      if (u >= n_[d]) u -= n_[d];      // s - floor(s) rounded up to 1
+      if (!(u >= 0.0 && u < n_[d])) {  // NaN or infinite: no grid point
+        bad = std::min(bad, i);
+        u = 0.0;
+      }
       const int k = static_cast<int>(u);
       first_[3 * i + d] = k - p + 1;
       bspline_weights(u - k, p, &theta_[(3 * i + d) * p], &dtheta_[(3 * i + d) * p]);
     }
   }
+  if (bad < natoms) throw RuntimeError(step, bad, "the position is not finite (PME spread)");
   // Each thread owns a slab of x planes and adds every atom's share to it in atom order: the grid does not
   // depend on the thread count.
   const int n0 = n_[0], n1 = n_[1], n2 = n_[2];
-  std::fill(grid_, grid_ + static_cast<size_t>(n0) * n1 * n2, 0.0);
+  std::fill(grid_.get(), grid_.get() + static_cast<size_t>(n0) * n1 * n2, 0.0);
 #pragma omp parallel num_threads(threads_)
   {
     const int t = omp_get_thread_num(), nt = omp_get_num_threads();
@@ -161,7 +182,7 @@ void PmeCpu::spread(std::span<const Vec3> x) {
         if (gx < x0 || gx >= x1) continue;
         for (int b = 0; b < p; ++b) {
           const int gy = wrap_[1][first_[3 * i + 1] + b + p];
-          double* row = grid_ + (static_cast<size_t>(gx) * n1 + gy) * n2;
+          double* row = grid_.get() + (static_cast<size_t>(gx) * n1 + gy) * n2;
           const double qxy = q * tx[a] * ty[b];
           for (int c = 0; c < p; ++c) row[wrap_[2][first_[3 * i + 2] + c + p]] += qxy * tz[c];
         }
@@ -172,7 +193,7 @@ void PmeCpu::spread(std::span<const Vec3> x) {
 
 void PmeCpu::solve(bool want_energy, PmeEnergies& out) {
   const int n0 = n_[0], n1 = n_[1], n2 = n_[2], nzc = n2 / 2 + 1;
-  auto* s = static_cast<fftw_complex*>(spectrum_);
+  auto* s = static_cast<fftw_complex*>(spectrum_.get());
   const double pi = std::numbers::pi;
   const double volume = len_.x * len_.y * len_.z;
   const double factor = pi * pi / (beta_ * beta_);
@@ -190,7 +211,7 @@ void PmeCpu::solve(bool want_energy, PmeEnergies& out) {
           c[0] = c[1] = 0.0;
           continue;
         }
-        const double mz = (kz < (n2 + 1) / 2 ? kz : kz - n2) / len_.z;
+        const double mz = kz / len_.z;  // the half spectrum: kz <= n2/2, +n2/2 at Nyquist as GROMACS
         const double m2 = mx * mx + my * my + mz * mz;
         // The influence function f/eps_r exp(-pi^2 m^2 / beta^2) / (pi V m^2 B(m)) (Essmann eq. 3.9, 4.7).
         const double g = epsfac_ * std::exp(-factor * m2) /
@@ -229,7 +250,9 @@ void PmeCpu::solve(bool want_energy, PmeEnergies& out) {
   for (int kx = 0; kx < n0; ++kx)
     for (int c = 0; c < 7; ++c) sum[c] += plane_sums[7 * static_cast<size_t>(kx) + c];
   out.energy = sum[0] + charged_energy_;
-  // The virial Xi = -1/2 sum r (x) F; GROMACS adds -E_net/V of the net-charge correction to its diagonal.
+  // The virial Xi = -1/2 sum r (x) F; GROMACS adds -E_net/V of the net-charge correction to its diagonal
+  // (ewald_charge_correction: an energy per volume where the strain derivative would give -E_net/2; kept so
+  // that charged systems report GROMACS's pressure).
   const int idx[3][3] = {{1, 4, 5}, {4, 2, 6}, {5, 6, 3}};
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b)
@@ -256,7 +279,7 @@ void PmeCpu::gather(std::span<Vec3> f) const {
       const int gx = wrap_[0][first_[3 * i] + a + p];
       for (int b = 0; b < p; ++b) {
         const int gy = wrap_[1][first_[3 * i + 1] + b + p];
-        const double* row = grid_ + (static_cast<size_t>(gx) * n1 + gy) * n2;
+        const double* row = grid_.get() + (static_cast<size_t>(gx) * n1 + gy) * n2;
         for (int c = 0; c < p; ++c) {
           const double phi = row[wrap_[2][first_[3 * i + 2] + c + p]];
           fx += dx[a] * ty[b] * tz[c] * phi;

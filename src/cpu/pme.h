@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -35,13 +36,14 @@ class PmeCpu {
  public:
   // charge: per atom (e), fixed for the run; threads: OpenMP threads of the spread, solve and gather.
   PmeCpu(const MdParams& mdp, const Box& box, std::span<const double> charge, int threads);
-  ~PmeCpu();
   PmeCpu(const PmeCpu&) = delete;
   PmeCpu& operator=(const PmeCpu&) = delete;
 
   // Adds the reciprocal-space forces (kJ/mol/nm) to f; sets the energy and virial when want_energy. The
   // result does not depend on the thread count (every grid point and every atom is summed in one order).
-  void compute(std::span<const Vec3> x, bool want_energy, std::span<Vec3> f, PmeEnergies& out);
+  // Throws RuntimeError naming `step` and the atom when a position is not finite.
+  void compute(std::span<const Vec3> x, bool want_energy, std::span<Vec3> f, PmeEnergies& out,
+               int64_t step = -1);
 
   const std::array<int, 3>& grid() const { return n_; }
   double beta() const { return beta_; }
@@ -49,7 +51,7 @@ class PmeCpu {
   double charged_system_energy() const { return charged_energy_; }
 
  private:
-  void spread(std::span<const Vec3> x);
+  void spread(std::span<const Vec3> x, int64_t step);
   void solve(bool want_energy, PmeEnergies& out);
   void gather(std::span<Vec3> f) const;
 
@@ -67,10 +69,16 @@ class PmeCpu {
   std::vector<int> first_;      // 3 per atom
   std::vector<double> theta_;   // 3 * order per atom
   std::vector<double> dtheta_;  // 3 * order per atom
-  double* grid_ = nullptr;      // real grid, n0 n1 n2 (FFTW-aligned)
-  void* spectrum_ = nullptr;    // fftw_complex, n0 n1 (n2 / 2 + 1)
-  void* forward_ = nullptr;     // fftw_plan r2c
-  void* backward_ = nullptr;    // fftw_plan c2r
+  struct FftwFree {
+    void operator()(void* p) const;
+  };
+  struct FftwDestroyPlan {
+    void operator()(void* p) const;
+  };
+  std::unique_ptr<double, FftwFree> grid_;           // real grid, n0 n1 n2 (FFTW-aligned)
+  std::unique_ptr<void, FftwFree> spectrum_;         // fftw_complex, n0 n1 (n2 / 2 + 1)
+  std::unique_ptr<void, FftwDestroyPlan> forward_;   // fftw_plan r2c
+  std::unique_ptr<void, FftwDestroyPlan> backward_;  // fftw_plan c2r
 };
 
 }  // namespace halomd

@@ -1246,10 +1246,22 @@ class CudaDdExecutor::Impl {
   int64_t skipped_all = 0;  // halo rows the last search skipped, over all domains, as of the last save
 };
 
+namespace {
+
+// GPU domains have no PME (engine/backends.cpp refuses it with the .mdp line; this guards other callers).
+const ExecutorConfig& without_pme(const ExecutorConfig& config) {
+  if (config.mdp->coulombtype == CoulombType::Pme)
+    throw InputError("", 0,
+                     "coulombtype = PME: GPU domains have reaction-field and cut-off electrostatics only");
+  return config;
+}
+
+}  // namespace
+
 CudaDdExecutor::CudaDdExecutor(const ExecutorConfig& config,
                                std::unique_ptr<comm::GpuHaloTransport> transport,
                                const domdec::DdGrid& requested)
-    : impl_(std::make_unique<Impl>(config, std::move(transport), requested)) {}
+    : impl_(std::make_unique<Impl>(without_pme(config), std::move(transport), requested)) {}
 CudaDdExecutor::~CudaDdExecutor() = default;
 
 void CudaDdExecutor::load(const MdState& s) {

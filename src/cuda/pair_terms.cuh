@@ -108,6 +108,10 @@ __device__ inline void add_ewald_exclusion(const float4& xi, const float4& xj, c
   dz -= len[2] * rintf(dz * inv_len[2]);
   const float r2 = dx * dx + dy * dy + dz * dz;
   if (!(r2 < rc2)) return;
+  if (r2 == 0.f) {  // two excluded atoms at one place: the limit of erf(beta r)/r, no force
+    if (kEnergy) sums[1] += -qq * kTwoOverSqrtPiF * beta;
+    return;
+  }
   const float rinv = rsqrtf(r2);
   const float rinv2 = rinv * rinv;
   const float br = beta * r2 * rinv;

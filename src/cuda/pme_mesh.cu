@@ -7,17 +7,20 @@ namespace {
 
 constexpr int kBlock = 128;
 
-// The atom's first grid point and weights per dimension, as PmeCpu::spread computes them.
-__device__ inline void atom_weights(const PmeMeshParams& p, int i, int* first, double (*theta)[kPmeMaxOrder],
+// The atom's first grid point and weights per dimension, as PmeCpu::spread computes them; false (and no
+// weights) for a position that is not finite.
+__device__ inline bool atom_weights(const PmeMeshParams& p, int i, int* first, double (*theta)[kPmeMaxOrder],
                                     double (*dtheta)[kPmeMaxOrder]) {
   for (int d = 0; d < 3; ++d) {
     const double s = p.x[d][i] / p.len[d];
     double u = p.nk[d] * (s - floor(s));
     if (u >= p.nk[d]) u -= p.nk[d];
+    if (!(u >= 0.0 && u < p.nk[d])) return false;
     const int k = static_cast<int>(u);
     first[d] = k - p.order + 1 + p.nk[d];  // non-negative: wrapped below with one modulo
     bspline_weights(u - k, p.order, theta[d], dtheta[d]);
   }
+  return true;
 }
 
 __global__ void pme_spread_kernel(PmeMeshParams p) {
@@ -27,7 +30,10 @@ __global__ void pme_spread_kernel(PmeMeshParams p) {
   if (q == 0.0) return;
   int first[3];
   double theta[3][kPmeMaxOrder], dtheta[3][kPmeMaxOrder];
-  atom_weights(p, i, first, theta, dtheta);
+  if (!atom_weights(p, i, first, theta, dtheta)) {
+    flag_error(p.st, p.st->step, i, kErrForce);  // the run stops naming the step and atom
+    return;
+  }
   for (int a = 0; a < p.order; ++a) {
     const int gx = (first[0] + a) % p.nk[0];
     for (int b = 0; b < p.order; ++b) {
@@ -62,7 +68,7 @@ __global__ void pme_solve_kernel(PmeMeshParams p, long long points) {
     } else {
       const double mx = (kx < (p.nk[0] + 1) / 2 ? kx : kx - p.nk[0]) / p.len[0];
       const double my = (ky < (p.nk[1] + 1) / 2 ? ky : ky - p.nk[1]) / p.len[1];
-      const double mz = (kz < (p.nk[2] + 1) / 2 ? kz : kz - p.nk[2]) / p.len[2];
+      const double mz = kz / p.len[2];  // the half spectrum, as PmeCpu::solve
       const double m2 = mx * mx + my * my + mz * mz;
       const double pi = 3.14159265358979323846;
       const double factor = pi * pi / (p.beta * p.beta);
@@ -98,7 +104,7 @@ __global__ void pme_gather_kernel(PmeMeshParams p) {
   if (q == 0.0) return;
   int first[3];
   double theta[3][kPmeMaxOrder], dtheta[3][kPmeMaxOrder];
-  atom_weights(p, i, first, theta, dtheta);
+  if (!atom_weights(p, i, first, theta, dtheta)) return;  // flagged by the spread
   double fx = 0, fy = 0, fz = 0;
   for (int a = 0; a < p.order; ++a) {
     const int gx = (first[0] + a) % p.nk[0];

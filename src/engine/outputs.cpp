@@ -1,6 +1,7 @@
 #include "engine/outputs.h"
 
 #include <filesystem>
+#include <fstream>
 
 #include "core/errors.h"
 #include "fmt/format.h"
@@ -36,6 +37,15 @@ RunOutputs::RunOutputs(const std::string& outdir, const io::Checkpoint* resume, 
   }
   const std::string epath = path("energy.csv");
   if (resume_here && resume && resume->energy_csv_bytes >= 0 && fs::exists(epath)) {
+    // Rows are appended under the existing header: it must have this version's columns (coul_recip came
+    // later), checked before anything is cut.
+    std::ifstream existing(epath);
+    std::string header;
+    std::getline(existing, header);
+    if (header != kEnergyCsvHeader)
+      throw InputError(epath, 1,
+                       "has other columns than this halomd writes (" + std::string(kEnergyCsvHeader) +
+                           "): continue into a new folder (--cpi with another -o)");
     fs::resize_file(epath, static_cast<uintmax_t>(resume->energy_csv_bytes));
     energy_ = std::fopen(epath.c_str(), "ab");
     energy_bytes_ = resume->energy_csv_bytes;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "core/errors.h"
@@ -70,6 +71,17 @@ SimulationInputs load_inputs(const RunOptions& options) {
                          "Lennard-Jones particles: [ settles ], no bonded terms)");
 
   MdParams& p = in.mdp;
+  if (p.coulombtype == CoulombType::Pme) {
+    // grompp warns about this (an error without -maxwarn); halomd runs it with GROMACS's correction for a
+    // uniform neutralising background (cpu/pme.h), and says so.
+    double total = 0.0;
+    for (double q : in.top.charge) total += q;
+    if (std::fabs(total) > 1e-4)
+      std::fprintf(stderr,
+                   "halomd: warning: %s: the system has a net charge of %.6g e; with PME it is run against a "
+                   "uniform neutralising background (GROMACS's correction), which can give artefacts\n",
+                   options.top.c_str(), total);
+  }
   const int nconstr = 3 * static_cast<int>(in.top.settles.size());
   in.ndf = 3.0 * in.top.num_atoms() - nconstr - (p.comm_mode == CommMode::Linear ? 3.0 : 0.0);
   if (in.ndf <= 0) throw InputError(options.top, 0, "the system has no degrees of freedom");

@@ -82,7 +82,7 @@ constexpr const char* kOnlyNo =
     "orire simulated-tempering swapcoords adress density-guided-simulation-active qmmm-cp2k-active ";
 constexpr const char* kOnlyZero =
     "nstxout nstvout nstfout init-step nwall cos-acceleration deform electric-field-x electric-field-y "
-    "electric-field-z epsilon-surface ";
+    "electric-field-z ";
 constexpr const char* kOnlyEmpty =
     "freezegrps freezedim acc-grps accelerate imd-group energygrp-excl energygrp-table ";
 
@@ -114,6 +114,8 @@ class MdpReader {
   void default_only(const Entry& e, Only only) const;
   void register_options();
   void derive_pme();
+  std::string ewald_geometry_ = "3d";
+  double epsilon_surface_ = 0.0;
   // Registers an option under its name and old names (all count as one option for duplicates).
   void add(const std::vector<std::string>& keys, Handler h) {
     for (const std::string& k : keys) {
@@ -229,7 +231,9 @@ void MdpReader::register_options() {
   add({"fourier-nz"}, [this](const Entry& e) { p_.fourier_n[2] = integer(e); });
   add({"pme-order"}, [this](const Entry& e) { p_.pme_order = integer(e); });
   add({"ewald-rtol"}, [this](const Entry& e) { p_.ewald_rtol = real(e); });
-  add({"ewald-geometry"}, [this](const Entry& e) { choice(e, {"3d"}); });
+  // Only PME reads these (checked in derive_pme); GROMACS ignores them with reaction field and cut-off.
+  add({"ewald-geometry"}, [this](const Entry& e) { ewald_geometry_ = e.value; });
+  add({"epsilon-surface"}, [this](const Entry& e) { epsilon_surface_ = real(e); });
   // With the Verlet scheme reaction field always uses the potential shifted by c_rf, whichever modifier is
   // named; plain cut-off is shifted by 1/rc only with Potential-shift (GROMACS 2022, checked with gmx_d).
   add({"coulomb-modifier"}, [this](const Entry& e) {
@@ -384,6 +388,12 @@ void MdpReader::derive_pme() {
   MdParams& p = p_;
   if (p.pme_order < 3 || p.pme_order > 12)
     fail(line_of("pme-order"), "pme-order must be between 3 and 12, got " + std::to_string(p.pme_order));
+  if (normalize(ewald_geometry_) != "3d")
+    fail(line_of("ewald-geometry"),
+         "ewald-geometry = " + ewald_geometry_ + " is not supported with coulombtype = PME (supported: 3d)");
+  if (epsilon_surface_ != 0.0)
+    fail(line_of("epsilon-surface"), "epsilon-surface = " + num(epsilon_surface_) +
+                                         " is not supported with coulombtype = PME (supported: 0)");
   if (!(p.ewald_rtol > 0.0 && p.ewald_rtol < 1.0))
     fail(line_of("ewald-rtol"), "ewald-rtol must be between 0 and 1, got " + num(p.ewald_rtol));
   const char* keys[] = {"fourier-nx", "fourier-ny", "fourier-nz"};
