@@ -18,7 +18,7 @@
 // HALOMD_GPU_CLUSTER=1 and is measured by bench/gpu_single.sh, PAIR_LISTS="atom cluster".) Each run times three kernels: fixed-point atomics, float atomics, fixed point with warps that have no pair
 // within the cut-off skipping the arithmetic. bench/cluster_nb.sh builds it and runs the sweep:
 //   nvcc -O3 -std=c++20 -arch=sm_90 -I src -I bench bench/cluster_nb.cu build/test/libhalomd_cpu.a \
-//     build/test/libhalomd_io.a -lfmt -Xcompiler -fopenmp -o devbin/cluster_nb
+//     build/test/libhalomd_io.a -lfmt -lfftw3 -Xcompiler -fopenmp -o devbin/cluster_nb
 #include <cuda_runtime.h>
 
 #include <algorithm>

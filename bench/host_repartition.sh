@@ -26,7 +26,7 @@ else
   fi
   cmake --build "$build" --target halomd halomd_cpu halomd_comm halomd_domdec halomd_io -j "$jobs" > /dev/null
   g++ -O2 -std=c++20 -fopenmp -I src bench/dd_repartition_main.cpp "$build/libhalomd_cpu.a" \
-    "$build/libhalomd_comm.a" "$build/libhalomd_domdec.a" "$build/libhalomd_io.a" -lfmt -o "$work/dd_repartition"
+    "$build/libhalomd_comm.a" "$build/libhalomd_domdec.a" "$build/libhalomd_io.a" -lfmt -lfftw3 -o "$work/dd_repartition"
   mpicxx -O2 -o "$work/mpi_probe" bench/mpi_probe.cpp
   halomd=$build/halomd
 fi
