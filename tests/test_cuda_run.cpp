@@ -90,9 +90,9 @@ TEST(CudaRun, ContinuationIntoSameFolderIsBitwiseIdentical) {
   EXPECT_EQ(read_text(out + "/full/confout.gro"), read_text(out + "/part/confout.gro"));
 }
 
-// coulombtype = PME on one GPU: the same run twice and a continuation give the same bits (the charge grid is
-// summed in fixed point), regular steps stay one graph launch without host syncs, and a 2,000-step NVE run
-// keeps its energy.
+// coulombtype = PME on one GPU: the same run twice, a continuation and the mesh overlapping the pair kernel
+// (HALOMD_GPU_PME_OVERLAP=1) give the same bits (the charge grid is summed in fixed point), regular steps
+// stay one graph launch without host syncs, and a 2,000-step NVE run keeps its energy.
 TEST(CudaRun, PmeRunsAreBitwiseRepeatableAndConserveEnergy) {
   SKIP_WITHOUT_GPU();
   const std::string out = make_temp_dir("cuda_pme");
@@ -107,9 +107,15 @@ TEST(CudaRun, PmeRunsAreBitwiseRepeatableAndConserveEnergy) {
                        kCuda + " --cpi " + out + "/part/state.cpt", &log),
             0)
       << log;
+  // The mesh on its own stream beside the pair kernel: the same kernels in the same dependency order.
+  ASSERT_EQ(run_halomd_under("HALOMD_GPU_PME_OVERLAP=1 ", "spce_1k5", "vrescale.mdp", set, out + "/overlap",
+                             kCuda, &log),
+            0)
+      << log;
   for (const char* f : {"energy.csv", "traj.xtc", "confout.gro"}) {
     EXPECT_EQ(read_text(out + "/a/" + f), read_text(out + "/b/" + f)) << f;
     EXPECT_EQ(read_text(out + "/a/" + f), read_text(out + "/part/" + f)) << f;
+    EXPECT_EQ(read_text(out + "/a/" + f), read_text(out + "/overlap/" + f)) << f;
   }
   auto e = read_csv(out + "/a/energy.csv");
   ASSERT_FALSE(e["coul_recip"].empty());

@@ -55,11 +55,26 @@ class CudaExecutor::Impl {
           "HALOMD_GPU_CLUSTER=1 (the cluster-pair kernels) has no PME: unset it for coulombtype = PME");
     if (cluster) setup_cluster(prop.multiProcessorCount);
     pme.setup(*cfg.mdp, cfg.box, *cfg.top, calls);
+    // HALOMD_GPU_PME_OVERLAP=1: the mesh (which needs x(n) only) on a second stream beside the pair kernel;
+    // the gather waits for both. Off until measured (bench/NOTES.md, twenty-first session).
+    pme_overlap = pme.active() && env_int("HALOMD_GPU_PME_OVERLAP", 0) != 0;
+    if (pme_overlap) {
+      HALOMD_CUDA_CHECK(cudaStreamCreateWithFlags(&pme_stream, cudaStreamNonBlocking));
+      HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&pme_fork, cudaEventDisableTiming));
+      HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&pme_join, cudaEventDisableTiming));
+    }
     hx.allocate(3 * static_cast<size_t>(ds.n), "positions (host staging)");
     hv.allocate(3 * static_cast<size_t>(ds.n), "velocities (host staging)");
     hst.allocate(1, "step state (host staging)");
     timing.create(every_step_timed ? 1024 : 64);
   }
+  ~Impl() {
+    if (pme_fork) (void)cudaEventDestroy(pme_fork);
+    if (pme_join) (void)cudaEventDestroy(pme_join);
+    if (pme_stream) (void)cudaStreamDestroy(pme_stream);
+  }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
   // HALOMD_GPU_CLUSTER=1: the cluster-pair list (cuda/cluster_list.h) and its kernels instead of the
   // atom-pair list. The atoms' sorted order is then the list's slots (padding included), so the update
   // kernel reads forces from and writes positions to slot-sized buffers of its own.
@@ -136,12 +151,23 @@ class CudaExecutor::Impl {
     }
   }
   void enqueue_nonbonded(gpu::GpuCalls& c, bool energy) {
+    if (pme_overlap) {
+      c.fork(pme_stream, pme_fork);
+      const gpu::GpuCalls::Use on(c, pme_stream);
+      pme.enqueue_mesh(c, ds, energy);
+    }
     if (cluster)
       cuda::launch_cluster_nonbonded(c, cnb, energy);
     else
       cuda::launch_nonbonded(c, ds.nonbonded, energy);
     // coulombtype = PME: the mesh forces are added to the pair forces before the update reads them.
-    if (pme.active()) pme.enqueue(c, ds, energy);
+    if (pme.active()) {
+      if (pme_overlap)
+        c.join(pme_stream, pme_join);
+      else
+        pme.enqueue_mesh(c, ds, energy);
+      pme.enqueue_gather(c, ds);
+    }
   }
   // The regular step: its kernels read the step number and everything else that changes from device
   // memory, so the same graph serves every step until the pair list is reallocated.
@@ -185,6 +211,9 @@ class CudaExecutor::Impl {
   bool searched = false;
   bool cluster = false;
   cuda::PmeMesh pme;  // coulombtype = PME only
+  bool pme_overlap = false;
+  cudaStream_t pme_stream = nullptr;
+  cudaEvent_t pme_fork = nullptr, pme_join = nullptr;
   cuda::DeviceClusterList cl;
   cuda::ClusterNbParams cnb{};
   gpu::DeviceBuffer<float4> c_xq, c_f;

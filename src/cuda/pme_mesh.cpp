@@ -70,13 +70,19 @@ void PmeMesh::setup(const MdParams& mdp, const Box& box, const Topology& top, gp
   active_ = true;
 }
 
-void PmeMesh::enqueue(gpu::GpuCalls& calls, const DeviceSystem& ds, bool energy) {
+PmeMeshParams PmeMesh::params(const DeviceSystem& ds) const {
   PmeMeshParams p = p_;
   for (int d = 0; d < 3; ++d) p.x[d] = ds.x[d].get();
   p.sorted_of = ds.sorted_of.get();
   p.f = ds.nonbonded.f;
   p.st = ds.st.get();
+  return p;
+}
+
+void PmeMesh::enqueue_mesh(gpu::GpuCalls& calls, const DeviceSystem& ds, bool energy) {
+  const PmeMeshParams p = params(ds);
   launch_pme_spread(calls, p);
+  // The plans follow the calls' current stream (the side stream when the mesh overlaps the pair kernel).
   check_cufft(cufftSetStream(forward_, calls.stream()), "cufftSetStream");
   check_cufft(cufftExecD2Z(forward_, p.grid, reinterpret_cast<cufftDoubleComplex*>(p.spectrum)),
               "cufftExecD2Z");
@@ -84,7 +90,10 @@ void PmeMesh::enqueue(gpu::GpuCalls& calls, const DeviceSystem& ds, bool energy)
   check_cufft(cufftSetStream(backward_, calls.stream()), "cufftSetStream");
   check_cufft(cufftExecZ2D(backward_, reinterpret_cast<cufftDoubleComplex*>(p.spectrum), p.grid),
               "cufftExecZ2D");
-  launch_pme_gather(calls, p);
+}
+
+void PmeMesh::enqueue_gather(gpu::GpuCalls& calls, const DeviceSystem& ds) {
+  launch_pme_gather(calls, params(ds));
 }
 
 void PmeMesh::add_energies(const StepState& h, StepEnergies* e) const {

@@ -28,9 +28,11 @@ class PmeMesh {
   void setup(const MdParams& mdp, const Box& box, const Topology& top, gpu::GpuCalls& calls);
   bool active() const { return active_; }
   const std::array<int, 3>& grid() const { return nk_; }
-  // The mesh forces added to ds's non-bonded forces (sorted order); with energy, the sums to
-  // StepState::pme_acc, which the caller zeroes before an energy step.
-  void enqueue(gpu::GpuCalls& calls, const DeviceSystem& ds, bool energy);
+  // Spread, forward transform, solve (with energy, the sums to StepState::pme_acc, which the caller zeroes
+  // before an energy step) and back transform: reads x(n) only, so it may run beside the pair kernel.
+  void enqueue_mesh(gpu::GpuCalls& calls, const DeviceSystem& ds, bool energy);
+  // The mesh forces added to ds's non-bonded forces (sorted order): after the pair kernel and enqueue_mesh.
+  void enqueue_gather(gpu::GpuCalls& calls, const DeviceSystem& ds);
   // Coul. recip. and the mesh's virial from an energy step's state (h.pme_acc), with the net-charge
   // correction, into e.
   void add_energies(const StepState& h, StepEnergies* e) const;
@@ -38,6 +40,8 @@ class PmeMesh {
  private:
   bool active_ = false;
   std::array<int, 3> nk_{};
+  PmeMeshParams params(const DeviceSystem& ds) const;
+
   PmeMeshParams p_;
   double charged_energy_ = 0.0;
   gpu::DeviceBuffer<double> q_, moduli_[3], grid_;
