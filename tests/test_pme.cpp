@@ -4,6 +4,7 @@
 // run against GROMACS's mean and drift; thread count and continuation leave every bit unchanged; domains
 // follow the single-domain run; GPU domains refuse PME clearly (one GPU runs it: test_cuda_executor,
 // test_cuda_run).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -76,6 +77,8 @@ TEST(Pme, Step0EnergiesAndPressureMatchGromacs) {
     ASSERT_EQ(run_halomd(c.dir(), c.mdp(), {}, out + "/run", "--threads 2", &log), 0) << log;
     auto e = read_csv(out + "/run/energy.csv");
     ASSERT_EQ(e["step"].size(), 1u);
+    const std::string grid = fmt::format("\"pme_grid\": [{}, {}, {}]", c.grid[0], c.grid[1], c.grid[2]);
+    EXPECT_NE(read_text(out + "/run/run.json").find(grid), std::string::npos) << grid;
     const std::pair<const char*, double> terms[] = {{"lj_sr", c.lj_sr},
                                                     {"coulomb_sr", c.coulomb_sr},
                                                     {"coul_recip", c.coul_recip},

@@ -418,15 +418,12 @@ std::string CudaExecutor::report_json() const {
       "\"domains\": 1,\n  \"gpu\": \"{}\",\n  \"gpu_pair_list\": \"{}\",\n  \"gpu_lanes_per_atom\": {},\n"
       "  \"gpu_grid\": [{}, {}, {}],\n"
       "  \"gpu_list_entries_per_lane\": {},\n  \"gpu_list_entries_per_lane_max\": {},\n"
-      "  \"gpu_every_step_timed\": {},\n  \"pme_grid\": {},\n  {}",
+      "  \"gpu_every_step_timed\": {},\n  {}",
       // The atom-pair list's lanes and sizes; null where the cluster list replaces it.
       m.gpu_name, m.cluster ? "cluster" : "atom", m.cluster ? "null" : std::to_string(m.ds.tpa), sp.nc[0],
       sp.nc[1], sp.nc[2], m.cluster ? "null" : std::to_string(m.ds.cap_groups * cuda::kListGroup),
       m.cluster ? "null" : std::to_string(m.max_groups * cuda::kListGroup),
-      m.every_step_timed ? "true" : "false",
-      m.pme.active() ? fmt::format("[{}, {}, {}]", m.pme.grid()[0], m.pme.grid()[1], m.pme.grid()[2])
-                     : "null",
-      m.timing.json());
+      m.every_step_timed ? "true" : "false", m.timing.json());
 }
 
 }  // namespace halomd

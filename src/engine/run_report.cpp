@@ -1,8 +1,10 @@
 #include "engine/run_report.h"
 
+#include <array>
 #include <cstdio>
 #include <fstream>
 
+#include "cpu/pme.h"
 #include "fmt/format.h"
 
 namespace halomd {
@@ -64,6 +66,14 @@ void RunReport::finish(const RunSummary& s, const PhaseTimers& timers, const std
   json += fmt::format("  \"dt_ps\": {},\n  \"nstlist\": {},\n  \"rlist_nm\": {:.6f},\n", p.dt, p.nstlist,
                       p.rlist);
   json += fmt::format("  \"rlist_source\": \"{}\",\n", json_escape(inputs_.rlist_source));
+  const char* coulomb_names[] = {"Reaction-Field", "Cut-off", "PME"};
+  json += fmt::format("  \"coulombtype\": \"{}\",\n", coulomb_names[static_cast<int>(p.coulombtype)]);
+  if (p.coulombtype == CoulombType::Pme) {
+    const std::array<int, 3> g = pme_grid_size(inputs_.gro.box.len, p);
+    json += fmt::format("  \"pme_grid\": [{}, {}, {}],\n", g[0], g[1], g[2]);
+  } else {
+    json += "  \"pme_grid\": null,\n";
+  }
   json += fmt::format("  \"pairs_in_list\": {},\n  \"degrees_of_freedom\": {},\n", num_pairs, inputs_.ndf);
   json += fmt::format("  \"phases\": {{{}}},\n", phases);
   const int64_t n = c.regular_steps;
