@@ -66,6 +66,15 @@ void PmeMesh::setup(const MdParams& mdp, const Box& box, const Topology& top, gp
   if (back != CUFFT_SUCCESS) (void)cufftDestroy(forward_);
   check_cufft(back, "cufftPlan3d (Z2D)");
   plans_ = true;
+  // Each plan run once here, on the zeroed grid, so that cuFFT's lazy set-up happens outside any graph
+  // capture and its errors show at start.
+  check_cufft(cufftSetStream(forward_, calls.stream()), "cufftSetStream");
+  check_cufft(cufftSetStream(backward_, calls.stream()), "cufftSetStream");
+  calls.memset_async(grid_.get(), 0, grid_.bytes());
+  check_cufft(cufftExecD2Z(forward_, grid_.get(), reinterpret_cast<cufftDoubleComplex*>(spectrum_.get())),
+              "cufftExecD2Z");
+  check_cufft(cufftExecZ2D(backward_, reinterpret_cast<cufftDoubleComplex*>(spectrum_.get()), grid_.get()),
+              "cufftExecZ2D");
   calls.sync();
   active_ = true;
 }
