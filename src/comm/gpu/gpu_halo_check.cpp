@@ -49,11 +49,14 @@ std::string gpu_halo_check(GpuHaloTransport& transport, const domdec::DdGrid& gr
   std::vector<int> molecule(n);
   std::iota(molecule.begin(), molecule.end(), 0);
   std::vector<std::vector<Vec3>> x_ref;
-  // HALOMD_DD_DIRECT=1: direct pulses (domdec/halo_plan.h) where the grid allows them, as the runs take them.
-  const bool direct = env_int("HALOMD_DD_DIRECT", 0) != 0;
+  HaloTransport& host = transport.host();
+  // HALOMD_DD_DIRECT=1: direct pulses (domdec/halo_plan.h) where the grid allows them, as the runs take them;
+  // on every rank if any asks (a max, as the executors agree on it).
+  double direct_flag[1] = {env_int("HALOMD_DD_DIRECT", 0) != 0 ? 1.0 : 0.0};
+  host.max(direct_flag);
+  const bool direct = direct_flag[0] != 0.0;
   const domdec::DdPlan plan = domdec::build_plan(grid, box, x, molecule, rlist, &x_ref, direct);
 
-  HaloTransport& host = transport.host();
   host.set_grid(grid);
   const int me = host.rank();
   const domdec::DomainPlan& mine = plan.domains[me];

@@ -37,7 +37,9 @@
 //   the next exchange, waits for it: cuda_dd_executor.cpp enqueue_step; with 3 the interior rows beside the
 //   coordinate kernel are an ordinary kernel that ends by itself). A pulse is
 //   released only when all B blocks have packed it, and a block packs pulse k + 1 only after its own wait
-//   for pulse k, so every block of every PE's exchange kernel must be resident at the same time; other
+//   for pulse k (with independent pulses, ConfigDev::independent, every pack comes before any wait, and a
+//   pulse still needs all B blocks' packs), so every block of every PE's exchange kernel must be resident at
+//   the same time; other
 //   kernels (a big non-bonded kernel) end by themselves and free their SMs. This is an assumption about the
 //   hardware, not a guarantee: by registers an H200 holds 3 coordinate-kernel blocks of 256 threads per SM
 //   (66 registers), yet 4 PEs x 64 blocks under MPS deadlocked (signals never came) while 4 x 16 never did in
