@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 
+#include "io/trr.h"
 #include "io/xtc.h"
 #include "support/run_helpers.h"
 #include "support/test_support.h"
@@ -141,6 +142,34 @@ TEST(CudaRun, PmeRunsAreBitwiseRepeatableAndConserveEnergy) {
   const double drift = linear_slope(t, tot) / 8916.0;
   EXPECT_LT(std::fabs(drift), kGpuNveDriftPerAtom) << "drift " << drift << " kJ/mol/ps per atom";
   std::printf("GPU PME NVE drift %.3g kJ/mol/ps per atom\n", drift);
+}
+
+// traj.trr from one GPU: the frames of the CPU run, and at step 0 its forces within the GPU's float error.
+TEST(CudaRun, TrrFramesAndForcesMatchTheCpuRun) {
+  SKIP_WITHOUT_GPU();
+  const std::map<std::string, std::string> set = {
+      {"nsteps", "20"}, {"nstxout", "10"}, {"nstvout", "10"}, {"nstfout", "5"}, {"nstenergy", "10"}};
+  const std::string out = make_temp_dir("cuda_trr");
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", "nve.mdp", set, out + "/gpu", kCuda, &log), 0) << log;
+  ASSERT_EQ(run_halomd("spce_1k5", "nve.mdp", set, out + "/cpu", "", &log), 0) << log;
+  const std::vector<io::TrrFrame> g = io::read_trr(out + "/gpu/traj.trr"),
+                                  c = io::read_trr(out + "/cpu/traj.trr");
+  ASSERT_EQ(g.size(), c.size());
+  for (size_t k = 0; k < g.size(); ++k) {
+    EXPECT_EQ(g[k].step, c[k].step);
+    EXPECT_EQ(g[k].x.size(), c[k].x.size());
+    EXPECT_EQ(g[k].v.size(), c[k].v.size());
+    EXPECT_EQ(g[k].f.size(), c[k].f.size());
+  }
+  ASSERT_FALSE(g.empty());
+  ASSERT_FALSE(g[0].f.empty());
+  double f2 = 0.0, err2 = 0.0;
+  for (size_t i = 0; i < c[0].f.size(); ++i) {
+    f2 += norm2(c[0].f[i]);
+    err2 += norm2(g[0].f[i] - c[0].f[i]);
+  }
+  EXPECT_LT(std::sqrt(err2 / f2), kGpuForceRmsRel);
 }
 
 TEST(CudaRun, OverlappingAtomsStopAtStep0NamingTheAtom) {

@@ -58,18 +58,25 @@ TEST(MpiTransport, FourRanksGiveBitwiseTheFilesOfTheLocalTransport) {
 }
 
 // coulombtype = PME: every rank computes the mesh part from all positions, gathered as their owners' bits, so
-// 4 ranks write bitwise the files of 4 domains in one process.
+// 4 ranks write bitwise the files of 4 domains in one process, traj.trr's gathered forces included.
 TEST(MpiTransport, PmeOnFourRanksGivesBitwiseTheFilesOfTheLocalTransport) {
   SKIP_WITHOUT_MPI();
   const std::string out = make_temp_dir("mpi_pme");
   std::map<std::string, std::string> set = kVrescale;
   set["coulombtype"] = "PME";
+  // traj.trr too: x, v and the forces gathered from the ranks.
+  set["nstxout"] = "20";
+  set["nstvout"] = "30";
+  set["nstfout"] = "15";
   std::string log;
   ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", set, out + "/local", "--domains 4 --dd 2 2 1", &log), 0)
       << log;
   ASSERT_EQ(run_halomd_under(mpirun(4), "spce_1k5", "vrescale.mdp", set, out + "/mpi", "--dd 2 2 1", &log), 0)
       << log;
   expect_same_files(out + "/local", out + "/mpi");
+  const std::string trr = read_text(out + "/local/traj.trr");
+  EXPECT_FALSE(trr.empty());
+  EXPECT_EQ(trr, read_text(out + "/mpi/traj.trr"));
   auto e = read_csv(out + "/mpi/energy.csv");
   ASSERT_FALSE(e["coul_recip"].empty());
   EXPECT_GT(e["coul_recip"][0], 10.0);  // the mesh part is there

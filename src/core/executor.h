@@ -76,6 +76,13 @@ class Executor {
   virtual void save(MdState& state) = 0;
   // x at the start of the next step only (frames), on the rank that writes outputs.
   virtual void positions(std::vector<Vec3>& x) = 0;
+  // The forces at x(step) of the last step run (kJ/mol/nm, global atom order) on the rank that writes
+  // outputs (nstfout); collective where the executor has several processes. False where the executor
+  // cannot give them (the factory refuses nstfout there).
+  virtual bool last_forces(std::vector<Vec3>& f) {
+    (void)f;
+    return false;
+  }
   // True on the rank (process) that writes the output files.
   virtual bool writes_outputs() const { return true; }
   virtual std::string transport() const { return "none"; }

@@ -62,6 +62,10 @@ struct MdParams {
   int nstcalcenergy = 100;
   int nstenergy = 1000;
   int nstxout_compressed = 0;
+  int nstxout = 0;       // traj.trr: x every nstxout steps (0: never)
+  int nstvout = 0;       // traj.trr: v(step - dt/2) every nstvout steps
+  int nstfout = 0;       // traj.trr: the forces at x(step) every nstfout steps
+  int nstfout_line = 0;  // the .mdp line that set nstfout, for backend-dependent errors
   double compressed_x_precision = 1000.0;
   int nstlog = 1000;
   int64_t nstcheckpoint = 0;  // halomd option: steps between checkpoints; 0 = only at the end

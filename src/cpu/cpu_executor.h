@@ -20,6 +20,10 @@ class CpuExecutor final : public Executor {
   void step(const StepRequest& request, StepEnergies* energies) override;
   void save(MdState& state) override;
   void positions(std::vector<Vec3>& x) override { x = x_; }
+  bool last_forces(std::vector<Vec3>& f) override {
+    f = f_;  // the step's forces at x(step), as the update used them
+    return true;
+  }
   size_t num_pairs() const override { return list_.num_pairs(); }
 
  private:

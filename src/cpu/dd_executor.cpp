@@ -362,6 +362,17 @@ void DdExecutor::positions(std::vector<Vec3>& x) {
   for (const comm::AtomState& a : all) x[a.global] = a.x;
 }
 
+bool DdExecutor::last_forces(std::vector<Vec3>& f) {
+  // The home atoms' forces (after the force halo) gathered as atom states with the force in place of x.
+  std::vector<comm::AtomState> mine, all;
+  for (const DdDomain& d : dom_)
+    for (size_t i = 0; i < d.home.size(); ++i) mine.push_back({d.home[i], d.index, d.f[i], {}});
+  transport_->gather(mine, all);
+  f.assign(all.empty() ? 0 : top_.num_atoms(), Vec3{});
+  for (const comm::AtomState& a : all) f[a.global] = a.x;
+  return true;
+}
+
 std::string DdExecutor::report_json() const { return stats_.json(grid_, transport_->num_ranks()); }
 
 }  // namespace halomd

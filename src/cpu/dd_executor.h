@@ -29,6 +29,7 @@ class DdExecutor final : public Executor {
   void step(const StepRequest& request, StepEnergies* energies) override;
   void save(MdState& state) override;
   void positions(std::vector<Vec3>& x) override;
+  bool last_forces(std::vector<Vec3>& f) override;
   bool writes_outputs() const override { return transport_->rank() == 0; }
   std::string transport() const override { return transport_->name(); }
   size_t num_pairs() const override { return stats_.pairs(); }

@@ -25,9 +25,13 @@ class CudaExecutor final : public Executor {
   CallCounters counters() const override;
   std::string report_json() const override;
 
-  // For tests: the non-bonded forces (pairs and reaction-field exclusion correction) at the positions the
-  // last step started from, kJ/mol/nm, in the topology's atom order.
+  // The forces (pairs, exclusion corrections and PME's mesh) at the positions the last step started from,
+  // kJ/mol/nm, in the topology's atom order (tests, and traj.trr's nstfout).
   void forces(std::vector<Vec3>& f);
+  bool last_forces(std::vector<Vec3>& f) override {
+    forces(f);
+    return true;
+  }
 
  private:
   class Impl;

@@ -253,6 +253,11 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
                      "coulombtype = PME runs with --backend cpu (one domain or several) or on one GPU "
                      "(--backend cuda without domains); GPU domains have reaction-field and cut-off "
                      "electrostatics");
+  if (config.mdp->nstfout > 0 && options.backend == "cuda" && decomposed(options))
+    throw InputError(
+        options.mdp, config.mdp->nstfout_line,
+        "nstfout (forces in traj.trr) is written with --backend cpu or on one GPU; GPU domains do "
+        "not write forces: set nstfout = 0");
   if (options.backend == "cpu" && decomposed(options)) return make_dd_executor(options, config);
   if (options.backend == "cpu") return std::make_unique<CpuExecutor>(config);
   if (options.backend == "cuda") {

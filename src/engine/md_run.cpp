@@ -179,7 +179,8 @@ RunSummary run_md(const RunOptions& options) {
   std::unique_ptr<RunOutputs> out;
   if (writer)
     out = std::make_unique<RunOutputs>(options.outdir, resume ? &st : nullptr, resume_here,
-                                       mdp.nstxout_compressed > 0);
+                                       mdp.nstxout_compressed > 0,
+                                       mdp.nstxout > 0 || mdp.nstvout > 0 || mdp.nstfout > 0);
   RunReport report(options, in, natoms);
 
   const int64_t first = st.step;
@@ -194,6 +195,9 @@ RunSummary run_md(const RunOptions& options) {
   auto t_progress = t_start;
   MdState state;
   std::vector<Vec3> frame_x;
+  MdState trr_state;  // x(step) and v(step - dt/2) of a traj.trr frame
+  std::vector<Vec3> trr_x, trr_f;
+  auto every = [](int n, int64_t step) { return n > 0 && step % n == 0; };
 
   for (int64_t step = first; step <= last; ++step) {
     if (step == options.stop_at_step) throw RuntimeError(step, -1, "stopped by --stop-at-step (testing aid)");
@@ -205,6 +209,10 @@ RunSummary run_md(const RunOptions& options) {
     req.comm = mdp.comm_mode == CommMode::Linear && step % mdp.nstcomm == 0;
     const bool checkpoint_step = step > first && mdp.nstcheckpoint > 0 && step % mdp.nstcheckpoint == 0;
     const bool frame_step = mdp.nstxout_compressed > 0 && step % mdp.nstxout_compressed == 0;
+    // traj.trr at the steps GROMACS writes them (multiples of each interval; none added at the last step).
+    const bool trr_x_step = every(mdp.nstxout, step), trr_v_step = every(mdp.nstvout, step);
+    const bool trr_f_step = every(mdp.nstfout, step);
+    const bool output_step = frame_step || checkpoint_step || trr_x_step || trr_v_step || trr_f_step;
 
     timers.start(Phase::Output);
     if (checkpoint_step || step == last) exec->save(state);
@@ -222,6 +230,10 @@ RunSummary run_md(const RunOptions& options) {
       else
         exec->positions(frame_x);
     }
+    if (trr_v_step)
+      exec->save(trr_state);  // x and v
+    else if (trr_x_step)
+      exec->positions(trr_state.x);
     timers.stop();
     if (req.ns && step == first + mdp.nstlist) {
       t_steady = Clock::now();  // steady state: the first NS window is left out of ns/day
@@ -232,7 +244,7 @@ RunSummary run_md(const RunOptions& options) {
     const auto t_step = Clock::now();
     StepEnergies se;
     exec->step(req, req.energy ? &se : nullptr);
-    counted.add(req.ns, req.energy || frame_step || checkpoint_step, before, exec->counters(),
+    counted.add(req.ns, req.energy || output_step, before, exec->counters(),
                 std::chrono::duration<double>(Clock::now() - t_step).count());
 
     timers.start(Phase::Output);
@@ -244,6 +256,15 @@ RunSummary run_md(const RunOptions& options) {
     if (frame_step && writer)
       out->write_frame(step, st.tinit + step * mdp.dt, box, molecules_in_box(top, box, frame_x),
                        mdp.compressed_x_precision);
+    if (trr_x_step || trr_v_step || trr_f_step) {
+      if (trr_f_step && !exec->last_forces(trr_f))
+        throw RuntimeError(step, -1, "internal error: this executor does not give its forces (nstfout)");
+      if (writer) {
+        if (trr_x_step) trr_x = molecules_in_box(top, box, trr_state.x);  // as traj.xtc shows them
+        out->write_trr(step, st.tinit + step * mdp.dt, box, trr_x_step ? &trr_x : nullptr,
+                       trr_v_step ? &trr_state.v : nullptr, trr_f_step ? &trr_f : nullptr);
+      }
+    }
     timers.stop();
 
     if (tty && std::chrono::duration<double>(Clock::now() - t_progress).count() > 1.0) {

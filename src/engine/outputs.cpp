@@ -11,7 +11,8 @@ namespace fs = std::filesystem;
 namespace halomd {
 namespace {
 
-const char* const kResultFiles[] = {"energy.csv", "traj.xtc", "confout.gro", "state.cpt", "run.json"};
+const char* const kResultFiles[] = {"energy.csv",  "traj.xtc",  "traj.trr",
+                                    "confout.gro", "state.cpt", "run.json"};
 
 }  // namespace
 
@@ -23,7 +24,7 @@ bool is_inside_dir(const std::string& path, const std::string& dir) {
 }
 
 RunOutputs::RunOutputs(const std::string& outdir, const io::Checkpoint* resume, bool resume_here,
-                       bool write_xtc)
+                       bool write_xtc, bool write_trr)
     : outdir_(outdir) {
   std::error_code ec;
   fs::create_directories(outdir, ec);
@@ -59,6 +60,10 @@ RunOutputs::RunOutputs(const std::string& outdir, const io::Checkpoint* resume, 
     const bool append = resume_here && resume && resume->xtc_bytes >= 0 && fs::exists(path("traj.xtc"));
     xtc_ = std::make_unique<io::XtcWriter>(path("traj.xtc"), append ? resume->xtc_bytes : -1);
   }
+  if (write_trr) {
+    const bool append = resume_here && resume && resume->trr_bytes >= 0 && fs::exists(path("traj.trr"));
+    trr_ = std::make_unique<io::TrrWriter>(path("traj.trr"), append ? resume->trr_bytes : -1);
+  }
 }
 
 RunOutputs::~RunOutputs() {
@@ -80,9 +85,15 @@ void RunOutputs::write_frame(int64_t step, double time_ps, const Box& box, const
   if (xtc_) xtc_->write_frame(step, time_ps, box, x, precision);
 }
 
+void RunOutputs::write_trr(int64_t step, double time_ps, const Box& box, const std::vector<Vec3>* x,
+                           const std::vector<Vec3>* v, const std::vector<Vec3>* f) {
+  if (trr_) trr_->write_frame(step, time_ps, box, x, v, f);
+}
+
 void RunOutputs::write_checkpoint(io::Checkpoint& cpt) {
   cpt.energy_csv_bytes = energy_bytes_;
   cpt.xtc_bytes = xtc_ ? xtc_->size_bytes() : -1;
+  cpt.trr_bytes = trr_ ? trr_->size_bytes() : -1;
   io::write_checkpoint(path("state.cpt"), cpt);
 }
 

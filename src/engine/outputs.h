@@ -1,4 +1,5 @@
-// The files a run writes into its output folder: energy.csv, traj.xtc, confout.gro, state.cpt, run.json.
+// The files a run writes into its output folder: energy.csv, traj.xtc, traj.trr, confout.gro, state.cpt,
+// run.json.
 #pragma once
 
 #include <cstdio>
@@ -8,6 +9,7 @@
 #include "engine/energies.h"
 #include "io/checkpoint.h"
 #include "io/gro.h"
+#include "io/trr.h"
 #include "io/xtc.h"
 
 namespace halomd {
@@ -16,7 +18,8 @@ class RunOutputs {
  public:
   // Creates outdir, or refuses one that already holds results unless `resume` names a checkpoint inside it:
   // then energy.csv and traj.xtc are truncated to the sizes the checkpoint recorded and appended to.
-  RunOutputs(const std::string& outdir, const io::Checkpoint* resume, bool resume_here, bool write_xtc);
+  RunOutputs(const std::string& outdir, const io::Checkpoint* resume, bool resume_here, bool write_xtc,
+             bool write_trr = false);
   ~RunOutputs();
   RunOutputs(const RunOutputs&) = delete;
   RunOutputs& operator=(const RunOutputs&) = delete;
@@ -24,6 +27,9 @@ class RunOutputs {
   void write_energy(const EnergyRow& row);  // flushed at once
   void write_frame(int64_t step, double time_ps, const Box& box, const std::vector<Vec3>& x,
                    double precision);
+  // A traj.trr frame with whichever of x, v and f are given (null: not at this step).
+  void write_trr(int64_t step, double time_ps, const Box& box, const std::vector<Vec3>* x,
+                 const std::vector<Vec3>* v, const std::vector<Vec3>* f);
   void write_checkpoint(io::Checkpoint& cpt);  // fills in the file sizes
   void write_confout(const io::GroFile& gro);
   std::string path(const std::string& name) const { return outdir_ + "/" + name; }
@@ -33,6 +39,7 @@ class RunOutputs {
   std::FILE* energy_ = nullptr;
   int64_t energy_bytes_ = 0;
   std::unique_ptr<io::XtcWriter> xtc_;
+  std::unique_ptr<io::TrrWriter> trr_;
 };
 
 // True when `path` lies inside `dir` (after resolving both).

@@ -12,7 +12,8 @@ namespace halomd::io {
 namespace {
 
 constexpr char kMagic[8] = {'H', 'A', 'L', 'O', 'M', 'D', 'C', 'P'};
-constexpr uint32_t kVersion = 1;
+// Version 2 added trr_bytes (after atoms_hash); version 1 files are still read.
+constexpr uint32_t kVersion = 2;
 
 // FNV-1a over the payload: catches truncation and corruption.
 uint64_t fnv1a(const std::string& data) {
@@ -91,6 +92,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
   w.put(c.energy_csv_bytes);
   w.put(c.xtc_bytes);
   w.put(c.atoms_hash);
+  w.put(c.trr_bytes);
   const uint64_t sum = fnv1a(w.buf_);
 
   const std::string tmp = path + ".tmp";
@@ -119,7 +121,8 @@ Checkpoint read_checkpoint(const std::string& path) {
     throw InputError(path, 0, "checkpoint is corrupted or truncated (checksum mismatch)");
 
   Reader r(payload, path);
-  if (r.get<uint32_t>() != kVersion) throw InputError(path, 0, "checkpoint version is not supported");
+  const uint32_t version = r.get<uint32_t>();
+  if (version != 1 && version != kVersion) throw InputError(path, 0, "checkpoint version is not supported");
   Checkpoint c;
   c.step = r.get<int64_t>();
   c.dt = r.get<double>();
@@ -137,6 +140,7 @@ Checkpoint read_checkpoint(const std::string& path) {
   c.energy_csv_bytes = r.get<int64_t>();
   c.xtc_bytes = r.get<int64_t>();
   c.atoms_hash = r.get<int64_t>();
+  if (version >= 2) c.trr_bytes = r.get<int64_t>();
   if (c.v.size() != c.x.size()) throw InputError(path, 0, "checkpoint has different numbers of x and v");
   return c;
 }

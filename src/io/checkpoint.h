@@ -27,6 +27,7 @@ struct Checkpoint {
   int64_t energy_csv_bytes = -1;
   int64_t xtc_bytes = -1;
   int64_t atoms_hash = 0;  // a hash of masses and charges, to refuse a checkpoint of another system
+  int64_t trr_bytes = -1;
 };
 
 // Written to path + ".tmp" and renamed, so an interrupted write never destroys the previous checkpoint.

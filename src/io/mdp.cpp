@@ -81,7 +81,7 @@ constexpr const char* kOnlyNo =
     "pcoupl free-energy implicit-solvent mts periodic-molecules qmmm annealing morse pull awh rotation disre "
     "orire simulated-tempering swapcoords adress density-guided-simulation-active qmmm-cp2k-active ";
 constexpr const char* kOnlyZero =
-    "nstxout nstvout nstfout init-step nwall cos-acceleration deform electric-field-x electric-field-y "
+    "init-step nwall cos-acceleration deform electric-field-x electric-field-y "
     "electric-field-z ";
 constexpr const char* kOnlyEmpty =
     "freezegrps freezedim acc-grps accelerate imd-group energygrp-excl energygrp-table ";
@@ -279,6 +279,12 @@ void MdpReader::register_options() {
   add({"constraints"}, [this](const Entry& e) { choice(e, {"none", "h-bonds", "all-bonds"}); });
   add({"nstcalcenergy"}, [this](const Entry& e) { p_.nstcalcenergy = integer(e); });
   add({"nstenergy"}, [this](const Entry& e) { p_.nstenergy = integer(e); });
+  add({"nstxout"}, [this](const Entry& e) { p_.nstxout = integer(e); });
+  add({"nstvout"}, [this](const Entry& e) { p_.nstvout = integer(e); });
+  add({"nstfout"}, [this](const Entry& e) {
+    p_.nstfout = integer(e);
+    p_.nstfout_line = e.line;
+  });
   add({"nstxout-compressed", "nstxtcout"}, [this](const Entry& e) { p_.nstxout_compressed = integer(e); });
   add({"compressed-x-precision", "xtc-precision"},
       [this](const Entry& e) { p_.compressed_x_precision = real(e); });
@@ -364,6 +370,9 @@ void MdpReader::derive() {
                                                        {"nstenergy", p.nstenergy},
                                                        {"nstlog", p.nstlog},
                                                        {"nstxout-compressed", p.nstxout_compressed},
+                                                       {"nstxout", p.nstxout},
+                                                       {"nstvout", p.nstvout},
+                                                       {"nstfout", p.nstfout},
                                                        {"nstcheckpoint", p.nstcheckpoint}};
   for (const auto& [key, value] : intervals)
     if (value < 0) fail(line_of(key), std::string(key) + " must not be negative (0 means never)");

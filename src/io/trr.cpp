@@ -1,0 +1,132 @@
+#include "io/trr.h"
+
+#include <bit>
+#include <fstream>
+#include <iterator>
+
+#include "core/errors.h"
+
+// Frame layout (XDR, big-endian 4-byte words; GROMACS's trnio): int magic 1993, the version string
+// "GMX_trn_file" (int length + 1, int length, the bytes padded to 4), int sizes of ir, e, box, vir, pres,
+// top, sym, x, v, f (bytes; 0 for what the frame lacks), int natoms, int step, int nre, real t, real lambda,
+// then box (9 reals), x, v, f (3 natoms reals each). A real is 4 bytes (float) or 8 (double): the box size
+// tells which.
+
+namespace halomd::io {
+namespace {
+
+constexpr int32_t kMagic = 1993;
+constexpr char kVersion[] = "GMX_trn_file";
+
+void put_word(std::vector<uint8_t>& out, uint32_t u) {
+  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<uint8_t>(u >> shift));
+}
+void put_int(std::vector<uint8_t>& out, int32_t v) { put_word(out, static_cast<uint32_t>(v)); }
+void put_real(std::vector<uint8_t>& out, double v) {
+  put_word(out, std::bit_cast<uint32_t>(static_cast<float>(v)));
+}
+
+// A cursor over a whole file's bytes that reads XDR words and reals of either precision.
+struct Cursor {
+  const std::vector<uint8_t>& bytes;
+  size_t at = 0;
+  uint64_t word(int size) {
+    if (bytes.size() - at < static_cast<size_t>(size)) throw std::out_of_range("cut short");
+    uint64_t u = 0;
+    for (int k = 0; k < size; ++k) u = (u << 8) | bytes[at++];
+    return u;
+  }
+  int32_t get_int() { return static_cast<int32_t>(static_cast<uint32_t>(word(4))); }
+  double get_real(int size) {
+    return size == 8 ? std::bit_cast<double>(word(8)) : std::bit_cast<float>(static_cast<uint32_t>(word(4)));
+  }
+};
+
+}  // namespace
+
+void TrrWriter::write_frame(int64_t step, double time_ps, const Box& box, const std::vector<Vec3>* x,
+                            const std::vector<Vec3>* v, const std::vector<Vec3>* f) {
+  const std::vector<Vec3>* arrays[3] = {x, v, f};
+  size_t natoms = 0;
+  for (const std::vector<Vec3>* a : arrays)
+    if (a) natoms = a->size();
+  std::vector<uint8_t> out;
+  put_int(out, kMagic);
+  const int32_t len = static_cast<int32_t>(sizeof(kVersion) - 1);
+  put_int(out, len + 1);
+  put_int(out, len);
+  for (int k = 0; k < len; ++k) out.push_back(static_cast<uint8_t>(kVersion[k]));
+  out.resize(out.size() + (4 - len % 4) % 4, 0);
+  const int32_t vec_bytes = static_cast<int32_t>(3 * natoms * sizeof(float));
+  const int32_t sizes[] = {0,
+                           0,
+                           9 * static_cast<int32_t>(sizeof(float)),
+                           0,
+                           0,
+                           0,
+                           0,
+                           x ? vec_bytes : 0,
+                           v ? vec_bytes : 0,
+                           f ? vec_bytes : 0};
+  for (int32_t s : sizes) put_int(out, s);
+  put_int(out, static_cast<int32_t>(natoms));
+  put_int(out, static_cast<int32_t>(step));
+  put_int(out, 0);  // nre
+  put_real(out, time_ps);
+  put_real(out, 0.0);  // lambda
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) put_real(out, a == b ? box.len[a] : 0.0);
+  for (const std::vector<Vec3>* a : arrays)
+    if (a)
+      for (const Vec3& p : *a)
+        for (int d = 0; d < 3; ++d) put_real(out, p[d]);
+  file_.write(out, step);
+}
+
+std::vector<TrrFrame> read_trr(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "cannot open the .trr file");
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<TrrFrame> frames;
+  Cursor c{bytes};
+  while (c.at < bytes.size()) {
+    const std::string where = "frame " + std::to_string(frames.size());
+    try {
+      if (c.get_int() != kMagic) throw InputError(path, 0, where + ": not a .trr frame (magic number)");
+      c.get_int();
+      const int32_t len = c.get_int();
+      if (len < 0 || len > 64) throw InputError(path, 0, where + ": bad version string");
+      c.at += static_cast<size_t>(len + (4 - len % 4) % 4);
+      int32_t sizes[10];
+      for (int32_t& s : sizes) s = c.get_int();
+      const int32_t natoms = c.get_int();
+      TrrFrame fr;
+      fr.step = c.get_int();
+      c.get_int();  // nre
+      const int real = sizes[2] / 9;
+      if (real != 4 && real != 8)
+        throw InputError(path, 0, where + ": no box, or a box of unknown precision");
+      fr.time_ps = c.get_real(real);
+      c.get_real(real);  // lambda
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) {
+          const double value = c.get_real(real);
+          if (a == b) fr.box.len[a] = value;
+        }
+      std::vector<Vec3>* arrays[3] = {&fr.x, &fr.v, &fr.f};
+      for (int k = 0; k < 3; ++k) {
+        if (sizes[7 + k] == 0) continue;
+        if (sizes[7 + k] != 3 * natoms * real) throw InputError(path, 0, where + ": inconsistent array size");
+        arrays[k]->resize(natoms);
+        for (Vec3& p : *arrays[k])
+          for (int d = 0; d < 3; ++d) p[d] = c.get_real(real);
+      }
+      frames.push_back(std::move(fr));
+    } catch (const std::out_of_range&) {
+      throw InputError(path, 0, where + ": cut short (truncated file)");
+    }
+  }
+  return frames;
+}
+
+}  // namespace halomd::io
