@@ -32,6 +32,28 @@ TEST(Cli, BadMdpLineExits2NamingFileAndLine) {
   EXPECT_NE(log.find("coulombtype"), std::string::npos) << log;
 }
 
+// Group options naming the whole system under another name (the water box's SOL or Water, as GROMACS's
+// default groups have them) run as System does; a group that is not every atom exits 2 naming the line.
+TEST(Cli, GroupsOfEveryAtomRunAsSystemAndOthersAreRefused) {
+  const std::string dir = make_temp_dir("cli_groups");
+  const std::map<std::string, std::string> base = {{"nsteps", "20"}, {"nstenergy", "10"}, {"ld-seed", "3"}};
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", base, dir + "/system", "", &log), 0) << log;
+  for (const char* group : {"SOL", "Water", "sol"}) {
+    auto set = base;
+    set["tc-grps"] = group;
+    set["comm-grps"] = group;
+    ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", set, dir + "/" + group, "", &log), 0) << group << log;
+    EXPECT_EQ(read_text(dir + "/system/energy.csv"), read_text(dir + "/" + group + "/energy.csv")) << group;
+  }
+  auto set = base;
+  set["tc-grps"] = "Protein";
+  EXPECT_EQ(run_halomd("spce_1k5", "vrescale.mdp", set, dir + "/protein", "", &log), 2);
+  EXPECT_NE(log.find("protein.mdp:"), std::string::npos) << log;
+  EXPECT_NE(log.find("tc-grps = Protein: halomd runs one group holding every atom"), std::string::npos)
+      << log;
+}
+
 TEST(Cli, MissingIncludeAndMoleculeCountMismatchExit2) {
   const std::string dir = make_temp_dir("cli_top");
   write_file(dir + "/missing.top", "#include \"nowhere.itp\"\n");

@@ -284,21 +284,23 @@ TEST(Mdp, EveryRefusalNamesFileLineAndOption) {
       {"DispCorr = AllEnerPres\n",
        "1: DispCorr = AllEnerPres is not supported (supported: no, EnerPres, Ener)"},
       {"tcoupl = Berendsen\n", "1: tcoupl = Berendsen is not supported (supported: no, V-rescale)"},
+      {"nstfout = -1\n", "1: nstfout must not be negative (0 means never)"},
       {"tc-grps = Protein SOL\n",
-       "1: tc-grps = Protein SOL is not supported (supported: tc-grps = System, one group with one tau-t and "
-       "ref-t)"},
+       "1: tc-grps = Protein SOL is not supported (supported: tc-grps = one group holding every atom "
+       "(System, "
+       "or e.g. SOL or Water in a water box), with one tau-t and ref-t)"},
       {"tau-t = 0.1 0.1\n", "1: tau-t = 0.1 0.1: expected one value (one group: System)"},
       {"comm-mode = Angular\n", "1: comm-mode = Angular is not supported (supported: Linear, None)"},
-      {"comm-grps = Protein\n",
-       "1: comm-grps = Protein is not supported (supported: System, or leave it empty)"},
+      {"comm-grps = Protein SOL\n",
+       "1: comm-grps = Protein SOL is not supported (supported: one group holding every atom (System, or "
+       "e.g. "
+       "SOL or Water in a water box))"},
       {"pbc = xy\n", "1: pbc = xy is not supported (supported: xyz)"},
       {"constraints = h-angles\n",
        "1: constraints = h-angles is not supported (supported: none, h-bonds, all-bonds)"},
       {"gen-vel = maybe\n", "1: gen-vel = maybe is not supported (supported: no, yes)"},
       {"pcoupl = Parrinello-Rahman\n",
        "1: pcoupl = Parrinello-Rahman is not supported (halomd accepts only pcoupl = no)"},
-      {"nstxout = 100\n", "1: nstxout = 100 is not supported (halomd accepts only nstxout = 0)"},
-      {"nstvout = 5\n", "1: nstvout = 5 is not supported (halomd accepts only nstvout = 0)"},
       {"free-energy = yes\n", "1: free-energy = yes is not supported (halomd accepts only free-energy = no)"},
       {"implicit-solvent = GBSA\n",
        "1: implicit-solvent = GBSA is not supported (halomd accepts only implicit-solvent = no)"},
@@ -306,7 +308,9 @@ TEST(Mdp, EveryRefusalNamesFileLineAndOption) {
        "1: freezegrps = Protein is not supported (halomd accepts only an empty freezegrps)"},
       {"acc-grps = SOL\n", "1: acc-grps = SOL is not supported (halomd accepts only an empty acc-grps)"},
       {"energygrps = Protein SOL\n",
-       "1: energygrps = Protein SOL is not supported (supported: System, or leave it empty)"},
+       "1: energygrps = Protein SOL is not supported (supported: one group holding every atom (System, or "
+       "e.g. "
+       "SOL or Water in a water box))"},
       {"dt = abc\n", "1: dt = abc: expected a number"},
       {"nsteps = 1.5\n", "1: nsteps = 1.5: expected an integer"},
       {"just some words\n", "1: expected 'option = value', got 'just some words'"},
@@ -324,7 +328,9 @@ TEST(Mdp, EveryRefusalNamesFileLineAndOption) {
       {"tcoupl = V-rescale\ntc-grps = System\ntau-t = 0\nref-t = 300\n",
        "3: tau-t must be positive with tcoupl = V-rescale"},
       {"tcoupl = V-rescale\ntau-t = 0.1\nref-t = 300\n",
-       "1: tcoupl = V-rescale needs tc-grps (expected tc-grps = System and one tau-t and ref-t)"},
+       "1: tcoupl = V-rescale needs tc-grps (expected tc-grps = System, or another group of every atom, and "
+       "one "
+       "tau-t and ref-t)"},
       {"nstcalcenergy = 100\nnstenergy = 150\n",
        "2: nstenergy (150) must be a multiple of nstcalcenergy (100)"},
       {"nstcomm = -100\n", "1: nstcomm must not be negative (use comm-mode to choose the mode)"},

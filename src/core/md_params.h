@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace halomd {
 
@@ -12,6 +13,14 @@ enum class VdwModifier { PotentialShift, None };
 enum class DispCorr { No, EnerPres, Ener };
 enum class Tcoupl { No, VRescale };
 enum class CommMode { Linear, None };
+
+// A group option of the .mdp (tc-grps, comm-grps, energygrps, compressed-x-grps) naming one group, which
+// must hold every atom (checked against the topology when the run is set up: engine/setup.cpp).
+struct WholeSystemGroup {
+  std::string option;  // as GROMACS names it
+  std::string group;
+  int line = 0;
+};
 
 struct MdParams {
   // Preprocessor options for the .top, as GROMACS's define and include (-DNAME[=VALUE] ..., -Idir ...).
@@ -33,6 +42,7 @@ struct MdParams {
   double epsilon_rf = 0.0;  // 0 means infinity
   // Plain cut-off and PME (reaction field is always shifted in GROMACS's Verlet scheme).
   CoulombModifier coulomb_modifier = CoulombModifier::PotentialShift;
+  std::vector<WholeSystemGroup> groups;  // group options given (each one group: the whole system)
   int coulombtype_line = 0;  // the .mdp line that set coulombtype (0: default), for backend-dependent errors
   // PME (coulombtype = PME): smooth particle-mesh Ewald with GROMACS's grid choice and B-spline order.
   double fourier_spacing = 0.12;  // nm, the largest grid spacing when fourier_n leaves a dimension at 0

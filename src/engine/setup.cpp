@@ -1,6 +1,7 @@
 #include "engine/setup.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -54,6 +55,45 @@ std::vector<Vec3> molecules_in_box(const Topology& top, const Box& box, const st
   return out;
 }
 
+namespace {
+
+bool same_name(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(x) == std::tolower(y);
+         });
+}
+
+// Whether GROMACS's default index for this topology has a group `name` holding every atom: System; a
+// moleculetype or residue name that every atom has; Water when every residue is a water residue of
+// GROMACS's residuetypes.dat. (halomd couples, counts and writes one group: the whole system.)
+bool names_whole_system(const std::string& name, const Topology& top) {
+  if (same_name(name, "System")) return true;
+  const bool one_molecule_type = std::all_of(top.molecules.begin(), top.molecules.end(),
+                                             [&](const MoleculeBlock& b) { return same_name(b.name, name); });
+  if (!top.molecules.empty() && one_molecule_type) return true;
+  auto all_residues = [&top](auto pred) {
+    return !top.residue_name.empty() && std::all_of(top.residue_name.begin(), top.residue_name.end(), pred);
+  };
+  if (all_residues([&](const std::string& r) { return same_name(r, name); })) return true;
+  static const char* const kWater[] = {"SOL", "WAT", "HOH", "OHH", "TIP", "T3P", "T4P", "T5P", "T3H"};
+  return same_name(name, "Water") && all_residues([](const std::string& r) {
+           return std::any_of(std::begin(kWater), std::end(kWater),
+                              [&r](const char* w) { return same_name(r, w); });
+         });
+}
+
+void check_whole_system_groups(const MdParams& p, const Topology& top, const std::string& mdp_path) {
+  for (const WholeSystemGroup& g : p.groups)
+    if (!names_whole_system(g.group, top))
+      throw InputError(
+          mdp_path, g.line,
+          g.option + " = " + g.group +
+              ": halomd runs one group holding every atom (System, a molecule or residue name that "
+              "every atom has, or Water in a water box); this one is not the whole system");
+}
+
+}  // namespace
+
 SimulationInputs load_inputs(const RunOptions& options) {
   SimulationInputs in;
   in.mdp = io::read_mdp(options.mdp);
@@ -71,6 +111,7 @@ SimulationInputs load_inputs(const RunOptions& options) {
                          "Lennard-Jones particles: [ settles ], no bonded terms)");
 
   MdParams& p = in.mdp;
+  check_whole_system_groups(p, in.top, options.mdp);
   if (p.coulombtype == CoulombType::Pme) {
     // grompp warns about this (an error without -maxwarn); halomd runs it with GROMACS's correction for a
     // uniform neutralising background (cpu/pme.h), and says so.

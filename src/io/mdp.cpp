@@ -109,8 +109,8 @@ class MdpReader {
   // The value of an enum option among `names` (GROMACS spellings, compared normalised): its index.
   int choice(const Entry& e, const std::vector<std::string>& names) const;
   double single_real(const Entry& e) const;
-  // A group option: only System (the whole system) or empty.
-  void group(const Entry& e) const;
+  // A group option: one group, recorded for the check against the topology (it must hold every atom).
+  void group(const Entry& e);
   void default_only(const Entry& e, Only only) const;
   void register_options();
   void derive_pme();
@@ -178,8 +178,10 @@ double MdpReader::single_real(const Entry& e) const {
   return real(e);
 }
 
-void MdpReader::group(const Entry& e) const {
-  if (normalize(e.value) != "system") refuse(e, "supported: System, or leave it empty");
+void MdpReader::group(const Entry& e) {
+  if (words(e.value).size() != 1)
+    refuse(e, "supported: one group holding every atom (System, or e.g. SOL or Water in a water box)");
+  p_.groups.push_back({e.key, e.value, e.line});
 }
 
 void MdpReader::default_only(const Entry& e, Only only) const {
@@ -259,8 +261,11 @@ void MdpReader::register_options() {
     p_.tcoupl = choice(e, {"no", "V-rescale"}) == 0 ? Tcoupl::No : Tcoupl::VRescale;
   });
   add({"tc-grps"}, [this](const Entry& e) {
-    if (normalize(e.value) != "system")
-      refuse(e, "supported: tc-grps = System, one group with one tau-t and ref-t");
+    if (words(e.value).size() != 1)
+      refuse(e,
+             "supported: tc-grps = one group holding every atom (System, or e.g. SOL or Water in a water "
+             "box), with one tau-t and ref-t");
+    p_.groups.push_back({e.key, e.value, e.line});
   });
   add({"tau-t"}, [this](const Entry& e) { p_.tau_t = single_real(e); });
   add({"ref-t"}, [this](const Entry& e) { p_.ref_t = single_real(e); });
@@ -354,8 +359,9 @@ void MdpReader::derive() {
   if (p.tcoupl == Tcoupl::VRescale) {
     for (const char* key : {"tc-grps", "tau-t", "ref-t"})
       if (!given(key))
-        fail(line_of("tcoupl"), std::string("tcoupl = V-rescale needs ") + key +
-                                    " (expected tc-grps = System and one tau-t and ref-t)");
+        fail(line_of("tcoupl"),
+             std::string("tcoupl = V-rescale needs ") + key +
+                 " (expected tc-grps = System, or another group of every atom, and one tau-t and ref-t)");
     if (p.tau_t <= 0.0) fail(line_of("tau-t"), "tau-t must be positive with tcoupl = V-rescale");
   }
   if (p.ref_t < 0.0) fail(line_of("ref-t"), "ref-t must not be negative");
