@@ -164,12 +164,21 @@ TEST(CudaRun, TrrFramesAndForcesMatchTheCpuRun) {
   }
   ASSERT_FALSE(g.empty());
   ASSERT_FALSE(g[0].f.empty());
-  double f2 = 0.0, err2 = 0.0;
-  for (size_t i = 0; i < c[0].f.size(); ++i) {
-    f2 += norm2(c[0].f[i]);
-    err2 += norm2(g[0].f[i] - c[0].f[i]);
-  }
-  EXPECT_LT(std::sqrt(err2 / f2), kGpuForceRmsRel);
+  // Every force frame (step 0 runs kernel by kernel, steps 5 and 15 inside graphs), and x and v at step 0,
+  // against the CPU; after a few steps the trajectories part by the float forces (~1e-7 nm a step).
+  auto rel = [](const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
+    double ref = 0.0, err = 0.0;
+    for (size_t i = 0; i < b.size(); ++i) {
+      ref += norm2(b[i]);
+      err += norm2(a[i] - b[i]);
+    }
+    return std::sqrt(err / ref);
+  };
+  for (size_t k = 0; k < g.size(); ++k)
+    if (!g[k].f.empty()) EXPECT_LT(rel(g[k].f, c[k].f), 10 * kGpuForceRmsRel) << "step " << g[k].step;
+  EXPECT_LT(rel(g[0].f, c[0].f), kGpuForceRmsRel);
+  EXPECT_LT(rel(g[0].x, c[0].x), 1e-7);
+  EXPECT_LT(rel(g[0].v, c[0].v), 1e-7);
 }
 
 TEST(CudaRun, OverlappingAtomsStopAtStep0NamingTheAtom) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/box.h"
@@ -76,6 +77,14 @@ class Executor {
   virtual void save(MdState& state) = 0;
   // x at the start of the next step only (frames), on the rank that writes outputs.
   virtual void positions(std::vector<Vec3>& x) = 0;
+  // x and v (as save() gives them) for a trajectory frame, on the rank that writes outputs; unlike save(), it
+  // leaves the run's schedule as it is (GPU domains repartition after a save, not after a frame).
+  virtual void frame(std::vector<Vec3>& x, std::vector<Vec3>& v) {
+    MdState s;
+    save(s);
+    x = std::move(s.x);
+    v = std::move(s.v);
+  }
   // The forces at x(step) of the last step run (kJ/mol/nm, global atom order) on the rank that writes
   // outputs (nstfout); collective where the executor has several processes. False where the executor
   // cannot give them (the factory refuses nstfout there).

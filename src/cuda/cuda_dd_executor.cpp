@@ -1558,6 +1558,30 @@ void CudaDdExecutor::positions(std::vector<Vec3>& x) {
   for (const comm::AtomState& a : all) x[a.global] = a.x;
 }
 
+void CudaDdExecutor::frame(std::vector<Vec3>& x, std::vector<Vec3>& v) {
+  Impl& m = *impl_;
+  m.settle_speculation(false);
+  Vec3 vcm;
+  if (m.on_device) {
+    m.download_home(true);
+    const StepState& h = m.hst[0];
+    vcm = {h.vcm[0], h.vcm[1], h.vcm[2]};
+  }
+  std::vector<comm::AtomState> mine, all;
+  for (size_t i = 0; i < m.dom.home.size(); ++i) {
+    Vec3 vi = m.dom.v[i];
+    if (m.dom.mass[i] > 0.0) vi -= vcm;  // the last step's deferred COM removal, as save() applies it
+    mine.push_back({m.dom.home[i], m.dom.index, m.dom.x[i], vi});
+  }
+  m.host.gather(mine, all);
+  x.assign(all.empty() ? 0 : m.top.num_atoms(), Vec3{});
+  v.assign(x.size(), Vec3{});
+  for (const comm::AtomState& a : all) {
+    x[a.global] = a.x;
+    v[a.global] = a.v;
+  }
+}
+
 bool CudaDdExecutor::writes_outputs() const { return impl_->host.rank() == 0; }
 std::string CudaDdExecutor::transport() const { return impl_->transport->name(); }
 size_t CudaDdExecutor::num_pairs() const { return impl_->pairs; }

@@ -32,6 +32,7 @@ class CudaDdExecutor final : public Executor {
   void step(const StepRequest& request, StepEnergies* energies) override;
   void save(MdState& state) override;
   void positions(std::vector<Vec3>& x) override;
+  void frame(std::vector<Vec3>& x, std::vector<Vec3>& v) override;
   bool writes_outputs() const override;
   std::string transport() const override;
   size_t num_pairs() const override;

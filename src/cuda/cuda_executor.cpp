@@ -205,6 +205,8 @@ class CudaExecutor::Impl {
   cuda::DeviceSystem ds;
   cuda::GpuTiming timing;
   gpu::PinnedBuffer<double> hx, hv;  // x, y, z arrays one after the other
+  gpu::PinnedBuffer<float4> hf;      // forces() staging, sorted order
+  gpu::PinnedBuffer<int> h_atom_of;
   gpu::PinnedBuffer<StepState> hst;
   gpu::StepGraph graph, search_graph;
   bool every_step_timed = false;
@@ -379,10 +381,11 @@ void CudaExecutor::forces(std::vector<Vec3>& f) {
   Impl& m = *impl_;
   const size_t n = m.ds.n;
   const size_t rows = m.cluster ? static_cast<size_t>(m.cl.max_slots()) : n;  // sorted order's length
-  gpu::PinnedBuffer<float4> hf;
-  gpu::PinnedBuffer<int> atom_of;
-  hf.allocate(rows, "forces (host staging)");
-  atom_of.allocate(rows, "sorted order (host staging)");
+  // Kept for the run: freeing page-locked memory waits for the device, and nstfout asks at every frame.
+  gpu::PinnedBuffer<float4>& hf = m.hf;
+  gpu::PinnedBuffer<int>& atom_of = m.h_atom_of;
+  if (hf.size() < rows) hf.allocate(rows, "forces (host staging)");
+  if (atom_of.size() < rows) atom_of.allocate(rows, "sorted order (host staging)");
   m.calls.copy_async(hf.get(), m.ds.update.f, rows * sizeof(float4), cudaMemcpyDeviceToHost);
   m.calls.copy_async(atom_of.get(), m.cluster ? m.c_atom_of.get() : m.ds.atom_of.get(), rows * sizeof(int),
                      cudaMemcpyDeviceToHost);

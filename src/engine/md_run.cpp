@@ -231,7 +231,7 @@ RunSummary run_md(const RunOptions& options) {
         exec->positions(frame_x);
     }
     if (trr_v_step)
-      exec->save(trr_state);  // x and v
+      exec->frame(trr_state.x, trr_state.v);
     else if (trr_x_step)
       exec->positions(trr_state.x);
     timers.stop();

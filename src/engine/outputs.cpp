@@ -56,14 +56,35 @@ RunOutputs::RunOutputs(const std::string& outdir, const io::Checkpoint* resume, 
   }
   if (!energy_) throw InputError(epath, 0, "cannot open for writing");
   std::fflush(energy_);
-  if (write_xtc) {
-    const bool append = resume_here && resume && resume->xtc_bytes >= 0 && fs::exists(path("traj.xtc"));
-    xtc_ = std::make_unique<io::XtcWriter>(path("traj.xtc"), append ? resume->xtc_bytes : -1);
+  const int64_t xtc_keep = trajectory_bytes("traj.xtc", write_xtc, resume, resume_here,
+                                            resume ? resume->xtc_bytes : -1, &xtc_carried_);
+  if (write_xtc) xtc_ = std::make_unique<io::XtcWriter>(path("traj.xtc"), xtc_keep);
+  const int64_t trr_keep = trajectory_bytes("traj.trr", write_trr, resume, resume_here,
+                                            resume ? resume->trr_bytes : -1, &trr_carried_);
+  if (write_trr) trr_ = std::make_unique<io::TrrWriter>(path("traj.trr"), trr_keep);
+}
+
+int64_t RunOutputs::trajectory_bytes(const std::string& name, bool write, const io::Checkpoint* resume,
+                                     bool resume_here, int64_t recorded, int64_t* carried) {
+  *carried = -1;
+  const std::string file = path(name);
+  if (!resume_here || !resume || !fs::exists(file)) return -1;
+  if (recorded < 0) {
+    // The checkpoint was written without this file: it is not this run's to cut or to overwrite.
+    if (write)
+      throw InputError(file, 0,
+                       "exists, but the checkpoint records no size for it (written while the run had no such "
+                       "output): continue into a new folder (--cpi with another -o)");
+    return -1;
   }
-  if (write_trr) {
-    const bool append = resume_here && resume && resume->trr_bytes >= 0 && fs::exists(path("traj.trr"));
-    trr_ = std::make_unique<io::TrrWriter>(path("traj.trr"), append ? resume->trr_bytes : -1);
+  if (!write) {
+    // Not written from here on: cut back to the checkpoint's frames, and keep that size for the next one.
+    std::error_code ec;
+    if (static_cast<int64_t>(fs::file_size(file, ec)) > recorded) fs::resize_file(file, recorded, ec);
+    if (ec) throw InputError(file, 0, "cannot truncate to the checkpoint's frames: " + ec.message());
+    *carried = recorded;
   }
+  return recorded;
 }
 
 RunOutputs::~RunOutputs() {
@@ -92,8 +113,8 @@ void RunOutputs::write_trr(int64_t step, double time_ps, const Box& box, const s
 
 void RunOutputs::write_checkpoint(io::Checkpoint& cpt) {
   cpt.energy_csv_bytes = energy_bytes_;
-  cpt.xtc_bytes = xtc_ ? xtc_->size_bytes() : -1;
-  cpt.trr_bytes = trr_ ? trr_->size_bytes() : -1;
+  cpt.xtc_bytes = xtc_ ? xtc_->size_bytes() : xtc_carried_;
+  cpt.trr_bytes = trr_ ? trr_->size_bytes() : trr_carried_;
   io::write_checkpoint(path("state.cpt"), cpt);
 }
 

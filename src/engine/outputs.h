@@ -38,8 +38,14 @@ class RunOutputs {
   std::string outdir_;
   std::FILE* energy_ = nullptr;
   int64_t energy_bytes_ = 0;
+  // The keep_bytes of a trajectory file when continuing (-1: a new file), cutting back a file this run
+  // does not write; *carried: the size the next checkpoint records for a file not written (-1: none).
+  int64_t trajectory_bytes(const std::string& name, bool write, const io::Checkpoint* resume,
+                           bool resume_here, int64_t recorded, int64_t* carried);
+
   std::unique_ptr<io::XtcWriter> xtc_;
   std::unique_ptr<io::TrrWriter> trr_;
+  int64_t xtc_carried_ = -1, trr_carried_ = -1;
 };
 
 // True when `path` lies inside `dir` (after resolving both).

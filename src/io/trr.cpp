@@ -3,6 +3,7 @@
 #include <bit>
 #include <fstream>
 #include <iterator>
+#include <limits>
 
 #include "core/errors.h"
 
@@ -46,6 +47,8 @@ struct Cursor {
 
 void TrrWriter::write_frame(int64_t step, double time_ps, const Box& box, const std::vector<Vec3>* x,
                             const std::vector<Vec3>* v, const std::vector<Vec3>* f) {
+  if (step < std::numeric_limits<int32_t>::min() || step > std::numeric_limits<int32_t>::max())
+    throw RuntimeError(step, -1, "step does not fit in a TRR frame");
   const std::vector<Vec3>* arrays[3] = {x, v, f};
   size_t natoms = 0;
   for (const std::vector<Vec3>* a : arrays)
