@@ -81,6 +81,21 @@ StepRequest request(const MdParams& mdp, int64_t step, bool energy) {
   return r;
 }
 
+// The GPU's forces against the CPU double path's: RMS and worst atom relative to the RMS force.
+void expect_gpu_forces_match(const std::vector<Vec3>& fg, const std::vector<Vec3>& fc) {
+  ASSERT_EQ(fg.size(), fc.size());
+  double f2 = 0.0, err2 = 0.0, err_max = 0.0;
+  for (size_t i = 0; i < fc.size(); ++i) {
+    f2 += norm2(fc[i]);
+    const double e2 = norm2(fg[i] - fc[i]);
+    err2 += e2;
+    err_max = std::max(err_max, std::sqrt(e2));
+  }
+  const double f_rms = std::sqrt(f2 / fc.size()), err_rms = std::sqrt(err2 / fc.size());
+  EXPECT_LT(err_rms / f_rms, kGpuForceRmsRel) << "RMS force " << f_rms << ", RMS error " << err_rms;
+  EXPECT_LT(err_max / f_rms, kGpuForceMaxRel) << "RMS force " << f_rms << ", worst error " << err_max;
+}
+
 TEST(CudaExecutor, Step0EnergiesForcesAndFirstStepMatchCpuDoublePath) {
   if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
   System sys;
@@ -110,17 +125,7 @@ TEST(CudaExecutor, Step0EnergiesForcesAndFirstStepMatchCpuDoublePath) {
   NonbondedEnergies unused;
   nb.compute(list, sys.state.x, box, false, 0, fc, unused);
   gpu.forces(fg);
-  ASSERT_EQ(fg.size(), fc.size());
-  double f2 = 0.0, err2 = 0.0, err_max = 0.0;
-  for (size_t i = 0; i < fc.size(); ++i) {
-    f2 += norm2(fc[i]);
-    const double e2 = norm2(fg[i] - fc[i]);
-    err2 += e2;
-    err_max = std::max(err_max, std::sqrt(e2));
-  }
-  const double f_rms = std::sqrt(f2 / fc.size()), err_rms = std::sqrt(err2 / fc.size());
-  EXPECT_LT(err_rms / f_rms, kGpuForceRmsRel) << "RMS force " << f_rms << ", RMS error " << err_rms;
-  EXPECT_LT(err_max / f_rms, kGpuForceMaxRel) << "RMS force " << f_rms << ", worst error " << err_max;
+  expect_gpu_forces_match(fg, fc);
 
   MdState sc, sg;
   cpu.save(sc);
@@ -169,17 +174,7 @@ void expect_pme_matches_cpu(const std::string& system, const std::string& mdp) {
   PmeEnergies mesh_e;
   mesh.compute(sys.state.x, false, fc, mesh_e);
   gpu.forces(fg);
-  ASSERT_EQ(fg.size(), fc.size());
-  double f2 = 0.0, err2 = 0.0, err_max = 0.0;
-  for (size_t i = 0; i < fc.size(); ++i) {
-    f2 += norm2(fc[i]);
-    const double e2 = norm2(fg[i] - fc[i]);
-    err2 += e2;
-    err_max = std::max(err_max, std::sqrt(e2));
-  }
-  const double f_rms = std::sqrt(f2 / fc.size()), err_rms = std::sqrt(err2 / fc.size());
-  EXPECT_LT(err_rms / f_rms, kGpuForceRmsRel) << "RMS force " << f_rms << ", RMS error " << err_rms;
-  EXPECT_LT(err_max / f_rms, kGpuForceMaxRel) << "RMS force " << f_rms << ", worst error " << err_max;
+  expect_gpu_forces_match(fg, fc);
 
   MdState sc, sg;
   cpu.save(sc);

@@ -19,16 +19,6 @@ const std::map<std::string, std::string> kShort = {{"rlist", "1.0"},        {"ns
                                                    {"nstcheckpoint", "30"}, {"nstxout-compressed", "20"},
                                                    {"ld-seed", "11"},       {"gen-seed", "12"}};
 
-double max_position_difference(const std::string& cpt_a, const std::string& cpt_b) {
-  const io::Checkpoint a = io::read_checkpoint(cpt_a), b = io::read_checkpoint(cpt_b);
-  EXPECT_EQ(a.step, b.step);
-  EXPECT_EQ(a.x.size(), b.x.size());
-  double worst = 0.0;
-  for (size_t i = 0; i < a.x.size() && i < b.x.size(); ++i)
-    for (int d = 0; d < 3; ++d) worst = std::max(worst, std::fabs(a.x[i][d] - b.x[i][d]));
-  return worst;
-}
-
 TEST(DdRun, CheckpointContinuesBitwiseOnTheSameGridAndWithinToleranceOnOthers) {
   const std::string out = make_temp_dir("dd_restart");
   std::string log;
@@ -50,8 +40,8 @@ TEST(DdRun, CheckpointContinuesBitwiseOnTheSameGridAndWithinToleranceOnOthers) {
   ASSERT_EQ(run_halomd("spce_1k5", "nve.mdp", kShort, next, "--domains 8 --cpi " + cpt, &log), 0) << log;
   for (const char* f : {"energy.csv", "traj.xtc", "confout.gro", "state.cpt"})
     EXPECT_EQ(read_text(out + "/full/" + f), read_text(next + "/" + f)) << f;
-  EXPECT_LT(max_position_difference(out + "/full/state.cpt", out + "/on2/state.cpt"), kDdPositionTol);
-  EXPECT_LT(max_position_difference(out + "/full/state.cpt", out + "/on1/state.cpt"), kDdPositionTol);
+  EXPECT_LT(checkpoint_position_difference(out + "/full/state.cpt", out + "/on2/state.cpt"), kDdPositionTol);
+  EXPECT_LT(checkpoint_position_difference(out + "/full/state.cpt", out + "/on1/state.cpt"), kDdPositionTol);
 }
 
 TEST(DdRun, GridsThatCannotWorkExit2WithAClearMessage) {

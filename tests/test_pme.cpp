@@ -277,17 +277,7 @@ TEST(Pme, NveRunMatchesGromacsMeanAndDrift) {
   std::string log;
   ASSERT_EQ(run_halomd("spce_1k5", "../pme/nve.mdp", {}, out + "/run", "--threads 2", &log), 0) << log;
   auto e = read_csv(out + "/run/energy.csv");
-  ASSERT_EQ(e["step"].size(), static_cast<size_t>(ref.at("nve_steps")) + 1);
-  const double total_mean = mean(e["total"]);
-  EXPECT_LT(rel_diff(total_mean, ref.at("nve_total_mean")), kNveMeanRelTol)
-      << total_mean << " vs " << ref.at("nve_total_mean");
-  const std::vector<double> t(e["time_ps"].begin() + 10, e["time_ps"].end());
-  const std::vector<double> tot(e["total"].begin() + 10, e["total"].end());
-  const double drift = linear_slope(t, tot);
-  const double gmx_drift = ref.at("nve_total_drift_per_ps_from_step10");
-  const double allowed =
-      std::max(kDriftFactor * std::fabs(gmx_drift), kDriftRelPerPs * std::fabs(total_mean));
-  EXPECT_LT(std::fabs(drift), allowed) << "drift " << drift << " kJ/mol/ps, GROMACS " << gmx_drift;
+  expect_nve_like_gromacs(e, ref);
 }
 
 TEST(Pme, ThreadCountAndContinuationChangeNoBit) {
@@ -316,16 +306,6 @@ TEST(Pme, ThreadCountAndContinuationChangeNoBit) {
   // The mesh part is there: a run with reaction field gives other energies.
   auto e = read_csv(out + "/one/energy.csv");
   EXPECT_GT(e["coul_recip"][0], 10.0);
-}
-
-double max_position_difference(const std::string& cpt_a, const std::string& cpt_b) {
-  const io::Checkpoint a = io::read_checkpoint(cpt_a), b = io::read_checkpoint(cpt_b);
-  EXPECT_EQ(a.step, b.step);
-  EXPECT_EQ(a.x.size(), b.x.size());
-  double worst = 0.0;
-  for (size_t i = 0; i < a.x.size() && i < b.x.size(); ++i)
-    for (int d = 0; d < 3; ++d) worst = std::max(worst, std::fabs(a.x[i][d] - b.x[i][d]));
-  return worst;
 }
 
 // Domains compute the mesh part from all positions (every rank the whole of it): step-0 energies as one
@@ -357,7 +337,7 @@ TEST(Pme, DomainsFollowTheSingleDomainRun) {
       EXPECT_LT(rel_diff(dd["coul_recip"][k], one["coul_recip"][k]), kDdCsvEnergyRelTol) << "row " << k;
     for (const char* term : {"lj_sr", "coulomb_sr", "potential", "pressure"})
       EXPECT_LT(rel_diff(dd[term][0], one[term][0]), kDdCsvEnergyRelTol) << term;
-    EXPECT_LT(max_position_difference(out + "/one/state.cpt", dir + "/state.cpt"), kDdPositionTol);
+    EXPECT_LT(checkpoint_position_difference(out + "/one/state.cpt", dir + "/state.cpt"), kDdPositionTol);
   }
 }
 

@@ -47,19 +47,7 @@ TEST_P(WaterReference, NveRunMatchesGromacsMeanAndDrift) {
   std::string log;
   ASSERT_EQ(run_halomd(sys, "nve.mdp", {}, out + "/run", "--threads 2", &log), 0) << log;
   auto e = read_csv(out + "/run/energy.csv");
-  ASSERT_EQ(e["step"].size(), static_cast<size_t>(ref.at("nve_steps")) + 1);
-  const double total_mean = mean(e["total"]);
-  EXPECT_LT(rel_diff(total_mean, ref.at("nve_total_mean")), kNveMeanRelTol)
-      << total_mean << " vs " << ref.at("nve_total_mean");
-  // Drift from step 10 on: the first constraint step absorbs the rounding of the 3-decimal .gro (a jump
-  // GROMACS shows too, tests/data/README.md), which is no drift.
-  const std::vector<double> t(e["time_ps"].begin() + 10, e["time_ps"].end());
-  const std::vector<double> tot(e["total"].begin() + 10, e["total"].end());
-  const double drift = linear_slope(t, tot);
-  const double gmx_drift = ref.at("nve_total_drift_per_ps_from_step10");
-  const double allowed =
-      std::max(kDriftFactor * std::fabs(gmx_drift), kDriftRelPerPs * std::fabs(total_mean));
-  EXPECT_LT(std::fabs(drift), allowed) << "drift " << drift << " kJ/mol/ps, GROMACS " << gmx_drift;
+  expect_nve_like_gromacs(e, ref);
   // Without a thermostat the conserved energy is the total energy.
   for (size_t i = 0; i < e["total"].size(); ++i) ASSERT_EQ(e["total"][i], e["conserved"][i]);
 }

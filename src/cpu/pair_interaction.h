@@ -30,20 +30,27 @@ struct PairResult {
   double f_over_r = 0.0;  // |F|/r, kJ/mol/nm^2: the force on i is f_over_r * (x_i - x_j)
 };
 
+// The Lennard-Jones part of a pair with 1/r^2 = rinv2: its energy (potential-shifted by sh_six, sh_twelve)
+// into out.v_lj; returns its |F|/r.
+template <class Real>
+HALOMD_HOST_DEVICE inline Real pair_lj(const PairParams& p, Real rinv2, Real c6, Real c12, PairResult& out) {
+  const Real rinv6 = rinv2 * rinv2 * rinv2;
+  const Real vrep = c12 * rinv6 * rinv6;
+  const Real vdisp = c6 * rinv6;
+  out.v_lj = (vrep - c12 * Real(p.sh_twelve)) - (vdisp - c6 * Real(p.sh_six));
+  return (Real(12) * vrep - Real(6) * vdisp) * rinv2;
+}
+
 // A non-excluded pair at squared distance r2 < rc2; c6, c12 of the type pair, qq = q_i q_j.
 template <class Real>
 HALOMD_HOST_DEVICE inline void pair_lj_rf(const PairParams& p, Real r2, Real c6, Real c12, Real qq,
                                           PairResult& out) {
   const Real rinv2 = Real(1) / r2;
   const Real rinv = sqrt(rinv2);
-  const Real rinv6 = rinv2 * rinv2 * rinv2;
-  const Real vrep = c12 * rinv6 * rinv6;
-  const Real vdisp = c6 * rinv6;
-  out.v_lj = (vrep - c12 * Real(p.sh_twelve)) - (vdisp - c6 * Real(p.sh_six));
+  const Real f_lj = pair_lj(p, rinv2, c6, c12, out);
   const Real qq_eps = qq * Real(p.epsfac);
   out.v_coul = qq_eps * (rinv + Real(p.k_rf) * r2 - Real(p.c_rf));
-  out.f_over_r =
-      (Real(12) * vrep - Real(6) * vdisp) * rinv2 + qq_eps * (rinv * rinv2 - Real(2) * Real(p.k_rf));
+  out.f_over_r = f_lj + qq_eps * (rinv * rinv2 - Real(2) * Real(p.k_rf));
 }
 
 // An excluded pair within the cut-off: only the reaction-field correction qq f/eps_r (k_rf r^2 - c_rf),
@@ -66,16 +73,12 @@ HALOMD_HOST_DEVICE inline void pair_lj_ewald(const PairParams& p, Real r2, Real 
                                              PairResult& out) {
   const Real rinv2 = Real(1) / r2;
   const Real rinv = sqrt(rinv2);
-  const Real rinv6 = rinv2 * rinv2 * rinv2;
-  const Real vrep = c12 * rinv6 * rinv6;
-  const Real vdisp = c6 * rinv6;
-  out.v_lj = (vrep - c12 * Real(p.sh_twelve)) - (vdisp - c6 * Real(p.sh_six));
+  const Real f_lj = pair_lj(p, rinv2, c6, c12, out);
   const Real qq_eps = qq * Real(p.epsfac);
   const Real br = Real(p.ewald_beta) * r2 * rinv;
   const Real erfc_r = erfc(br) * rinv;
   out.v_coul = qq_eps * (erfc_r - Real(p.sh_ewald));
-  out.f_over_r = (Real(12) * vrep - Real(6) * vdisp) * rinv2 +
-                 qq_eps * (erfc_r + Real(kTwoOverSqrtPi) * Real(p.ewald_beta) * exp(-br * br)) * rinv2;
+  out.f_over_r = f_lj + qq_eps * (erfc_r + Real(kTwoOverSqrtPi) * Real(p.ewald_beta) * exp(-br * br)) * rinv2;
 }
 
 // An excluded pair within the cut-off under Ewald: the reciprocal part's interaction of the pair taken out

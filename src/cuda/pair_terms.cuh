@@ -69,13 +69,13 @@ __device__ __forceinline__ float lj_ewald_pair(float2 cc, float qq, float r2, bo
   return fscal;
 }
 
-// The reaction-field correction of an excluded pair (cpu/pair_interaction.h's pair_rf_exclusion) with i at
-// xi and j at xj (x y z, q sqrt(f/eps_r)), the minimum image in a box of edges len: nothing beyond the
-// cut-off; its force on i added to (fx, fy, fz) and, with kEnergy, its Coulomb energy and virial to sums.
-template <bool kEnergy>
-__device__ inline void add_rf_exclusion(const float4& xi, const float4& xj, const float* len,
-                                        const float* inv_len, float rc2, float k_rf, float c_rf, float& fx,
-                                        float& fy, float& fz, double* sums) {
+// An excluded pair's correction with i at xi and j at xj (x y z, q sqrt(f/eps_r)), the minimum image in a
+// box of edges len: nothing beyond the cut-off; `term(qq, r2, &v)` gives |F|/r and the Coulomb energy v. Its
+// force on i is added to (fx, fy, fz) and, with kEnergy, its energy and virial to sums.
+template <bool kEnergy, class Term>
+__device__ inline void add_exclusion(const float4& xi, const float4& xj, const float* len,
+                                     const float* inv_len, float rc2, Term term, float& fx, float& fy,
+                                     float& fz, double* sums) {
   const float qq = xi.w * xj.w;
   if (qq == 0.f) return;
   float dx = xi.x - xj.x, dy = xi.y - xj.y, dz = xi.z - xj.z;
@@ -84,46 +84,51 @@ __device__ inline void add_rf_exclusion(const float4& xi, const float4& xj, cons
   dz -= len[2] * rintf(dz * inv_len[2]);
   const float r2 = dx * dx + dy * dy + dz * dz;
   if (!(r2 < rc2)) return;
-  const float fscal = -2.f * qq * k_rf;
+  float v = 0.f;
+  const float fscal = term(qq, r2, &v);
   fx += fscal * dx;
   fy += fscal * dy;
   fz += fscal * dz;
   if (kEnergy) {
-    sums[1] += qq * (k_rf * r2 - c_rf);
+    sums[1] += v;
     add_pair_virial(sums, fscal, dx, dy, dz);
   }
 }
 
+// The reaction-field correction of an excluded pair (cpu/pair_interaction.h's pair_rf_exclusion).
+template <bool kEnergy>
+__device__ inline void add_rf_exclusion(const float4& xi, const float4& xj, const float* len,
+                                        const float* inv_len, float rc2, float k_rf, float c_rf, float& fx,
+                                        float& fy, float& fz, double* sums) {
+  add_exclusion<kEnergy>(
+      xi, xj, len, inv_len, rc2,
+      [k_rf, c_rf](float qq, float r2, float* v) {
+        *v = qq * (k_rf * r2 - c_rf);
+        return -2.f * qq * k_rf;
+      },
+      fx, fy, fz, sums);
+}
+
 // The Ewald correction of an excluded pair (cpu/pair_interaction.h's pair_ewald_exclusion): the mesh's
-// interaction of the pair taken out again, -qq erf(beta r)/r, within the cut-off only; as add_rf_exclusion.
+// interaction of the pair taken out again, -qq erf(beta r)/r.
 template <bool kEnergy>
 __device__ inline void add_ewald_exclusion(const float4& xi, const float4& xj, const float* len,
                                            const float* inv_len, float rc2, float beta, float& fx, float& fy,
                                            float& fz, double* sums) {
-  const float qq = xi.w * xj.w;
-  if (qq == 0.f) return;
-  float dx = xi.x - xj.x, dy = xi.y - xj.y, dz = xi.z - xj.z;
-  dx -= len[0] * rintf(dx * inv_len[0]);
-  dy -= len[1] * rintf(dy * inv_len[1]);
-  dz -= len[2] * rintf(dz * inv_len[2]);
-  const float r2 = dx * dx + dy * dy + dz * dz;
-  if (!(r2 < rc2)) return;
-  if (r2 == 0.f) {  // two excluded atoms at one place: the limit of erf(beta r)/r, no force
-    if (kEnergy) sums[1] += -qq * kTwoOverSqrtPiF * beta;
-    return;
-  }
-  const float rinv = rsqrtf(r2);
-  const float rinv2 = rinv * rinv;
-  const float br = beta * r2 * rinv;
-  const float erf_r = erff(br) * rinv;
-  const float fscal = -qq * (erf_r - kTwoOverSqrtPiF * beta * expf(-br * br)) * rinv2;
-  fx += fscal * dx;
-  fy += fscal * dy;
-  fz += fscal * dz;
-  if (kEnergy) {
-    sums[1] += -qq * erf_r;
-    add_pair_virial(sums, fscal, dx, dy, dz);
-  }
+  add_exclusion<kEnergy>(
+      xi, xj, len, inv_len, rc2,
+      [beta](float qq, float r2, float* v) {
+        if (r2 == 0.f) {  // two excluded atoms at one place: the limit of erf(beta r)/r, no force
+          *v = -qq * kTwoOverSqrtPiF * beta;
+          return 0.f;
+        }
+        const float rinv = rsqrtf(r2);
+        const float br = beta * r2 * rinv;
+        const float erf_r = erff(br) * rinv;
+        *v = -qq * erf_r;
+        return -qq * (erf_r - kTwoOverSqrtPiF * beta * expf(-br * br)) * (rinv * rinv);
+      },
+      fx, fy, fz, sums);
 }
 
 }  // namespace halomd::cuda

@@ -1,11 +1,16 @@
 #include "support/run_helpers.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
+#include "io/checkpoint.h"
 #include "support/test_support.h"
+#include "tolerances.h"
 
 namespace halomd::test {
 namespace {
@@ -77,6 +82,34 @@ double mean(const std::vector<double>& v) {
   double s = 0;
   for (double a : v) s += a;
   return v.empty() ? 0.0 : s / static_cast<double>(v.size());
+}
+
+double checkpoint_position_difference(const std::string& cpt_a, const std::string& cpt_b) {
+  const io::Checkpoint a = io::read_checkpoint(cpt_a), b = io::read_checkpoint(cpt_b);
+  EXPECT_EQ(a.step, b.step);
+  EXPECT_EQ(a.x.size(), b.x.size());
+  double worst = 0.0;
+  for (size_t i = 0; i < a.x.size() && i < b.x.size(); ++i)
+    for (int d = 0; d < 3; ++d) worst = std::max(worst, std::fabs(a.x[i][d] - b.x[i][d]));
+  return worst;
+}
+
+void expect_nve_like_gromacs(std::map<std::string, std::vector<double>>& e,
+                             const std::map<std::string, double>& ref) {
+  ASSERT_EQ(e["step"].size(), static_cast<size_t>(ref.at("nve_steps")) + 1);
+  const double total_mean = mean(e["total"]);
+  EXPECT_LT(std::fabs(total_mean - ref.at("nve_total_mean")) / std::fabs(ref.at("nve_total_mean")),
+            kNveMeanRelTol)
+      << total_mean << " vs " << ref.at("nve_total_mean");
+  // Drift from step 10 on: the first constraint step absorbs the rounding of the 3-decimal .gro (a jump
+  // GROMACS shows too, tests/data/README.md), which is no drift.
+  const std::vector<double> t(e["time_ps"].begin() + 10, e["time_ps"].end());
+  const std::vector<double> tot(e["total"].begin() + 10, e["total"].end());
+  const double drift = linear_slope(t, tot);
+  const double gmx_drift = ref.at("nve_total_drift_per_ps_from_step10");
+  const double allowed =
+      std::max(kDriftFactor * std::fabs(gmx_drift), kDriftRelPerPs * std::fabs(total_mean));
+  EXPECT_LT(std::fabs(drift), allowed) << "drift " << drift << " kJ/mol/ps, GROMACS " << gmx_drift;
 }
 
 }  // namespace halomd::test

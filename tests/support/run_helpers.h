@@ -21,6 +21,15 @@ int run_halomd_under(const std::string& launcher, const std::string& system, con
                      const std::map<std::string, std::string>& set, const std::string& outdir,
                      const std::string& extra_args = "", std::string* output = nullptr);
 
+// The largest position difference (nm, any component) between two checkpoints of the same step.
+double checkpoint_position_difference(const std::string& cpt_a, const std::string& cpt_b);
+
+// A water NVE run's energy.csv (e, one row per step) against GROMACS's reference (make_refdata.sh's keys
+// nve_steps, nve_total_mean, nve_total_drift_per_ps_from_step10): the same number of rows, the mean total
+// energy within kNveMeanRelTol, the drift from step 10 within kDriftFactor x GROMACS's or kDriftRelPerPs.
+void expect_nve_like_gromacs(std::map<std::string, std::vector<double>>& e,
+                             const std::map<std::string, double>& ref);
+
 // Slope of the least-squares line through (x, y).
 double linear_slope(const std::vector<double>& x, const std::vector<double>& y);
 double mean(const std::vector<double>& v);
