@@ -368,6 +368,10 @@ bool DdExecutor::last_forces(std::vector<Vec3>& f) {
   for (const DdDomain& d : dom_)
     for (size_t i = 0; i < d.home.size(); ++i) mine.push_back({d.home[i], d.index, d.f[i], {}});
   transport_->gather(mine, all);
+  if (!all.empty() && static_cast<int>(all.size()) != top_.num_atoms())
+    throw RuntimeError(
+        step_, -1,
+        "the domains hold " + std::to_string(all.size()) + " atoms, not " + std::to_string(top_.num_atoms()));
   f.assign(all.empty() ? 0 : top_.num_atoms(), Vec3{});
   for (const comm::AtomState& a : all) f[a.global] = a.x;
   return true;

@@ -1,5 +1,6 @@
 #include "io/trr.h"
 
+#include <algorithm>
 #include <bit>
 #include <fstream>
 #include <iterator>
@@ -10,8 +11,8 @@
 // Frame layout (XDR, big-endian 4-byte words; GROMACS's trnio): int magic 1993, the version string
 // "GMX_trn_file" (int length + 1, int length, the bytes padded to 4), int sizes of ir, e, box, vir, pres,
 // top, sym, x, v, f (bytes; 0 for what the frame lacks), int natoms, int step, int nre, real t, real lambda,
-// then box (9 reals), x, v, f (3 natoms reals each). A real is 4 bytes (float) or 8 (double): the box size
-// tells which.
+// then box (9 reals), virial and pressure (9 reals each, where present), x, v, f (3 natoms reals each). A
+// real is 4 bytes (float) or 8 (double): the sizes tell which.
 
 namespace halomd::io {
 namespace {
@@ -106,16 +107,21 @@ std::vector<TrrFrame> read_trr(const std::string& path) {
       TrrFrame fr;
       fr.step = c.get_int();
       c.get_int();  // nre
-      const int real = sizes[2] / 9;
-      if (real != 4 && real != 8)
-        throw InputError(path, 0, where + ": no box, or a box of unknown precision");
+      // The real's size from whichever block the frame has: the box (9 reals), or x, v, f (3 natoms).
+      int real = sizes[2] / 9;
+      for (int k = 7; k < 10 && sizes[2] == 0 && natoms > 0; ++k)
+        if (sizes[k] > 0) real = sizes[k] / (3 * natoms);
+      if (real != 4 && real != 8) throw InputError(path, 0, where + ": reals of unknown precision");
       fr.time_ps = c.get_real(real);
       c.get_real(real);  // lambda
-      for (int a = 0; a < 3; ++a)
-        for (int b = 0; b < 3; ++b) {
-          const double value = c.get_real(real);
-          if (a == b) fr.box.len[a] = value;
-        }
+      if (sizes[2] > 0)
+        for (int a = 0; a < 3; ++a)
+          for (int b = 0; b < 3; ++b) {
+            const double value = c.get_real(real);
+            if (a == b) fr.box.len[a] = value;
+          }
+      // The virial and pressure blocks (where present) are not used.
+      c.at += static_cast<size_t>(std::max(0, sizes[3])) + static_cast<size_t>(std::max(0, sizes[4]));
       std::vector<Vec3>* arrays[3] = {&fr.x, &fr.v, &fr.f};
       for (int k = 0; k < 3; ++k) {
         if (sizes[7 + k] == 0) continue;
