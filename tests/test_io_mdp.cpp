@@ -247,6 +247,18 @@ TEST(Mdp, ReadsPmeOptions) {
   EXPECT_DOUBLE_EQ(d.ewald_rtol, 1e-5);
 }
 
+// What grompp 2022 ignores as obsolete (older tutorials' ns_type = grid, optimize_fft = yes, ...) is
+// ignored here too, under either spelling; verlet-buffer-drift is verlet-buffer-tolerance's old name.
+TEST(Mdp, IgnoresWhatGromppIgnoresAsObsolete) {
+  const std::string dir = test::make_temp_dir("mdp_obsolete");
+  const MdParams p =
+      read_mdp(write_text(dir, "old.mdp",
+                          "ns_type = grid\noptimize_fft = yes\ndomain-decomposition = no\n"
+                          "rlistlong = 1.2\ngb_algorithm = Still\nsa-algorithm = Ace-approximation\n"
+                          "adress_type = off\nnstdihreout = 0\nverlet-buffer-drift = 0.003\n"));
+  EXPECT_DOUBLE_EQ(p.verlet_buffer_tolerance, 0.003);
+}
+
 // One refusal: the .mdp text and the message after "path:".
 struct Refusal {
   std::string text;

@@ -74,6 +74,16 @@ constexpr const char* kNoEffect =
     "userreal2 userreal3 userreal4 mts-levels mts-level2-forces mts-level2-factor annealing-npoints "
     "annealing-time annealing-temp qmmm-grps andersen-seed ";
 
+// Entries GROMACS 2022's grompp ignores as obsolete (readir.cpp), found in older .mdp files such as many
+// tutorials' (ns_type = grid): accepted and ignored, as there.
+constexpr const char* kObsolete =
+    "domain-decomposition dihre dihre-fc dihre-tau nstdihreout optimize-fft adress-type adress-const-wf "
+    "adress-ex-width adress-hy-width adress-ex-forcecap adress-interface-correction adress-site "
+    "adress-reference-coords adress-tf-grp-names adress-cg-grp-names adress-do-hybridpairs rlistlong "
+    "pull-print-com2 gb-algorithm nstgbradii rgbradii gb-epsilon-solvent gb-saltconc gb-obc-alpha "
+    "gb-obc-beta "
+    "gb-obc-gamma gb-dielectric-offset sa-algorithm sa-surface-tension ns-type ";
+
 // Options accepted only at their GROMACS default, which is what halomd does; anything else is refused by
 // name. Grouped by that default: no (or false), 0 (every number of the value), empty.
 enum class Only { No, Zero, Empty };
@@ -205,6 +215,7 @@ void MdpReader::default_only(const Entry& e, Only only) const {
 
 void MdpReader::register_options() {
   for (const std::string& k : words(kNoEffect)) add({k}, [](const Entry&) {});
+  for (const std::string& k : words(kObsolete)) add({k}, [](const Entry&) {});
   const std::pair<const char*, Only> only_default[] = {
       {kOnlyNo, Only::No}, {kOnlyZero, Only::Zero}, {kOnlyEmpty, Only::Empty}};
   for (const auto& [names, only] : only_default)
@@ -221,7 +232,8 @@ void MdpReader::register_options() {
     p_.rlist = real(e);
     p_.rlist_set = true;
   });
-  add({"verlet-buffer-tolerance"}, [this](const Entry& e) { p_.verlet_buffer_tolerance = real(e); });
+  add({"verlet-buffer-tolerance", "verlet-buffer-drift"},
+      [this](const Entry& e) { p_.verlet_buffer_tolerance = real(e); });
   add({"coulombtype"}, [this](const Entry& e) {
     const CoulombType types[] = {CoulombType::ReactionField, CoulombType::CutOff, CoulombType::Pme};
     p_.coulombtype = types[choice(e, {"Reaction-Field", "Cut-off", "PME"})];
