@@ -96,6 +96,35 @@ void expect_gpu_forces_match(const std::vector<Vec3>& fg, const std::vector<Vec3
   EXPECT_LT(err_max / f_rms, kGpuForceMaxRel) << "RMS force " << f_rms << ", worst error " << err_max;
 }
 
+// The CPU double path's forces at the state's x: the non-bonded forces from its own pair list, plus PME's
+// mesh part when the run has it.
+std::vector<Vec3> cpu_forces(const System& sys) {
+  const Box box = sys.in.gro.box;
+  PairList list;
+  build_pair_list(sys.state.x, box, sys.in.mdp.rlist, sys.in.top, 2, list);
+  NonbondedCpu nb(sys.in.top, sys.in.mdp, 2);
+  std::vector<Vec3> f(sys.state.x.size());
+  NonbondedEnergies unused;
+  nb.compute(list, sys.state.x, box, false, 0, f, unused);
+  if (sys.in.mdp.coulombtype == CoulombType::Pme) {
+    PmeCpu mesh(sys.in.mdp, box, sys.in.top.charge, 2);
+    PmeEnergies mesh_e;
+    mesh.compute(sys.state.x, false, f, mesh_e);
+  }
+  return f;
+}
+
+// After one step from the same state, the GPU's positions against the CPU's.
+void expect_first_step_positions_match(Executor& cpu, Executor& gpu) {
+  MdState sc, sg;
+  cpu.save(sc);
+  gpu.save(sg);
+  ASSERT_EQ(sg.step, 1);
+  double dx_max = 0.0;
+  for (size_t i = 0; i < sc.x.size(); ++i) dx_max = std::max(dx_max, std::sqrt(norm2(sg.x[i] - sc.x[i])));
+  EXPECT_LT(dx_max, kGpuStepPositionAbsTol);
+}
+
 TEST(CudaExecutor, Step0EnergiesForcesAndFirstStepMatchCpuDoublePath) {
   if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
   System sys;
@@ -117,23 +146,10 @@ TEST(CudaExecutor, Step0EnergiesForcesAndFirstStepMatchCpuDoublePath) {
         << "virial " << a << ": " << eg.virial.m[a][a] << " vs " << ec.virial.m[a][a];
 
   // Forces at x(0): the CPU reference's non-bonded forces from its own pair list.
-  const Box box = sys.in.gro.box;
-  PairList list;
-  build_pair_list(sys.state.x, box, sys.in.mdp.rlist, sys.in.top, 2, list);
-  NonbondedCpu nb(sys.in.top, sys.in.mdp, 2);
-  std::vector<Vec3> fc(sys.state.x.size()), fg;
-  NonbondedEnergies unused;
-  nb.compute(list, sys.state.x, box, false, 0, fc, unused);
+  std::vector<Vec3> fg;
   gpu.forces(fg);
-  expect_gpu_forces_match(fg, fc);
-
-  MdState sc, sg;
-  cpu.save(sc);
-  gpu.save(sg);
-  ASSERT_EQ(sg.step, 1);
-  double dx_max = 0.0;
-  for (size_t i = 0; i < sc.x.size(); ++i) dx_max = std::max(dx_max, std::sqrt(norm2(sg.x[i] - sc.x[i])));
-  EXPECT_LT(dx_max, kGpuStepPositionAbsTol);
+  expect_gpu_forces_match(fg, cpu_forces(sys));
+  expect_first_step_positions_match(cpu, gpu);
 }
 
 // coulombtype = PME on one GPU (real-space Ewald in float, the mesh part in double with fixed-point charge
@@ -163,25 +179,10 @@ void expect_pme_matches_cpu(const std::string& system, const std::string& mdp) {
     for (int b = 0; b < 3; ++b)
       EXPECT_NEAR(eg.virial.m[a][b], ec.virial.m[a][b], kGpuVirialRelTol * diag) << "virial " << a << b;
 
-  const Box box = sys.in.gro.box;
-  PairList list;
-  build_pair_list(sys.state.x, box, sys.in.mdp.rlist, sys.in.top, 2, list);
-  NonbondedCpu nb(sys.in.top, sys.in.mdp, 2);
-  std::vector<Vec3> fc(sys.state.x.size()), fg;
-  NonbondedEnergies unused;
-  nb.compute(list, sys.state.x, box, false, 0, fc, unused);
-  PmeCpu mesh(sys.in.mdp, box, sys.in.top.charge, 2);
-  PmeEnergies mesh_e;
-  mesh.compute(sys.state.x, false, fc, mesh_e);
+  std::vector<Vec3> fg;
   gpu.forces(fg);
-  expect_gpu_forces_match(fg, fc);
-
-  MdState sc, sg;
-  cpu.save(sc);
-  gpu.save(sg);
-  double dx_max = 0.0;
-  for (size_t i = 0; i < sc.x.size(); ++i) dx_max = std::max(dx_max, std::sqrt(norm2(sg.x[i] - sc.x[i])));
-  EXPECT_LT(dx_max, kGpuStepPositionAbsTol);
+  expect_gpu_forces_match(fg, cpu_forces(sys));
+  expect_first_step_positions_match(cpu, gpu);
 }
 
 TEST(CudaExecutor, PmeMatchesTheCpuDoublePath) {

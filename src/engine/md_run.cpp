@@ -208,7 +208,7 @@ RunSummary run_md(const RunOptions& options) {
     req.tcouple = mdp.tcoupl == Tcoupl::VRescale && (step + mdp.nsttcouple - 1) % mdp.nsttcouple == 0;
     req.comm = mdp.comm_mode == CommMode::Linear && step % mdp.nstcomm == 0;
     const bool checkpoint_step = step > first && mdp.nstcheckpoint > 0 && step % mdp.nstcheckpoint == 0;
-    const bool frame_step = mdp.nstxout_compressed > 0 && step % mdp.nstxout_compressed == 0;
+    const bool frame_step = every(mdp.nstxout_compressed, step);
     // traj.trr at the steps GROMACS writes them (multiples of each interval; none added at the last step).
     const bool trr_x_step = every(mdp.nstxout, step), trr_v_step = every(mdp.nstvout, step);
     const bool trr_f_step = every(mdp.nstfout, step);
