@@ -165,7 +165,7 @@ TEST(Cli, GenconfDoublesTheEnergyOfADoubledBox) {
   EXPECT_NEAR(two["disp_corr"][0], 2.0 * one["disp_corr"][0], 1e-8 * std::fabs(one["disp_corr"][0]));
 }
 
-TEST(Cli, BondedTopologyIsRefusedAsNotSupportedYet) {
+TEST(Cli, BondedFunctionTypeNotRunYetIsRefusedNamingTheLine) {
   const std::string dir = make_temp_dir("cli_bonds");
   write_file(dir + "/conf.gro",
              "two atoms\n2\n    1MOL     A1    1   1.000   1.000   1.000\n"
@@ -173,14 +173,16 @@ TEST(Cli, BondedTopologyIsRefusedAsNotSupportedYet) {
   write_file(dir + "/topol.top",
              "[ defaults ]\n1 2 no 1.0 1.0\n[ atomtypes ]\nA 12.0 0.0 A 0.3 0.5\n"
              "[ moleculetype ]\nMOL 1\n[ atoms ]\n1 A 1 MOL A1 1 0.0\n2 A 1 MOL A2 1 0.0\n"
-             "[ bonds ]\n1 2 1 0.1 1000\n[ system ]\nx\n[ molecules ]\nMOL 1\n");
+             "[ bonds ]\n1 2 3 0.1 1000 20\n[ system ]\nx\n[ molecules ]\nMOL 1\n");
   write_mdp_with(data_path("lj_fluid/step0.mdp"), dir + "/run.mdp", {{"rlist", "1.1"}});
   std::string log;
   EXPECT_EQ(
       run_command(halomd_run(dir + "/conf.gro", dir + "/topol.top", dir + "/run.mdp", dir + "/out"), &log),
       2);
   EXPECT_NE(log.find("not supported yet"), std::string::npos) << log;
-  EXPECT_NE(log.find("bonds"), std::string::npos) << log;
+  EXPECT_NE(log.find("error: " + dir + "/topol.top:11: [ bonds ] function type 3: not supported yet"),
+            std::string::npos)
+      << log;
 }
 
 // The HALOMD_* tuning variables: a number, the fallback when unset or empty, a clear error otherwise (an

@@ -62,6 +62,20 @@ std::vector<std::string> itp_fields(const std::string& path, const std::string& 
   return {};
 }
 
+// The fields of the first entry after the directive `header` ("[ bonds ]") of an .itp.
+std::vector<std::string> first_entry_after(const std::string& path, const std::string& header) {
+  std::ifstream in(path);
+  bool found = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(header, 0) == 0) found = true;
+    std::istringstream ss(line.substr(0, line.find(';')));
+    std::vector<std::string> f;
+    for (std::string w; ss >> w;) f.push_back(w);
+    if (found && !f.empty() && f[0][0] != '[') return f;
+  }
+  return {};
+}
+
 const std::string kWaterTypes =
     "[ defaults ]\n1 3 yes 0.5 0.5\n"
     "[ atomtypes ]\nOW 8 15.9994 -0.82 A 0.316557 0.650194\nHW 1 1.008 0.41 A 0 0\n";
@@ -138,18 +152,28 @@ TEST(Top, GromacsOplsaaSpceWater) {
   EXPECT_DOUBLE_EQ(t.settles[0].d_hh, 0.1633);
   EXPECT_TRUE(t.unsupported.empty());
 
-  // -DHEAVY_H picks the other masses of ffnonbonded.itp; -DFLEXIBLE the [ bonds ] of spce.itp, which runs
-  // refuse.
+  // -DHEAVY_H picks the other masses of ffnonbonded.itp; -DFLEXIBLE the [ bonds ] and [ angles ] of
+  // spce.itp (A and B state written out: the A state is used).
   TopOptions options;
   options.defines = {"HEAVY_H", "FLEXIBLE=1"};
   const Topology flex = read_top(top, options);
   EXPECT_DOUBLE_EQ(flex.mass[0], 9.9514);
-  int bonds_line = 0;
-  std::ifstream spce(std::string(kOplsDir) + "/spce.itp");
-  for (std::string l; std::getline(spce, l) && l.rfind("[ bonds ]", 0) != 0;) ++bonds_line;
-  EXPECT_EQ(flex.unsupported,
-            std::string(kOplsDir) + "/spce.itp:" + std::to_string(bonds_line + 1) + ": [ bonds ]");
+  EXPECT_TRUE(flex.unsupported.empty()) << flex.unsupported;
   EXPECT_TRUE(flex.settles.empty());
+  const auto bond = first_entry_after(std::string(kOplsDir) + "/spce.itp", "[ bonds ]");
+  const auto angle = first_entry_after(std::string(kOplsDir) + "/spce.itp", "[ angles ]");
+  ASSERT_GE(bond.size(), 5u);
+  ASSERT_GE(angle.size(), 6u);
+  ASSERT_EQ(flex.bonded.size(), 6u);  // per water two O-H bonds and the H-O-H angle
+  EXPECT_EQ(flex.bonded[3].kind, BondedKind::Bond);
+  EXPECT_EQ(flex.bonded[3].atoms[0], 3);
+  EXPECT_EQ(flex.bonded[3].atoms[1], 4);
+  EXPECT_DOUBLE_EQ(flex.bonded[3].p[0], std::stod(bond[3]));
+  EXPECT_DOUBLE_EQ(flex.bonded[3].p[1], std::stod(bond[4]));
+  EXPECT_EQ(flex.bonded[5].kind, BondedKind::Angle);
+  EXPECT_EQ(flex.bonded[5].atoms[1], 3);
+  EXPECT_DOUBLE_EQ(flex.bonded[5].p[0], std::stod(angle[4]) * M_PI / 180.0);
+  EXPECT_DOUBLE_EQ(flex.bonded[5].p[1], std::stod(angle[5]));
   EXPECT_EQ(excl_of(flex, 1), (std::vector<int>{0, 2}));  // nrexcl 2 over the two O-H bonds
 }
 
@@ -324,9 +348,9 @@ TEST(Top, ExclusionsFromNrexclBondsAndExclusionLines) {
                  kWaterTypes +
                      "[ moleculetype ]\nCHAIN 2\n[ atoms ]\n"
                      "1 OW 1 C A 1\n2 OW 1 C B 1\n3 OW 1 C C 1\n4 OW 1 C D 1\n5 OW 1 C E 1\n"
-                     "[ bonds ]\n1 2 1 0.1 1000\n2 3\n[ constraints ]\n3 4 1 0.1\n"
-                     "[ pairs ]\n1 4 1\n[ exclusions ]\n1 5\n"
-                     "[ moleculetype ]\nUNUSED 1\n[ atoms ]\n1 OW 1 U U 1\n[ angles ]\n1 1 1 1\n" +
+                     "[ bonds ]\n1 2 1 0.1 1000\n2 3 5\n[ constraints ]\n3 4 1 0.1\n"
+                     "[ pairs ]\n1 4 1 0.001 1e-6\n[ exclusions ]\n1 5\n"
+                     "[ moleculetype ]\nUNUSED 1\n[ atoms ]\n1 OW 1 U U 1\n[ angles ]\n1 1 1 3\n" +
                      kWaterMolecule + "[ molecules ]\nSOL 1\nCHAIN 2\nUNUSED 0\n");
   const Topology t = read_top(top);
   ASSERT_EQ(t.num_atoms(), 13);
@@ -343,7 +367,8 @@ TEST(Top, ExclusionsFromNrexclBondsAndExclusionLines) {
       EXPECT_NE(std::find(back.begin(), back.end(), i), back.end()) << i << " " << j;
       EXPECT_NE(i, j);
     }
-  EXPECT_EQ(t.unsupported, top + ":14: [ bonds ]");  // the first used directive with entries
+  // The first entry of a used molecule type that halomd cannot run (no LINCS yet).
+  EXPECT_EQ(t.unsupported, top + ":18: [ constraints ] function type 1");
   ASSERT_EQ(t.molecules.size(), 3u);
   EXPECT_EQ(t.molecules[1].first_atom, 3);
   EXPECT_EQ(t.molecules[1].count, 2);
@@ -355,7 +380,7 @@ TEST(Top, ExclusionsFromNrexclBondsAndExclusionLines) {
 TEST(Top, UnusedInteractionsAreFineAndIntermolecularOnesAreNot) {
   const std::string dir = test::make_temp_dir("top_unused");
   const std::string base =
-      kWaterTypes + "[ bondtypes ]\nOW HW 1 0.1 1000\n[ dihedraltypes ]\nanything goes here\n" +
+      kWaterTypes + "[ bondtypes ]\nOW HW 1 0.1 1000\n[ cmaptypes ]\nanything goes here\n" +
       "[ moleculetype ]\nX 1\n[ atoms ]\n1 OW 1 X X 1\n2 HW 1 X H 1\n[ bonds ]\n1 2 1\n" + kWaterMolecule +
       "[ system ]\nWater\nbox\n[ molecules ]\nSOL 4\n";
   Topology t = read_top(write_text(dir, "u.top", base));

@@ -11,6 +11,9 @@ inline constexpr double kEnergyRelTol = 1e-5;
 // the excluded pairs (~0.4 kJ/mol on spce_1k5) is far outside.
 inline constexpr double kPmeEnergyRelTol = 1e-8;
 inline constexpr double kPrintedEnergyAbsTol = 2e-5;
+// Forces that gmx dump prints with 6 significant digits (%12.5e): half a unit in the last digit is 5e-6 of
+// the value.
+inline constexpr double kPrintedForceRelTol = 1e-5;
 // Step-0 pressure against GROMACS, bar (the bound).
 inline constexpr double kPressureAbsTol = 1.0;
 // Kinetic energy at step 0 (averaged half steps): same integrator in double precision.

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/bonded_terms.h"
 #include "core/box.h"
 #include "core/md_params.h"
 #include "core/phase_timers.h"
@@ -40,7 +41,8 @@ struct StepEnergies {
   double lj = 0.0;       // LJ (SR)
   double coulomb = 0.0;  // Coulomb (SR) with the reaction-field or Ewald exclusion correction and self term
   double coulomb_recip = 0.0;        // Coul. recip. (PME's mesh part), with its virial in `virial`
-  Tensor virial;                     // -1/2 sum r (x) F: pairs and constraints
+  BondedTermValues bonded{};         // the listed interactions' terms (bonds, angles, ..., LJ-14, Coulomb-14)
+  Tensor virial;                     // -1/2 sum r (x) F: pairs, listed interactions and constraints
   Tensor kinetic;                    // average of the half-step kinetic energy tensors around the step
   double thermostat_integral = 0.0;  // after this step's coupling
 };

@@ -7,10 +7,20 @@
 
 namespace halomd {
 
-enum class Phase { NeighbourSearch, Nonbonded, PmeMesh, Update, Constraints, Energies, Output, Count };
+enum class Phase {
+  NeighbourSearch,
+  Nonbonded,
+  PmeMesh,
+  Bonded,
+  Update,
+  Constraints,
+  Energies,
+  Output,
+  Count
+};
 
 inline constexpr std::array<std::string_view, static_cast<int>(Phase::Count)> kPhaseNames = {
-    "neighbour_search", "nonbonded", "pme_mesh", "update", "constraints", "energies", "output"};
+    "neighbour_search", "nonbonded", "pme_mesh", "bonded", "update", "constraints", "energies", "output"};
 
 class PhaseTimers {
  public:

@@ -13,6 +13,29 @@ struct Settle {
   double d_hh = 0.0;  // nm
 };
 
+// GROMACS's listed interactions that halomd runs, by the energy term each goes to (GROMACS's function type in
+// brackets: [ bonds ] 1 and 2, [ angles ] 1, 2 and 5, [ dihedrals ] 1 and 9, 3, 2 and 4, [ pairs ] 1).
+enum class BondedKind {
+  Bond,              // 1/2 kb (r - b0)^2                                   p: b0, kb
+  G96Bond,           // 1/4 kb (r^2 - b0^2)^2                               p: b0, kb
+  Angle,             // 1/2 k (theta - theta0)^2                            p: theta0 (rad), k
+  G96Angle,          // 1/2 k (cos theta - cos theta0)^2                    p: cos theta0, k
+  UreyBradley,       // 1/2 k (theta - theta0)^2 + 1/2 kub (r13 - r0)^2     p: theta0, k, r0, kub
+  ProperDih,         // k (1 + cos(n phi - phi_s))                           p: phi_s (rad), k, n
+  RyckaertBell,      // sum_n C_n cos^n(phi - 180 deg)                       p: C0 .. C5
+  ImproperDih,       // 1/2 k (xi - xi0)^2, the difference taken in (-pi, pi]  p: xi0 (rad), k
+  PeriodicImproper,  // as ProperDih                                         p: phi_s, k, n
+  Pair14,            // LJ-14 c12/r^12 - c6/r^6 and Coulomb-14 fudgeQQ qi qj f/(eps_r r)  p: c6, c12, qq
+};
+inline constexpr int kNumBondedKinds = 10;
+
+// One listed interaction on global atom indices (2, 3 or 4 of them, by kind).
+struct BondedTerm {
+  BondedKind kind = BondedKind::Bond;
+  int atoms[4] = {0, 0, 0, 0};
+  double p[6] = {0, 0, 0, 0, 0, 0};
+};
+
 // A run of identical molecules as listed in [molecules].
 struct MoleculeBlock {
   std::string name;
@@ -46,10 +69,11 @@ struct Topology {
   std::vector<int> excl;
 
   std::vector<Settle> settles;
+  std::vector<BondedTerm> bonded;  // in the order of the molecules and of their [ bonds ], [ pairs ], ...
   std::vector<MoleculeBlock> molecules;
 
-  // Interactions that were parsed but that this version cannot run ([bonds], [angles], [constraints], ...):
-  // "file:line: [ bonds ]" for the first such directive with entries; empty when the run is supported.
+  // Interactions that were parsed but that this version cannot run ([ constraints ], [ cmap ], a [ bonds ]
+  // function type other than 1 or 2, ...): "file:line: [ bonds ] ..." for the first; empty when supported.
   std::string unsupported;
 
   int num_atoms() const { return static_cast<int>(mass.size()); }

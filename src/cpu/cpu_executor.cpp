@@ -36,7 +36,8 @@ CpuExecutor::CpuExecutor(const ExecutorConfig& config)
       top_(*config.top),
       mdp_(*config.mdp),
       settle_(top_),
-      nonbonded_(top_, mdp_, config.threads) {
+      nonbonded_(top_, mdp_, config.threads),
+      bonded_(top_, mdp_.epsilon_r) {
   const int n = top_.num_atoms();
   inv_mass_.resize(n);
   for (int i = 0; i < n; ++i) inv_mass_[i] = top_.mass[i] > 0 ? 1.0 / top_.mass[i] : 0.0;
@@ -81,6 +82,12 @@ void CpuExecutor::step(const StepRequest& r, StepEnergies* e) {
     pme_->compute(x_, r.energy, f_, mesh, r.step);
     timers.stop();
   }
+  BondedEnergies listed;
+  if (!bonded_.empty()) {
+    timers.start(Phase::Bonded);
+    bonded_.compute(x_, cfg_.box, f_, r.energy ? &listed : nullptr);
+    timers.stop();
+  }
 
   timers.start(Phase::Update);
   const double lambda = r.tcouple ? vrescale_lambda(ke_half_prev_.trace(), ref_kinetic_, cfg_.ndf, mdp_,
@@ -104,6 +111,8 @@ void CpuExecutor::step(const StepRequest& r, StepEnergies* e) {
     e->coulomb_recip = mesh.energy;
     e->virial = nb.virial;
     e->virial += mesh.virial;
+    e->bonded = listed.term;
+    e->virial += listed.virial;
     e->virial += constr_virial;
     for (int a = 0; a < 3; ++a)
       for (int b = 0; b < 3; ++b) e->kinetic.m[a][b] = 0.5 * (ke_half_prev_.m[a][b] + ke_half.m[a][b]);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/executor.h"
+#include "cpu/bonded.h"
 #include "cpu/nonbonded.h"
 #include "cpu/pairlist.h"
 #include "cpu/pme.h"
@@ -32,6 +33,7 @@ class CpuExecutor final : public Executor {
   const MdParams& mdp_;
   SettleCpu settle_;
   NonbondedCpu nonbonded_;
+  BondedCpu bonded_;
   std::unique_ptr<PmeCpu> pme_;  // coulombtype = PME only
   std::vector<double> inv_mass_;
   double ref_kinetic_ = 0.0;

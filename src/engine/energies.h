@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
+#include "core/bonded_terms.h"
 #include "core/vec3.h"
 
 namespace halomd {
@@ -10,6 +12,7 @@ namespace halomd {
 struct EnergyRow {
   int64_t step = 0;
   double time_ps = 0.0;
+  BondedTermValues bonded{};  // written for the terms the topology has
   double lj_sr = 0.0;
   double coulomb_sr = 0.0;
   double coul_recip = 0.0;  // 0 without PME
@@ -23,8 +26,13 @@ struct EnergyRow {
   Tensor pressure_tensor;
 };
 
-inline constexpr const char* kEnergyCsvHeader =
-    "step,time_ps,lj_sr,coulomb_sr,coul_recip,disp_corr,potential,kinetic,total,conserved,temperature,"
-    "pressure";
+// energy.csv's header: step, time, the listed interactions' terms the topology has (GROMACS's order), then
+// the rest.
+inline std::string energy_csv_header(const BondedTermMask& bonded) {
+  std::string h = "step,time_ps,";
+  for (int k = 0; k < kNumBondedTerms; ++k)
+    if (bonded[k]) h += std::string(kBondedCsvNames[k]) + ",";
+  return h + "lj_sr,coulomb_sr,coul_recip,disp_corr,potential,kinetic,total,conserved,temperature,pressure";
+}
 
 }  // namespace halomd

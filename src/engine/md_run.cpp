@@ -95,7 +95,10 @@ EnergyRow energy_row(int64_t step, double time_ps, const StepEnergies& e, const 
   row.coulomb_sr = e.coulomb;
   row.coul_recip = e.coulomb_recip;
   row.disp_corr = dc.energy(box);
-  row.potential = row.lj_sr + row.coulomb_sr + row.coul_recip + row.disp_corr;
+  row.bonded = e.bonded;
+  row.potential = 0.0;
+  for (double v : row.bonded) row.potential += v;
+  row.potential += row.lj_sr + row.coulomb_sr + row.coul_recip + row.disp_corr;
   Tensor vir = e.virial;
   const double dc_vir = dc.virial_diagonal(box);
   for (int a = 0; a < 3; ++a) vir.m[a][a] += dc_vir;
@@ -179,7 +182,7 @@ RunSummary run_md(const RunOptions& options) {
   std::unique_ptr<RunOutputs> out;
   if (writer)
     out = std::make_unique<RunOutputs>(options.outdir, resume ? &st : nullptr, resume_here,
-                                       mdp.nstxout_compressed > 0,
+                                       bonded_terms_present(in.top), mdp.nstxout_compressed > 0,
                                        mdp.nstxout > 0 || mdp.nstvout > 0 || mdp.nstfout > 0);
   RunReport report(options, in, natoms);
 

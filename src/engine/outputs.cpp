@@ -24,8 +24,8 @@ bool is_inside_dir(const std::string& path, const std::string& dir) {
 }
 
 RunOutputs::RunOutputs(const std::string& outdir, const io::Checkpoint* resume, bool resume_here,
-                       bool write_xtc, bool write_trr)
-    : outdir_(outdir) {
+                       const BondedTermMask& bonded, bool write_xtc, bool write_trr)
+    : outdir_(outdir), bonded_(bonded) {
   std::error_code ec;
   fs::create_directories(outdir, ec);
   if (!fs::is_directory(outdir)) throw InputError(outdir, 0, "cannot create the output folder");
@@ -37,22 +37,23 @@ RunOutputs::RunOutputs(const std::string& outdir, const io::Checkpoint* resume, 
                              "); choose a new folder, or continue the run with --cpi " + path("state.cpt"));
   }
   const std::string epath = path("energy.csv");
+  const std::string expected_header = energy_csv_header(bonded);
   if (resume_here && resume && resume->energy_csv_bytes >= 0 && fs::exists(epath)) {
     // Rows are appended under the existing header: it must have this version's columns (coul_recip came
     // later), checked before anything is cut.
     std::ifstream existing(epath);
     std::string header;
     std::getline(existing, header);
-    if (header != kEnergyCsvHeader)
+    if (header != expected_header)
       throw InputError(epath, 1,
-                       "has other columns than this halomd writes (" + std::string(kEnergyCsvHeader) +
+                       "has other columns than this halomd writes (" + expected_header +
                            "): continue into a new folder (--cpi with another -o)");
     fs::resize_file(epath, static_cast<uintmax_t>(resume->energy_csv_bytes));
     energy_ = std::fopen(epath.c_str(), "ab");
     energy_bytes_ = resume->energy_csv_bytes;
   } else {
     energy_ = std::fopen(epath.c_str(), "wb");
-    if (energy_) energy_bytes_ = std::fprintf(energy_, "%s\n", kEnergyCsvHeader);
+    if (energy_) energy_bytes_ = std::fprintf(energy_, "%s\n", expected_header.c_str());
   }
   if (!energy_) throw InputError(epath, 0, "cannot open for writing");
   std::fflush(energy_);
@@ -92,10 +93,12 @@ RunOutputs::~RunOutputs() {
 }
 
 void RunOutputs::write_energy(const EnergyRow& r) {
-  const std::string line = fmt::format(
-      "{},{:.6f},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g}\n", r.step,
-      r.time_ps, r.lj_sr, r.coulomb_sr, r.coul_recip, r.disp_corr, r.potential, r.kinetic, r.total,
-      r.conserved, r.temperature, r.pressure);
+  std::string line = fmt::format("{},{:.6f},", r.step, r.time_ps);
+  for (int k = 0; k < kNumBondedTerms; ++k)
+    if (bonded_[k]) line += fmt::format("{:.10g},", r.bonded[k]);
+  line += fmt::format("{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g}\n",
+                      r.lj_sr, r.coulomb_sr, r.coul_recip, r.disp_corr, r.potential, r.kinetic, r.total,
+                      r.conserved, r.temperature, r.pressure);
   std::fwrite(line.data(), 1, line.size(), energy_);
   std::fflush(energy_);
   energy_bytes_ += static_cast<int64_t>(line.size());

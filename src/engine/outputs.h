@@ -18,8 +18,9 @@ class RunOutputs {
  public:
   // Creates outdir, or refuses one that already holds results unless `resume` names a checkpoint inside it:
   // then energy.csv and traj.xtc are truncated to the sizes the checkpoint recorded and appended to.
-  RunOutputs(const std::string& outdir, const io::Checkpoint* resume, bool resume_here, bool write_xtc,
-             bool write_trr = false);
+  // `bonded`: the listed interactions' terms that energy.csv has columns for.
+  RunOutputs(const std::string& outdir, const io::Checkpoint* resume, bool resume_here,
+             const BondedTermMask& bonded, bool write_xtc, bool write_trr = false);
   ~RunOutputs();
   RunOutputs(const RunOutputs&) = delete;
   RunOutputs& operator=(const RunOutputs&) = delete;
@@ -36,6 +37,7 @@ class RunOutputs {
 
  private:
   std::string outdir_;
+  BondedTermMask bonded_;
   std::FILE* energy_ = nullptr;
   int64_t energy_bytes_ = 0;
   // The keep_bytes of a trajectory file when continuing (-1: a new file), cutting back a file this run

@@ -92,6 +92,25 @@ void check_whole_system_groups(const MdParams& p, const Topology& top, const std
               "every atom has, or Water in a water box); this one is not the whole system");
 }
 
+// grompp turns the [ bonds ] with a hydrogen (an atom whose name starts with H) or all of them into
+// constraints; halomd has no LINCS yet, so it refuses rather than run them as springs.
+void check_no_bond_constraints(const MdParams& p, const Topology& top, const std::string& mdp_path) {
+  if (p.constraints == MdParams::Constraints::None) return;
+  auto hydrogen = [&top](int a) {
+    return !top.atom_name[a].empty() && std::toupper(top.atom_name[a][0]) == 'H';
+  };
+  for (const BondedTerm& t : top.bonded) {
+    if (t.kind != BondedKind::Bond && t.kind != BondedKind::G96Bond) continue;
+    if (p.constraints == MdParams::Constraints::AllBonds || hydrogen(t.atoms[0]) || hydrogen(t.atoms[1]))
+      throw InputError(mdp_path, p.constraints_line,
+                       fmt::format("constraints = {}: this would constrain the bond between atoms {} and {}, "
+                                   "and halomd has no LINCS yet; use constraints = none (with a shorter "
+                                   "time step, e.g. dt = 0.0005)",
+                                   p.constraints == MdParams::Constraints::HBonds ? "h-bonds" : "all-bonds",
+                                   t.atoms[0] + 1, t.atoms[1] + 1));
+  }
+}
+
 }  // namespace
 
 SimulationInputs load_inputs(const RunOptions& options) {
@@ -105,13 +124,14 @@ SimulationInputs load_inputs(const RunOptions& options) {
   in.top = io::read_top(options.top, topt);
   io::check_topology_matches(in.top, options.top, in.gro, options.conf);
   if (!in.top.unsupported.empty())
-    throw InputError(options.top, 0,
+    throw InputError("", 0,  // the message starts with the file and line of the entry
                      in.top.unsupported +
-                         ": not supported yet (halomd runs rigid water and "
-                         "Lennard-Jones particles: [ settles ], no bonded terms)");
+                         ": not supported yet (halomd runs [ settles ], [ bonds ] 1, 2 and 5, [ angles ] "
+                         "1, 2 and 5, [ dihedrals ] 1, 2, 3, 4 and 9, and [ pairs ] 1)");
 
   MdParams& p = in.mdp;
   check_whole_system_groups(p, in.top, options.mdp);
+  check_no_bond_constraints(p, in.top, options.mdp);
   if (p.coulombtype == CoulombType::Pme) {
     // grompp warns about this (an error without -maxwarn); halomd runs it with GROMACS's correction for a
     // uniform neutralising background (cpu/pme.h), and says so.

@@ -293,7 +293,10 @@ void MdpReader::register_options() {
   add({"gen-seed"}, [this](const Entry& e) { p_.gen_seed = int64(e); });
   add({"ld-seed"}, [this](const Entry& e) { p_.ld_seed = int64(e); });
   add({"continuation", "unconstrained-start"}, [this](const Entry& e) { p_.continuation = yes_no(e); });
-  add({"constraints"}, [this](const Entry& e) { choice(e, {"none", "h-bonds", "all-bonds"}); });
+  add({"constraints"}, [this](const Entry& e) {
+    p_.constraints = static_cast<MdParams::Constraints>(choice(e, {"none", "h-bonds", "all-bonds"}));
+    p_.constraints_line = e.line;
+  });
   add({"nstcalcenergy"}, [this](const Entry& e) { p_.nstcalcenergy = integer(e); });
   add({"nstenergy"}, [this](const Entry& e) { p_.nstenergy = integer(e); });
   add({"nstxout"}, [this](const Entry& e) { p_.nstxout = integer(e); });

@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "core/errors.h"
+#include "io/top_bonded.h"
 #include "io/top_parser.h"
 #include "io/top_preprocessor.h"
 
@@ -40,22 +41,6 @@ std::vector<std::string> search_dirs(const TopOptions& options) {
   return dirs;
 }
 
-// LJ parameters of a type pair (GROMACS manual, "Non-bonded interactions" / combination rules): rule 1
-// combines C6 and C12 geometrically; rule 2 takes the arithmetic mean of sigma and the geometric mean of
-// epsilon (Lorentz-Berthelot); rule 3 the geometric mean of both. Then C6 = 4 eps sigma^6, C12 = 4 eps
-// sigma^12.
-std::pair<double, double> c6_c12_of(int rule, double v, double w) {
-  if (rule == 1) return {v, w};
-  const double s6 = std::pow(v, 6);
-  return {4.0 * w * s6, 4.0 * w * s6 * s6};
-}
-
-std::pair<double, double> combine(int rule, const TopAtomType& a, const TopAtomType& b) {
-  if (rule == 1) return {std::sqrt(a.v * b.v), std::sqrt(a.w * b.w)};
-  const double sigma = rule == 2 ? 0.5 * (a.v + b.v) : std::sqrt(a.v * b.v);
-  return c6_c12_of(rule, sigma, std::sqrt(a.w * b.w));
-}
-
 void fill_lj(const TopData& d, const std::string& path, Topology& t) {
   const int n = t.num_types();
   t.c6.assign(n * n, 0.0);
@@ -64,10 +49,8 @@ void fill_lj(const TopData& d, const std::string& path, Topology& t) {
     for (int j = 0; j < n; ++j) {
       const std::string& a = t.type_names[i];
       const std::string& b = t.type_names[j];
-      auto [c6, c12] = combine(d.comb_rule, d.atom_types.at(a), d.atom_types.at(b));
-      auto nb = d.nonbond_params.find({std::min(a, b), std::max(a, b)});
-      if (nb != d.nonbond_params.end())
-        std::tie(c6, c12) = c6_c12_of(d.comb_rule, nb->second.first, nb->second.second);
+      // GROMACS manual, "Non-bonded interactions": the combination rule, or [ nonbond_params ].
+      const auto [c6, c12] = lj_c6_c12(d, a, b);
       if (!std::isfinite(c6) || !std::isfinite(c12))
         throw InputError(path, 0,
                          "the Lennard-Jones parameters of atom types " + a + " and " + b +
@@ -162,6 +145,10 @@ Topology expand(const TopData& d, const std::string& path) {
       }
       for (const TopSettle& s : m.settles)
         t.settles.push_back({base + s.oxygen, base + s.oxygen + 1, base + s.oxygen + 2, s.d_oh, s.d_hh});
+      for (BondedTerm term : m.interactions) {
+        for (int& a : term.atoms) a += base;
+        t.bonded.push_back(term);
+      }
     }
   }
   fill_lj(d, path, t);

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "io/top_bonded.h"
 
 namespace halomd::io {
 namespace {
@@ -33,11 +34,13 @@ enum class Kind {
   System,
   Molecules,
   Intermolecular,
+  ParamType,
   Skipped,
   Interaction
 };
 
-// Interaction directives, each with its number of atoms per entry: halomd parses them but cannot run them.
+// Interaction directives, each with its number of atoms per entry (top_bonded.cpp runs some function types of
+// [ bonds ], [ angles ], [ dihedrals ] and [ pairs ]; the others are parsed, and refused when used).
 constexpr const char* kInteractions =
     "bonds 2 pairs 2 pairs_nb 2 angles 3 dihedrals 4 constraints 2 position_restraints 1 "
     "virtual_sites1 2 virtual_sites2 3 virtual_sites3 4 virtual_sites4 5 virtual_sitesn 1 dummies2 3 "
@@ -45,10 +48,11 @@ constexpr const char* kInteractions =
     "distance_restraints 2 dihedral_restraints 4 orientation_restraints 2 angle_restraints 4 "
     "angle_restraints_z 2 ";
 
-// Parameter-type directives: only used by interactions halomd cannot run, so skipped unread.
-constexpr const char* kSkipped =
-    "bondtypes constrainttypes pairtypes angletypes "
-    "dihedraltypes cmaptypes implicit_genborn_params implicit_surface_params";
+// Parameter-type directives read for the interactions halomd runs (top_bonded.cpp).
+constexpr const char* kParamTypes = "bondtypes angletypes dihedraltypes pairtypes";
+
+// Parameter-type directives only used by interactions halomd cannot run, so skipped unread.
+constexpr const char* kSkipped = "constrainttypes cmaptypes implicit_genborn_params implicit_surface_params";
 
 // [ bonds ] function types that are chemical bonds (they count for nrexcl), as GROMACS's IF_CHEMBOND.
 bool is_chemical_bond(int funct) {
@@ -65,6 +69,11 @@ class Fields {
   }
   size_t size() const { return f_.size(); }
   const std::string& str(size_t k) const { return f_[k]; }
+  const std::vector<std::string>& words() const { return f_; }
+  std::vector<std::string> words_from(size_t k) const {
+    return k < f_.size() ? std::vector<std::string>(f_.begin() + k, f_.end()) : std::vector<std::string>{};
+  }
+  std::string where() const { return top_.file_of(line_) + ":" + std::to_string(line_.line); }
   [[noreturn]] void fail(const std::string& msg) const {
     throw InputError(top_.file_of(line_), line_.line, directive_ + ": " + msg);
   }
@@ -121,6 +130,8 @@ class Parser {
     for (const auto& [name, kind] : named) kinds_[normalize(name)] = kind;
     std::istringstream skipped(kSkipped);
     for (std::string name; skipped >> name;) kinds_[normalize(name)] = Kind::Skipped;
+    std::istringstream param_types(kParamTypes);
+    for (std::string name; param_types >> name;) kinds_[normalize(name)] = Kind::ParamType;
     std::istringstream interactions(kInteractions);
     for (std::string name; interactions >> name;) {
       kinds_[normalize(name)] = Kind::Interaction;
@@ -234,6 +245,8 @@ void Parser::entry(const TopLine& line) {
       return molecule(f);
     case Kind::Intermolecular:
       f.fail("expected interaction directives such as [ bonds ] inside it, not entries");
+    case Kind::ParamType:
+      return add_param_type(d_, name_, f.words(), [&f](const std::string& msg) { f.fail(msg); });
     case Kind::Skipped:
       return;
     case Kind::Interaction:
@@ -252,9 +265,10 @@ void Parser::defaults(const Fields& f) {
   if (f.size() > 2) {
     const std::string g = normalize(f.str(2));
     if (g != "yes" && g != "no") f.fail("gen-pairs = " + f.str(2) + ": expected yes or no");
+    d_.gen_pairs = g == "yes";
   }
-  if (f.size() > 3) f.real(3, "fudgeLJ");
-  if (f.size() > 4) f.real(4, "fudgeQQ");
+  if (f.size() > 3) d_.fudge_lj = f.real(3, "fudgeLJ");
+  if (f.size() > 4) d_.fudge_qq = f.real(4, "fudgeQQ");
 }
 
 // Layouts differ between force fields (with or without bonded type and atomic number), so fields are found
@@ -274,6 +288,19 @@ void Parser::atom_type(const Fields& f) {
   t.v = f.real(n - 2, "V");
   t.w = f.real(n - 1, "W");
   d_.atom_types[f.str(0)] = t;  // a later definition replaces an earlier one, as in grompp
+  // The bonded type (grompp's push_at): a one-letter particle type as the sixth word means the line has
+  // both the bonded type and the atomic number; as the fourth, neither; otherwise the second word is the
+  // atomic number when it is an integer, else the bonded type. Without one, the type's own name.
+  auto one_letter = [&f](size_t k) {
+    return f.size() > k && f.str(k).size() == 1 && std::isalpha(static_cast<unsigned char>(f.str(k)[0]));
+  };
+  bool has_bonded_type = one_letter(5);
+  if (!has_bonded_type && !one_letter(3)) {
+    char* end = nullptr;
+    std::strtol(f.str(1).c_str(), &end, 10);
+    has_bonded_type = end != f.str(1).c_str() + f.str(1).size();
+  }
+  d_.bonded_type[f.str(0)] = has_bonded_type ? f.str(1) : f.str(0);
 }
 
 void Parser::nonbond_param(const Fields& f) {
@@ -379,8 +406,11 @@ void Parser::interaction(const Fields& f) {
   const int funct = f.size() > static_cast<size_t>(nral) && !site_list ? f.integer(nral, "funct") : 1;
   if ((name_ == "bonds" && is_chemical_bond(funct)) || (name_ == "constraints" && funct == 1))
     m.bonds.push_back({atoms[0], atoms[1]});
+  if (!site_list && add_interaction(d_, m, name_, atoms, funct, f.words_from(nral + 1),
+                                    [&f](const std::string& msg) { f.fail(msg); }))
+    return;
   if (m.unsupported.empty()) {
-    m.unsupported = where_ + ": " + shown_;
+    m.unsupported = f.where() + ": " + shown_ + (site_list ? "" : " function type " + std::to_string(funct));
     m.unsupported_order = order_;
   }
 }

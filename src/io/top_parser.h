@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/topology.h"
 #include "io/top_preprocessor.h"
 
 namespace halomd::io {
@@ -17,6 +18,15 @@ struct TopAtomType {
   double mass = 0.0;    // amu
   double charge = 0.0;  // e
   double v = 0.0, w = 0.0;
+};
+
+// One line of [ bondtypes ], [ angletypes ], [ dihedraltypes ] or [ pairtypes ]: the type names ("X" matches
+// any type in [ dihedraltypes ]) and the A-state parameters as written, one set per term (several for a
+// [ dihedraltypes ] funct 9 block of consecutive lines with the same names).
+struct TopParamType {
+  std::vector<std::string> names;
+  int funct = 1;
+  std::vector<std::vector<double>> terms;
 };
 
 struct TopMoleculeAtom {
@@ -42,6 +52,7 @@ struct TopMoleculeType {
   std::vector<std::vector<int>>
       exclusions;                          // [ exclusions ] lines, local indices: the first excludes the rest
   std::vector<std::pair<int, int>> bonds;  // chemical bonds for nrexcl: [ bonds ], [ constraints ] type 1
+  std::vector<BondedTerm> interactions;    // the listed interactions halomd runs, local atom indices
   // First directive with entries that halomd cannot run ("file:line: [ bonds ]"), and its place in the input.
   std::string unsupported;
   size_t unsupported_order = 0;
@@ -49,7 +60,14 @@ struct TopMoleculeType {
 
 struct TopData {
   int comb_rule = 1;
+  bool gen_pairs = false;
+  double fudge_lj = 1.0, fudge_qq = 1.0;
   std::map<std::string, TopAtomType> atom_types;
+  std::map<std::string, std::string>
+      bonded_type;  // atom type -> its bonded type (its own name if none given)
+  // Parameter types by list: "bonds 1", "angles 5", "dihedrals 9" (funct 1 and 9 share it), "pairs 1", ...,
+  // in file order.
+  std::map<std::string, std::vector<TopParamType>> param_types;
   // [ nonbond_params ] by type-name pair (the smaller name first), V and W as in [ atomtypes ].
   std::map<std::pair<std::string, std::string>, std::pair<double, double>> nonbond_params;
   std::vector<TopMoleculeType> molecule_types;

@@ -1,0 +1,72 @@
+// The energy terms of GROMACS's listed interactions that halomd runs: their order, GROMACS's names (gmx
+// energy) and halomd's energy.csv columns, shared by the executors and the outputs.
+#pragma once
+
+#include <array>
+
+#include "core/topology.h"
+
+namespace halomd {
+
+enum class BondedTermIndex {
+  Bond,
+  G96Bond,
+  Angle,
+  G96Angle,
+  UreyBradley,
+  ProperDih,
+  RyckaertBell,
+  ImproperDih,
+  PeriodicImproper,
+  Lj14,
+  Coulomb14,
+};
+inline constexpr int kNumBondedTerms = 11;
+using BondedTermValues = std::array<double, kNumBondedTerms>;
+using BondedTermMask = std::array<bool, kNumBondedTerms>;
+
+inline constexpr const char* kBondedGromacsNames[kNumBondedTerms] = {
+    "Bond",           "G96Bond",       "Angle",          "G96Angle", "U-B",       "Proper Dih.",
+    "Ryckaert-Bell.", "Improper Dih.", "Per. Imp. Dih.", "LJ-14",    "Coulomb-14"};
+inline constexpr const char* kBondedCsvNames[kNumBondedTerms] = {
+    "bond",          "g96bond",      "angle",       "g96angle", "urey_bradley", "proper_dih",
+    "ryckaert_bell", "improper_dih", "per_imp_dih", "lj14",     "coulomb14"};
+
+// The energy term an interaction's energy goes to (Pair14: LJ-14; its Coulomb part goes to Coulomb-14).
+inline int bonded_term_of(BondedKind k) {
+  switch (k) {
+    case BondedKind::Bond:
+      return static_cast<int>(BondedTermIndex::Bond);
+    case BondedKind::G96Bond:
+      return static_cast<int>(BondedTermIndex::G96Bond);
+    case BondedKind::Angle:
+      return static_cast<int>(BondedTermIndex::Angle);
+    case BondedKind::G96Angle:
+      return static_cast<int>(BondedTermIndex::G96Angle);
+    case BondedKind::UreyBradley:
+      return static_cast<int>(BondedTermIndex::UreyBradley);
+    case BondedKind::ProperDih:
+      return static_cast<int>(BondedTermIndex::ProperDih);
+    case BondedKind::RyckaertBell:
+      return static_cast<int>(BondedTermIndex::RyckaertBell);
+    case BondedKind::ImproperDih:
+      return static_cast<int>(BondedTermIndex::ImproperDih);
+    case BondedKind::PeriodicImproper:
+      return static_cast<int>(BondedTermIndex::PeriodicImproper);
+    case BondedKind::Pair14:
+      return static_cast<int>(BondedTermIndex::Lj14);
+  }
+  return 0;
+}
+
+// Which terms a topology has: GROMACS writes only those, and so does energy.csv.
+inline BondedTermMask bonded_terms_present(const Topology& top) {
+  BondedTermMask present{};
+  for (const BondedTerm& t : top.bonded) {
+    present[bonded_term_of(t.kind)] = true;
+    if (t.kind == BondedKind::Pair14) present[static_cast<int>(BondedTermIndex::Coulomb14)] = true;
+  }
+  return present;
+}
+
+}  // namespace halomd

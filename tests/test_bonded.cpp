@@ -1,0 +1,407 @@
+// GROMACS's listed interactions on the CPU reference (bonds, angles, dihedrals, 1-4 pairs): a peptide from
+// gmx pdb2gmx in amber99sb-ildn, charmm27, oplsaa and gromos54a7 against GROMACS 2022 (gmx_d,
+// tests/make_bonded_refdata.sh): every step-0 energy term and the forces; the peptide solvated with PME at
+// step 0 and over a 400-step NVE run; forces against finite differences for each kind, also across the box
+// boundary; the parameter lookup's rules (wildcards, funct 9 blocks, gen-pairs, errors naming the line);
+// threads and continuation; what is refused until it exists (domains, GPUs, LINCS).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "core/errors.h"
+#include "core/units.h"
+#include "cpu/bonded.h"
+#include "cpu/cpu_executor.h"
+#include "cpu/update.h"
+#include "engine/setup.h"
+#include "io/top.h"
+#include "support/run_helpers.h"
+#include "support/test_support.h"
+#include "tolerances.h"
+
+namespace halomd::test {
+namespace {
+
+const char* const kForceFields[] = {"amber99sb-ildn", "charmm27", "oplsaa", "gromos54a7"};
+
+// GROMACS's term names (as reference.txt writes them, '_' for spaces) and energy.csv's columns.
+const std::pair<const char*, const char*> kTerms[] = {
+    {"Bond", "bond"},
+    {"G96Bond", "g96bond"},
+    {"Angle", "angle"},
+    {"G96Angle", "g96angle"},
+    {"U-B", "urey_bradley"},
+    {"Proper_Dih.", "proper_dih"},
+    {"Ryckaert-Bell.", "ryckaert_bell"},
+    {"Improper_Dih.", "improper_dih"},
+    {"Per._Imp._Dih.", "per_imp_dih"},
+    {"LJ-14", "lj14"},
+    {"Coulomb-14", "coulomb14"},
+    {"LJ_(SR)", "lj_sr"},
+    {"Coulomb_(SR)", "coulomb_sr"},
+    {"Coul._recip.", "coul_recip"},
+    {"Disper._corr.", "disp_corr"},
+    {"Potential", "potential"},
+};
+
+// reference.txt: per case, GROMACS's terms at step 0.
+std::map<std::string, std::map<std::string, double>> read_terms() {
+  std::map<std::string, std::map<std::string, double>> ref;
+  for (const std::string& row : read_rows(data_path("bonded/reference.txt"))) {
+    std::istringstream words(row);
+    std::string c, term;
+    double v = 0;
+    words >> c >> term >> v;
+    ref[c][term] = v;
+  }
+  return ref;
+}
+
+void expect_step0_like_gromacs(const std::string& system, const std::string& mdp,
+                               const std::map<std::string, double>& ref) {
+  SCOPED_TRACE(system);
+  const std::string out = make_temp_dir("bonded_step0");
+  std::string log;
+  ASSERT_EQ(run_halomd(system, mdp, {}, out + "/run", "--threads 2", &log), 0) << log;
+  auto e = read_csv(out + "/run/energy.csv");
+  ASSERT_EQ(e["step"].size(), 1u);
+  for (const auto& [gmx, csv] : kTerms) {
+    const bool in_gromacs = ref.count(gmx) > 0;
+    // energy.csv has a column for exactly the listed interactions' terms GROMACS reports.
+    const bool listed =
+        std::find_if(std::begin(kBondedCsvNames), std::end(kBondedCsvNames),
+                     [&](const char* n) { return std::string(n) == csv; }) != std::end(kBondedCsvNames);
+    if (listed) {
+      EXPECT_EQ(e.count(csv) > 0, in_gromacs) << csv;
+    }
+    if (!in_gromacs) continue;
+    ASSERT_TRUE(e.count(csv)) << csv;
+    const double r = ref.at(gmx);
+    EXPECT_NEAR(e[csv][0], r, kPmeEnergyRelTol * std::fabs(r) + kPrintedEnergyAbsTol) << gmx;
+  }
+  EXPECT_NEAR(e["pressure"][0], ref.at("Pressure"), kPressureAbsTol);
+}
+
+TEST(Bonded, Step0EnergyTermsMatchGromacsInFourForceFields) {
+  const auto ref = read_terms();
+  for (const char* ff : kForceFields)
+    expect_step0_like_gromacs(std::string("bonded/") + ff, "../step0.mdp", ref.at(ff));
+}
+
+TEST(Bonded, SolvatedPeptideWithPmeMatchesGromacsAtStep0) {
+  expect_step0_like_gromacs("bonded/solvated", "step0.mdp", read_terms().at("solvated"));
+}
+
+struct Loaded {
+  SimulationInputs in;
+  MdState state;
+  PhaseTimers timers;
+};
+
+void load(const std::string& system, const std::string& mdp, Loaded& s) {
+  RunOptions opt;
+  opt.conf = data_path(system + "/conf.gro");
+  opt.top = data_path(system + "/topol.top");
+  opt.mdp = data_path(system + "/" + mdp);
+  s.in = load_inputs(opt);
+  s.state.x = s.in.gro.x;
+  make_molecules_whole(s.in.top, s.in.gro.box, s.state.x);
+  s.state.v = s.in.gro.v;
+  if (s.state.v.empty()) s.state.v.assign(s.state.x.size(), Vec3{});
+  s.state.ke_half_prev = kinetic_energy_tensor(s.state.v, s.in.top.mass, 1);
+}
+
+// The step-0 forces of the whole run (pairs, listed interactions) against gmx_d's, which gmx dump prints
+// with 6 significant digits: each atom's force within that of its size.
+TEST(Bonded, Step0ForcesMatchGromacs) {
+  for (const char* ff : kForceFields) {
+    SCOPED_TRACE(ff);
+    Loaded s;
+    load(std::string("bonded/") + ff, "../step0.mdp", s);
+    ExecutorConfig c;
+    c.top = &s.in.top;
+    c.mdp = &s.in.mdp;
+    c.box = s.in.gro.box;
+    c.ndf = s.in.ndf;
+    c.timers = &s.timers;
+    CpuExecutor cpu(c);
+    cpu.load(s.state);
+    StepEnergies e;
+    StepRequest r;
+    r.ns = r.energy = true;
+    cpu.step(r, &e);
+    std::vector<Vec3> f;
+    ASSERT_TRUE(cpu.last_forces(f));
+    std::ifstream in(data_path(std::string("bonded/") + ff + "/forces.txt"));
+    // Per atom, relative to its force (a component can be a small difference of large terms).
+    size_t n = 0, worst = 0;
+    double worst_err = 0.0;
+    for (Vec3 ref; in >> ref.x >> ref.y >> ref.z; ++n) {
+      ASSERT_LT(n, f.size());
+      const double err = std::sqrt(norm2(f[n] - ref)) / (kPrintedForceRelTol * std::sqrt(norm2(ref)) + 1e-6);
+      if (err > worst_err) std::tie(worst_err, worst) = std::make_pair(err, n);
+    }
+    EXPECT_EQ(n, f.size());
+    EXPECT_LE(worst_err, 1.0) << "atom " << worst + 1 << ": " << f[worst].x << " " << f[worst].y << " "
+                              << f[worst].z;
+  }
+}
+
+TEST(Bonded, NveRunOfTheSolvatedPeptideMatchesGromacsMeanAndDrift) {
+  const auto ref = read_reference(data_path("bonded/solvated/nve_reference.txt"));
+  const std::string out = make_temp_dir("bonded_nve");
+  std::string log;
+  ASSERT_EQ(run_halomd("bonded/solvated", "nve.mdp", {}, out + "/run", "--threads 2", &log), 0) << log;
+  auto e = read_csv(out + "/run/energy.csv");
+  expect_nve_like_gromacs(e, ref);
+}
+
+TEST(Bonded, ThreadCountAndContinuationChangeNoBit) {
+  const std::map<std::string, std::string> set = {
+      {"nsteps", "40"},        {"nstenergy", "5"},      {"nstcalcenergy", "5"}, {"nstxout-compressed", "10"},
+      {"nstcheckpoint", "20"}, {"tcoupl", "v-rescale"}, {"tc-grps", "System"},  {"tau-t", "0.1"},
+      {"ref-t", "300"},        {"nstfout", "10"},       {"gen-vel", "yes"},     {"gen-temp", "300"},
+      {"gen-seed", "11"},      {"ld-seed", "5"}};
+  const std::string out = make_temp_dir("bonded_bits");
+  const std::string sys = "bonded/amber99sb-ildn";
+  std::string log;
+  ASSERT_EQ(run_halomd(sys, "../step0.mdp", set, out + "/one", "--threads 1", &log), 0) << log;
+  ASSERT_EQ(run_halomd(sys, "../step0.mdp", set, out + "/three", "--threads 3", &log), 0) << log;
+  EXPECT_NE(run_halomd(sys, "../step0.mdp", set, out + "/part", "--threads 2 --stop-at-step 25", &log), 0);
+  ASSERT_EQ(run_halomd(sys, "../step0.mdp", set, out + "/part",
+                       "--threads 2 --cpi " + out + "/part/state.cpt", &log),
+            0)
+      << log;
+  for (const char* file : {"energy.csv", "traj.xtc", "traj.trr", "confout.gro"}) {
+    SCOPED_TRACE(file);
+    const std::string one = read_text(out + "/one/" + file);
+    EXPECT_FALSE(one.empty());
+    EXPECT_EQ(one, read_text(out + "/three/" + file));
+    EXPECT_EQ(one, read_text(out + "/part/" + file));
+  }
+}
+
+// --- The forces of each kind against finite differences of its energy ---------------------------------
+
+double energy_of(const BondedCpu& b, const std::vector<Vec3>& x, const Box& box) {
+  std::vector<Vec3> f(x.size());
+  BondedEnergies e;
+  b.compute(x, box, f, &e);
+  double sum = 0.0;
+  for (double v : e.term) sum += v;
+  return sum;
+}
+
+// A topology of 4 atoms (charged) with one term; positions spread over the boundary of a 2 nm box.
+struct OneTerm {
+  Topology top;
+  Box box{{2.0, 2.0, 2.0}};
+  std::vector<Vec3> x;
+};
+
+OneTerm one_term(BondedKind kind, std::initializer_list<double> p, std::mt19937_64& rng) {
+  OneTerm t;
+  t.top.mass.assign(4, 12.0);
+  t.top.charge = {0.4, -0.3, 0.2, -0.5};
+  BondedTerm term;
+  term.kind = kind;
+  for (int a = 0; a < 4; ++a) term.atoms[a] = a;
+  std::copy(p.begin(), p.end(), term.p);
+  t.top.bonded.push_back(term);
+  // A bent chain near the corner of the box, then wrapped: the terms see it through the minimum image.
+  std::uniform_real_distribution<double> u(-0.05, 0.05);
+  const Vec3 start{1.95, 0.02, 1.9};
+  const Vec3 steps[4] = {{0, 0, 0}, {0.15, 0.02, 0.0}, {0.05, 0.14, 0.03}, {0.12, 0.1, 0.11}};
+  Vec3 at = start;
+  for (int a = 0; a < 4; ++a) {
+    at += steps[a] + Vec3{u(rng), u(rng), u(rng)};
+    Vec3 wrapped = at;
+    for (int d = 0; d < 3; ++d) wrapped[d] -= t.box.len[d] * std::floor(wrapped[d] / t.box.len[d]);
+    t.x.push_back(wrapped);
+  }
+  return t;
+}
+
+TEST(Bonded, ForcesAreMinusTheEnergyGradientAcrossTheBoundary) {
+  std::mt19937_64 rng(7);
+  const double deg = units::kPi / 180.0;
+  const struct {
+    BondedKind kind;
+    std::initializer_list<double> p;
+  } cases[] = {
+      {BondedKind::Bond, {0.13, 3e5}},
+      {BondedKind::G96Bond, {0.13, 1e7}},
+      {BondedKind::Angle, {109.5 * deg, 400}},
+      {BondedKind::G96Angle, {std::cos(109.5 * deg), 500}},
+      {BondedKind::UreyBradley, {109.5 * deg, 400, 0.22, 2e4}},
+      {BondedKind::ProperDih, {30 * deg, 5, 3}},
+      {BondedKind::PeriodicImproper, {180 * deg, 4.6, 2}},
+      {BondedKind::RyckaertBell, {9.28, 12.16, -13.12, -3.06, 26.24, -31.5}},
+      {BondedKind::ImproperDih, {35 * deg, 300}},
+      {BondedKind::ImproperDih, {180 * deg, 300}},  // the difference wraps at +-180 degrees
+      {BondedKind::Pair14, {2e-3, 3e-6, 0.3}},
+  };
+  for (const auto& c : cases)
+    for (int trial = 0; trial < 3; ++trial) {
+      OneTerm t = one_term(c.kind, c.p, rng);
+      SCOPED_TRACE(::testing::Message() << "kind " << static_cast<int>(c.kind) << " trial " << trial);
+      const BondedCpu b(t.top, 1.0);
+      std::vector<Vec3> f(4);
+      BondedEnergies e;
+      b.compute(t.x, t.box, f, &e);
+      Vec3 net;
+      double fmax = 0.0;
+      for (const Vec3& fa : f) {
+        net += fa;
+        fmax = std::max(fmax, std::sqrt(norm2(fa)));
+      }
+      EXPECT_GT(fmax, 0.0);
+      EXPECT_LT(std::sqrt(norm2(net)), 1e-9 * fmax);
+      const double h = 1e-6;
+      for (int a = 0; a < 4; ++a)
+        for (int d = 0; d < 3; ++d) {
+          std::vector<Vec3> xp = t.x, xm = t.x;
+          xp[a][d] += h;
+          xm[a][d] -= h;
+          const double grad = (energy_of(b, xp, t.box) - energy_of(b, xm, t.box)) / (2 * h);
+          EXPECT_NEAR(f[a][d], -grad, 1e-5 * fmax + 1e-7) << "atom " << a << " dim " << d;
+        }
+      // The virial is -1/2 sum x (x) F over the molecule made whole.
+      std::vector<Vec3> whole = t.x;
+      for (int a = 1; a < 4; ++a)
+        for (int d = 0; d < 3; ++d)
+          whole[a][d] -= t.box.len[d] * std::round((whole[a][d] - whole[a - 1][d]) / t.box.len[d]);
+      Tensor vir;
+      for (int a = 0; a < 4; ++a) add_outer(vir, whole[a], f[a], -0.5);
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) EXPECT_NEAR(e.virial.m[i][j], vir.m[i][j], 1e-9 * fmax) << i << j;
+    }
+}
+
+// --- The parameter lookup -----------------------------------------------------------------------------
+
+std::string write_top(const std::string& dir, const std::string& name, const std::string& text) {
+  const std::string path = dir + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// Four atoms of types CT CT HC OH (bonded types CX CX H O through the 8-field layout), all interactions
+// looked up.
+const std::string kTypes =
+    "[ defaults ]\n1 2 yes 0.5 0.8333\n"
+    "[ atomtypes ]\n"
+    "CT CX 6 12.01 0.0 A 0.34 0.45\n"
+    "HC H 1 1.008 0.0 A 0.26 0.06\n"
+    "OH O 8 16.0 0.0 A 0.30 0.71\n";
+const std::string kMolecule =
+    "[ moleculetype ]\nM 3\n"
+    "[ atoms ]\n1 CT 1 R A 1 -0.2\n2 CT 1 R B 2 0.1\n3 HC 1 R C 3 0.3\n4 OH 1 R D 4 -0.2\n";
+
+BondedTerm only(const Topology& t, BondedKind k, size_t index = 0) {
+  std::vector<BondedTerm> of;
+  for (const BondedTerm& b : t.bonded)
+    if (b.kind == k) of.push_back(b);
+  EXPECT_GT(of.size(), index);
+  return of.size() > index ? of[index] : BondedTerm{};
+}
+
+TEST(Bonded, LookupFollowsGromppsRules) {
+  const std::string dir = make_temp_dir("bonded_lookup");
+  const double deg = units::kPi / 180.0;
+  const std::string types =
+      kTypes +
+      "[ bondtypes ]\nCX CX 1 0.15 1000\nH CX 1 0.11 2000\n"
+      "[ angletypes ]\nCX CX H 1 110 300\n"
+      // Dihedrals: wildcard lines before and after an exact one (which wins: more real matches), a funct 9
+      // block of two consecutive lines; the old two-name form for an improper (atoms i and l).
+      "[ dihedraltypes ]\nX CX H X 9 0 1 3\nO CX CX H 9 10 2 1\nO CX CX H 9 20 3 2\n"
+      "X CX CX X 9 0 7 3\nO H 2 15 50\n"
+      "[ pairtypes ]\nOH HC 1 0.25 0.1\n";
+  const std::string mol = kMolecule +
+                          "[ bonds ]\n1 2\n2 3\n3 4 1 0.2 500\n"
+                          "[ angles ]\n1 2 3\n"
+                          "[ dihedrals ]\n4 1 2 3 9\n4 1 2 3 2\n"
+                          "[ pairs ]\n3 4\n1 4\n";
+  const Topology t =
+      io::read_top(write_top(dir, "a.top", types + mol + "[ system ]\nx\n[ molecules ]\nM 2\n"));
+  ASSERT_TRUE(t.unsupported.empty()) << t.unsupported;
+  // Two molecules of 3 bonds, 1 angle, 2 proper terms, 1 improper, 2 pairs.
+  EXPECT_EQ(t.bonded.size(), 2u * 9u);
+  EXPECT_EQ(only(t, BondedKind::Bond, 1).p[0], 0.11);   // H CX matched as CX H, either way round
+  EXPECT_EQ(only(t, BondedKind::Bond, 2).p[1], 500);    // explicit parameters as written
+  EXPECT_EQ(only(t, BondedKind::Bond, 3).atoms[0], 4);  // the second molecule's atoms
+  EXPECT_NEAR(only(t, BondedKind::Angle).p[0], 110 * deg, 1e-15);
+  // O CX CX H beats X CX CX X; its block gives both terms.
+  EXPECT_NEAR(only(t, BondedKind::ProperDih, 0).p[0], 10 * deg, 1e-15);
+  EXPECT_EQ(only(t, BondedKind::ProperDih, 0).p[2], 1);
+  EXPECT_NEAR(only(t, BondedKind::ProperDih, 1).p[0], 20 * deg, 1e-15);
+  EXPECT_EQ(only(t, BondedKind::ProperDih, 1).p[1], 3);
+  EXPECT_NEAR(only(t, BondedKind::ImproperDih).p[0], 15 * deg, 1e-15);
+  // Pairs: [ pairtypes ] by atom type, unscaled (sigma, epsilon to C6, C12); else the LJ pair x fudgeLJ.
+  const BondedTerm p34 = only(t, BondedKind::Pair14, 0), p14 = only(t, BondedKind::Pair14, 1);
+  EXPECT_NEAR(p34.p[0], 4 * 0.1 * std::pow(0.25, 6), 1e-18);
+  EXPECT_NEAR(p14.p[0], 0.5 * 4 * std::sqrt(0.45 * 0.71) * std::pow(0.5 * (0.34 + 0.30), 6), 1e-18);
+  EXPECT_NEAR(p34.p[2], 0.8333 * 0.3 * -0.2, 1e-15);
+}
+
+TEST(Bonded, LookupErrorsNameTheLine) {
+  const std::string dir = make_temp_dir("bonded_lookup_errors");
+  const std::string tail = "[ system ]\nx\n[ molecules ]\nM 1\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {kTypes + kMolecule + "[ bonds ]\n1 3\n",
+       ":15: [ bonds ]: no [ bondtypes ] entry with function type 1 for "
+       "the bonded types CX H"},
+      {kTypes +
+           "[ dihedraltypes ]\nX CX CX X 9 0 7 3\nX CX CX X 9 0 1 2\nCX CX CX CX 1 0 1 1\n"
+           "X CX CX X 9 0 7 3\n" +
+           kMolecule,
+       ":11: [ dihedraltypes ]: a second block of parameters for dihedral type 9"},
+      {kTypes + kMolecule + "[ angles ]\n1 2 3 1 110\n",
+       ":15: [ angles ]: expected 2 parameters (or 4 with the B state), got 1"},
+      {"[ defaults ]\n1 2 no\n[ atomtypes ]\nCT 12.01 0 A 0.3 0.4\n[ moleculetype ]\nM 3\n[ atoms ]\n"
+       "1 CT 1 R A 1\n2 CT 1 R B 1\n[ pairs ]\n1 2\n",
+       ":11: [ pairs ]: no [ pairtypes ] entry for atom types CT CT (and gen-pairs = no)"},
+  };
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const std::string path = write_top(dir, fmt::format("e{}.top", k), cases[k].first + tail);
+    try {
+      io::read_top(path);
+      ADD_FAILURE() << "no error for case " << k;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(path + cases[k].second), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Bonded, WhatIsNotRunYetIsRefusedNamingIt) {
+  const std::string out = make_temp_dir("bonded_refuse");
+  std::string log;
+  // Domains and GPUs: the listed interactions exist in the CPU reference only.
+  EXPECT_EQ(run_halomd("bonded/amber99sb-ildn", "../step0.mdp", {}, out + "/dd", "--domains 2", &log), 2);
+  EXPECT_NE(log.find("bonded interactions"), std::string::npos) << log;
+  EXPECT_EQ(run_halomd("bonded/amber99sb-ildn", "../step0.mdp", {}, out + "/gpu", "--backend cuda", &log), 2);
+  EXPECT_NE(log.find("bonded interactions"), std::string::npos) << log;
+  // constraints = h-bonds would need LINCS; the message names the .mdp line and the bond.
+  EXPECT_EQ(run_halomd("bonded/amber99sb-ildn", "../step0.mdp", {{"constraints", "h-bonds"}}, out + "/hb", "",
+                       &log),
+            2);
+  EXPECT_NE(log.find("constraints = h-bonds: this would constrain the bond between atoms 1 and 2"),
+            std::string::npos)
+      << log;
+  // A function type halomd does not run (a Morse bond) names the file and line of the entry.
+  const std::string dir = make_temp_dir("bonded_morse");
+  const std::string top = write_top(dir, "m.top",
+                                    kTypes + kMolecule +
+                                        "[ bonds ]\n1 2 3 0.15 400 20\n[ system ]\nx\n"
+                                        "[ molecules ]\nM 1\n");
+  EXPECT_EQ(io::read_top(top).unsupported, top + ":15: [ bonds ] function type 3");
+}
+
+}  // namespace
+}  // namespace halomd::test
