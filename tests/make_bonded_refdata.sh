@@ -59,6 +59,25 @@ for name, col in legends.items():
 PY
 }
 
+# nve_reference NAME OUT TITLE: the mean total energy of $WORK/NAME.edr and its drift from step 10 on.
+nve_reference() {
+  (cd "$WORK" && printf 'Total-Energy\n\n' | "$GMXD" energy -f "$1.edr" -o "$1_total.xvg" > "$1.energy.log" 2>&1)
+  python3 - "$WORK/$1_total.xvg" "$version" "$3" > "$2" << 'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip() and l[0] not in '#@']
+t = [float(r[0]) for r in rows]
+e = [float(r[1]) for r in rows]
+tt, ee = t[10:], e[10:]
+mt, me = sum(tt) / len(tt), sum(ee) / len(ee)
+slope = sum((a - mt) * (b - me) for a, b in zip(tt, ee)) / sum((a - mt) ** 2 for a in tt)
+print(f"# {sys.argv[3]}, gmx_d {sys.argv[2]};")
+print("# written by tests/make_bonded_refdata.sh from gmx energy's Total-Energy")
+print(f"nve_steps {len(rows) - 1}")
+print(f"nve_total_mean {sum(e) / len(e):.10g}")
+print(f"nve_total_drift_per_ps_from_step10 {slope:.10g}")
+PY
+}
+
 common="cutoff-scheme=Verlet nstlist=10 rcoulomb=1.0 rvdw=1.0 vdw-modifier=Potential-shift DispCorr=EnerPres"
 # shellcheck disable=SC2086
 mdp "$WORK/em.mdp" integrator=steep nsteps=200 emtol=100 coulombtype=Reaction-Field epsilon-rf=0 $common
@@ -127,20 +146,27 @@ mdp "$S/nve.mdp" integrator=md dt=0.0005 nsteps=400 $pme verlet-buffer-tolerance
   continuation=no constraints=none nstcalcenergy=1 nstenergy=1 comm-mode=Linear nstcomm=100
 run nve.grompp "$GMXD" grompp -maxwarn 0 -f "$S/nve.mdp" -c "$S/conf.gro" -p "$S/topol.top" -o nve.tpr
 run nve.mdrun "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -reprod -s nve.tpr -deffnm nve
-(cd "$WORK" && printf 'Total-Energy\n\n' | "$GMXD" energy -f nve.edr -o nve_total.xvg > nve.energy.log 2>&1)
-python3 - "$WORK/nve_total.xvg" "$version" > "$S/nve_reference.txt" << 'PY'
-import sys
-rows = [l.split() for l in open(sys.argv[1]) if l.strip() and l[0] not in '#@']
-t = [float(r[0]) for r in rows]
-e = [float(r[1]) for r in rows]
-tt, ee = t[10:], e[10:]
-mt, me = sum(tt) / len(tt), sum(ee) / len(ee)
-slope = sum((a - mt) * (b - me) for a, b in zip(tt, ee)) / sum((a - mt) ** 2 for a in tt)
-print(f"# 400-step NVE run of the solvated peptide (tests/data/bonded/solvated/nve.mdp), gmx_d {sys.argv[2]};")
-print("# written by tests/make_bonded_refdata.sh from gmx energy's Total-Energy")
-print(f"nve_steps {len(rows) - 1}")
-print(f"nve_total_mean {sum(e) / len(e):.10g}")
-print(f"nve_total_drift_per_ps_from_step10 {slope:.10g}")
-PY
+nve_reference "nve" "$S/nve_reference.txt" "400-step NVE run of the solvated peptide (solvated/nve.mdp)"
+
+# LINCS: the solvated peptide with constraints = h-bonds (step 0 with PME, and a 500-step NVE run at dt 2 fs
+# with the Verlet buffer estimate, whose rlist grompp prints), and the amber99sb-ildn peptide in vacuum with
+# all-bonds (step 0, reaction field).
+sed -e 's/^constraints = none/constraints = h-bonds/' "$S/step0.mdp" > "$S/hbonds_step0.mdp"
+run hb0.grompp "$GMXD" grompp -maxwarn 0 -f "$S/hbonds_step0.mdp" -c "$S/conf.gro" -p "$S/topol.top" -o hb0.tpr
+run hb0.mdrun "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -reprod -s hb0.tpr -deffnm hb0
+terms hb0 | sed "s/^/solvated_hbonds /" >> "$ref"
+sed -e 's/^constraints = none/constraints = h-bonds/' -e 's/^dt = .*/dt = 0.002/' -e 's/^nsteps = .*/nsteps = 500/' \
+  "$S/nve.mdp" > "$S/hbonds_nve.mdp"
+run hbnve.grompp "$GMXD" grompp -maxwarn 0 -f "$S/hbonds_nve.mdp" -c "$S/conf.gro" -p "$S/topol.top" -o hbnve.tpr
+run hbnve.mdrun "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -reprod -s hbnve.tpr -deffnm hbnve
+rlist=$(sed -n 's/^Calculated rlist for 1x1 atom pair-list as \([0-9.]*\) nm.*/\1/p' "$WORK/hbnve.grompp.log")
+[ -n "$rlist" ] || { echo "make_bonded_refdata.sh: no rlist in the h-bonds grompp log" >&2; exit 1; }
+echo "solvated_hbonds_nve rlist_1x1 $rlist" >> "$ref"
+sed -e 's/^constraints = none/constraints = all-bonds/' "$OUT/step0.mdp" > "$OUT/allbonds_step0.mdp"
+run ab.grompp "$GMXD" grompp -maxwarn 0 -f "$OUT/allbonds_step0.mdp" -c "$OUT/amber99sb-ildn/conf.gro" \
+  -p "$OUT/amber99sb-ildn/topol.top" -o ab.tpr
+run ab.mdrun "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -reprod -s ab.tpr -deffnm ab
+terms ab | sed "s/^/amber99sb-ildn_allbonds /" >> "$ref"
+nve_reference hbnve "$S/hbonds_nve_reference.txt" "500-step NVE run of the solvated peptide with h-bonds (solvated/hbonds_nve.mdp)"
 mv "$ref" "$OUT/reference.txt"
 cat "$OUT/reference.txt" "$S/nve_reference.txt"

@@ -17,6 +17,7 @@
 #include "core/units.h"
 #include "cpu/bonded.h"
 #include "cpu/cpu_executor.h"
+#include "cpu/lincs.h"
 #include "cpu/update.h"
 #include "engine/setup.h"
 #include "io/top.h"
@@ -47,6 +48,7 @@ const std::pair<const char*, const char*> kTerms[] = {
     {"Coul._recip.", "coul_recip"},
     {"Disper._corr.", "disp_corr"},
     {"Potential", "potential"},
+    {"Temperature", "temperature"},  // the degrees of freedom, constraints taken off
 };
 
 // reference.txt: per case, GROMACS's terms at step 0.
@@ -95,6 +97,30 @@ TEST(Bonded, Step0EnergyTermsMatchGromacsInFourForceFields) {
 
 TEST(Bonded, SolvatedPeptideWithPmeMatchesGromacsAtStep0) {
   expect_step0_like_gromacs("bonded/solvated", "step0.mdp", read_terms().at("solvated"));
+}
+
+// LINCS: the hydrogen bonds of the solvated peptide (beside SETTLE water) and every bond of the peptide in
+// vacuum; continuation = no constrains the start as GROMACS does, and the pressure carries the constraint
+// virial.
+TEST(Bonded, LincsRunsMatchGromacsAtStep0) {
+  const auto ref = read_terms();
+  expect_step0_like_gromacs("bonded/solvated", "hbonds_step0.mdp", ref.at("solvated_hbonds"));
+  expect_step0_like_gromacs("bonded/amber99sb-ildn", "../allbonds_step0.mdp",
+                            ref.at("amber99sb-ildn_allbonds"));
+}
+
+// 500 steps of 2 fs with h-bonds constrained: GROMACS's mean total energy and drift, and its Verlet buffer.
+TEST(Bonded, LincsNveRunMatchesGromacsMeanDriftAndBuffer) {
+  const auto ref = read_reference(data_path("bonded/solvated/hbonds_nve_reference.txt"));
+  const std::string out = make_temp_dir("bonded_lincs_nve");
+  std::string log;
+  ASSERT_EQ(run_halomd("bonded/solvated", "hbonds_nve.mdp", {}, out + "/run", "--threads 2", &log), 0) << log;
+  auto e = read_csv(out + "/run/energy.csv");
+  expect_nve_like_gromacs(e, ref);
+  const double rlist = read_terms().at("solvated_hbonds_nve").at("rlist_1x1");
+  EXPECT_NE(read_text(out + "/run/run.json").find(fmt::format("\"rlist_nm\": {:.6f}", rlist)),
+            std::string::npos)
+      << rlist;
 }
 
 struct Loaded {
@@ -283,6 +309,54 @@ TEST(Bonded, ForcesAreMinusTheEnergyGradientAcrossTheBoundary) {
     }
 }
 
+// LINCS on coupled constraints (a branched chain): the lengths after one call, the velocity correction and
+// the virial -1/2 sum x (x) F of the constraint forces m dx / dt^2.
+TEST(Bonded, LincsSatisfiesCoupledConstraintsWithTheirVirial) {
+  Topology top;
+  top.mass = {12.0, 1.0, 14.0, 16.0, 1.0};
+  // 0-1, 0-2, 2-3, 2-4: atoms 0 and 2 are shared.
+  top.constraints = {{0, 1, 0.109}, {0, 2, 0.147}, {2, 3, 0.123}, {2, 4, 0.101}};
+  const Box box{{3.0, 3.0, 3.0}};
+  std::vector<Vec3> x_old = {
+      {1.0, 1.0, 1.0}, {1.05, 1.09, 1.02}, {1.14, 0.97, 0.95}, {1.2, 1.08, 0.9}, {1.17, 0.9, 1.02}};
+  // Put the old positions on the constraints first (tightly), as the previous step leaves them.
+  const LincsCpu tight(top, 12, 8, 90.0);
+  tight.apply(std::vector<Vec3>(x_old), x_old, nullptr, 0.002, nullptr, box);
+  for (const Constraint& c : top.constraints)
+    ASSERT_NEAR(std::sqrt(norm2(x_old[c.a] - x_old[c.b])), c.length, 1e-12);
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> g(0.0, 0.003);
+  std::vector<Vec3> x_new = x_old;
+  for (Vec3& p : x_new) p += Vec3{g(rng), g(rng), g(rng)};
+  for (const auto& [order, iter, tol] : {std::tuple{4, 1, 1e-4}, std::tuple{8, 4, 1e-10}}) {
+    SCOPED_TRACE(::testing::Message() << "order " << order << " iterations " << iter);
+    const LincsCpu lincs(top, order, iter, 30.0);
+    std::vector<Vec3> x = x_new, v(5);
+    Tensor vir;
+    const double dt = 0.002;
+    EXPECT_EQ(lincs.apply(x_old, x, &v, dt, &vir, box), -1);
+    for (const Constraint& c : top.constraints)
+      EXPECT_NEAR(std::sqrt(norm2(x[c.a] - x[c.b])) / c.length, 1.0, tol) << c.a << "-" << c.b;
+    EXPECT_LT(lincs.rms_deviation(x, box), tol);
+    Tensor expect;
+    Vec3 momentum;
+    for (int a = 0; a < 5; ++a) {
+      const Vec3 dx = x[a] - x_new[a];
+      EXPECT_NEAR(v[a].x, dx.x / dt, 1e-12);
+      add_outer(expect, x_old[a], dx * (top.mass[a] / (dt * dt)), -0.5);
+      momentum += dx * top.mass[a];
+    }
+    EXPECT_LT(std::sqrt(norm2(momentum)), 1e-14);  // internal forces
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        EXPECT_NEAR(vir.m[i][j], expect.m[i][j], 1e-6 * std::fabs(expect.m[i][i]) + 1e-9);
+  }
+  // A constraint that turns by more than lincs-warnangle is a blow-up naming one of its atoms.
+  std::vector<Vec3> x = x_old;
+  x[1] = x_old[0] + Vec3{-0.05, 0.09, 0.0};
+  EXPECT_EQ(LincsCpu(top, 4, 1, 30.0).apply(x_old, x, nullptr, 0.002, nullptr, box), 0);
+}
+
 // --- The parameter lookup -----------------------------------------------------------------------------
 
 std::string write_top(const std::string& dir, const std::string& name, const std::string& text) {
@@ -387,13 +461,15 @@ TEST(Bonded, WhatIsNotRunYetIsRefusedNamingIt) {
   EXPECT_NE(log.find("bonded interactions"), std::string::npos) << log;
   EXPECT_EQ(run_halomd("bonded/amber99sb-ildn", "../step0.mdp", {}, out + "/gpu", "--backend cuda", &log), 2);
   EXPECT_NE(log.find("bonded interactions"), std::string::npos) << log;
-  // constraints = h-bonds would need LINCS; the message names the .mdp line and the bond.
-  EXPECT_EQ(run_halomd("bonded/amber99sb-ildn", "../step0.mdp", {{"constraints", "h-bonds"}}, out + "/hb", "",
-                       &log),
+  // LINCS is the one constraint algorithm; domains refuse constraints too.
+  EXPECT_EQ(run_halomd("bonded/amber99sb-ildn", "../allbonds_step0.mdp", {{"constraint-algorithm", "shake"}},
+                       out + "/shake", "", &log),
             2);
-  EXPECT_NE(log.find("constraints = h-bonds: this would constrain the bond between atoms 1 and 2"),
-            std::string::npos)
+  EXPECT_NE(log.find("constraint-algorithm = shake: halomd solves constraints with LINCS"), std::string::npos)
       << log;
+  EXPECT_EQ(
+      run_halomd("bonded/amber99sb-ildn", "../allbonds_step0.mdp", {}, out + "/dd2", "--domains 2", &log), 2);
+  EXPECT_NE(log.find("LINCS constraints"), std::string::npos) << log;
   // A function type halomd does not run (a Morse bond) names the file and line of the entry.
   const std::string dir = make_temp_dir("bonded_morse");
   const std::string top = write_top(dir, "m.top",

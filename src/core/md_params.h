@@ -66,10 +66,15 @@ struct MdParams {
   double gen_temp = 300.0;  // K
   int64_t gen_seed = -1;    // -1: chosen at start (gen-vel = yes only) and recorded in the checkpoint
   bool continuation = false;
-  // constraints: which [ bonds ] grompp turns into constraints (none, h-bonds, all-bonds); halomd has no
-  // LINCS yet, so it refuses a topology where that would take a bond (water's SETTLE is separate).
+  // constraints: which [ bonds ] grompp turns into constraints (none, h-bonds, all-bonds), run by LINCS
+  // (water's SETTLE is separate).
   enum class Constraints { None, HBonds, AllBonds } constraints = Constraints::None;
   int constraints_line = 0;
+  bool constraint_shake = false;  // constraint-algorithm = shake: refused where there are LINCS constraints
+  int constraint_algorithm_line = 0;
+  int lincs_order = 4;            // terms of LINCS's matrix expansion
+  int lincs_iter = 1;             // corrections for rotational lengthening
+  double lincs_warnangle = 30.0;  // degrees a constraint may rotate in one step before it is a blow-up
   // Thermostat random stream (GROMACS ld-seed); -1: chosen at start and recorded.
   int64_t ld_seed = -1;
   // Output

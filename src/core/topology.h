@@ -36,6 +36,13 @@ struct BondedTerm {
   double p[6] = {0, 0, 0, 0, 0, 0};
 };
 
+// A distance constraint between two atoms (global indices), solved by LINCS: [ constraints ], or a bond
+// that the .mdp's constraints option turned into one.
+struct Constraint {
+  int a = 0, b = 0;
+  double length = 0.0;  // nm
+};
+
 // A run of identical molecules as listed in [molecules].
 struct MoleculeBlock {
   std::string name;
@@ -70,6 +77,7 @@ struct Topology {
 
   std::vector<Settle> settles;
   std::vector<BondedTerm> bonded;  // in the order of the molecules and of their [ bonds ], [ pairs ], ...
+  std::vector<Constraint> constraints;  // LINCS's (water's SETTLE is separate)
   std::vector<MoleculeBlock> molecules;
 
   // Interactions that were parsed but that this version cannot run ([ constraints ], [ cmap ], a [ bonds ]

@@ -36,6 +36,7 @@ CpuExecutor::CpuExecutor(const ExecutorConfig& config)
       top_(*config.top),
       mdp_(*config.mdp),
       settle_(top_),
+      lincs_(top_, mdp_.lincs_order, mdp_.lincs_iter, mdp_.lincs_warnangle),
       nonbonded_(top_, mdp_, config.threads),
       bonded_(top_, mdp_.epsilon_r) {
   const int n = top_.num_atoms();
@@ -98,8 +99,12 @@ void CpuExecutor::step(const StepRequest& r, StepEnergies* e) {
 
   timers.start(Phase::Constraints);
   Tensor constr_virial;
-  const int failed = settle_.apply(x_, x_new_, &v_, mdp_.dt, r.energy ? &constr_virial : nullptr, threads);
-  check_blow_up(r.step, failed, x_, x_new_);
+  // LINCS, then SETTLE, as GROMACS's constrain (they never share an atom).
+  const int lincs_failed =
+      lincs_.apply(x_, x_new_, &v_, mdp_.dt, r.energy ? &constr_virial : nullptr, cfg_.box);
+  const int settle_failed =
+      settle_.apply(x_, x_new_, &v_, mdp_.dt, r.energy ? &constr_virial : nullptr, threads);
+  check_blow_up(r.step, lincs_failed >= 0 ? lincs_failed : settle_failed, x_, x_new_);
   timers.stop();
 
   timers.start(Phase::Energies);

@@ -7,6 +7,7 @@
 
 #include "core/executor.h"
 #include "cpu/bonded.h"
+#include "cpu/lincs.h"
 #include "cpu/nonbonded.h"
 #include "cpu/pairlist.h"
 #include "cpu/pme.h"
@@ -32,6 +33,7 @@ class CpuExecutor final : public Executor {
   const Topology& top_;
   const MdParams& mdp_;
   SettleCpu settle_;
+  LincsCpu lincs_;
   NonbondedCpu nonbonded_;
   BondedCpu bonded_;
   std::unique_ptr<PmeCpu> pme_;  // coulombtype = PME only
@@ -50,7 +52,8 @@ double vrescale_lambda(double ek, double ref_kinetic, double ndf, const MdParams
                        int64_t step, double* integral);
 
 // The blow-up check after the constraints: throws RuntimeError naming the step and atom when an atom moved
-// further than 0.1 nm or its water could not be constrained (settle_failed >= 0). With global_index, the
+// further than 0.1 nm or its constraints could not be solved (settle_failed >= 0: a water, or a LINCS
+// constraint that turned further than lincs-warnangle). With global_index, the
 // arrays are a domain's home atoms and the atom is named by its global index.
 void check_blow_up(int64_t step, int settle_failed, const std::vector<Vec3>& x_old,
                    const std::vector<Vec3>& x_new, std::span<const int> global_index = {});

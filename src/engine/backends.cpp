@@ -247,12 +247,14 @@ std::string describe_gpus() {
 }
 
 std::unique_ptr<Executor> make_executor(const RunOptions& options, const ExecutorConfig& config) {
-  // Listed interactions (bonds, angles, dihedrals, 1-4 pairs) exist in the CPU reference only so far.
-  if (!config.top->bonded.empty() && (options.backend != "cpu" || decomposed(options)))
+  // Listed interactions (bonds, angles, dihedrals, 1-4 pairs) and LINCS exist in the CPU reference only so
+  // far.
+  if ((!config.top->bonded.empty() || !config.top->constraints.empty()) &&
+      (options.backend != "cpu" || decomposed(options)))
     throw InputError(
         options.top, 0,
-        "the topology has bonded interactions ([ bonds ], [ angles ], [ dihedrals ], [ pairs ]), "
-        "which run with --backend cpu and one domain so far (no --dd, one rank)");
+        "the topology has bonded interactions ([ bonds ], [ angles ], [ dihedrals ], [ pairs ]) or LINCS "
+        "constraints, which run with --backend cpu and one domain so far (no --dd, one rank)");
   // PME exists in the CPU executors and on one GPU; the GPU domains would run reaction field.
   if (config.mdp->coulombtype == CoulombType::Pme && options.backend == "cuda" && decomposed(options))
     throw InputError(options.mdp, config.mdp->coulombtype_line,

@@ -14,6 +14,7 @@
 #include "core/random.h"
 #include "core/units.h"
 #include "cpu/dispersion_correction.h"
+#include "cpu/lincs.h"
 #include "cpu/settle.h"
 #include "cpu/update.h"
 #include "engine/backends.h"
@@ -55,15 +56,17 @@ void generate_velocities(const Topology& top, double temp, double ndf, uint64_t 
 }
 
 // GROMACS's do_constrain_first: constrain x(0), then v(-dt/2) through the position x(0) - dt v.
-void constrain_start(const SettleCpu& settle, double dt, std::vector<Vec3>& x, std::vector<Vec3>& v,
-                     int threads) {
-  if (settle.empty()) return;
+void constrain_start(const SettleCpu& settle, const LincsCpu& lincs, double dt, const Box& box,
+                     std::vector<Vec3>& x, std::vector<Vec3>& v, int threads) {
+  if (settle.empty() && lincs.empty()) return;
   const std::vector<Vec3> ref = x;
   settle.apply(ref, x, nullptr, dt, nullptr, threads);
+  lincs.apply(ref, x, nullptr, dt, nullptr, box);
   std::vector<Vec3> back(x.size());
   for (size_t i = 0; i < x.size(); ++i) back[i] = x[i] - v[i] * dt;
   const std::vector<Vec3> back_unconstrained = back;
   settle.apply(x, back, nullptr, dt, nullptr, threads);
+  lincs.apply(x, back, nullptr, dt, nullptr, box);
   for (size_t i = 0; i < x.size(); ++i) v[i] -= (back[i] - back_unconstrained[i]) * (1.0 / dt);
 }
 
@@ -148,6 +151,7 @@ RunSummary run_md(const RunOptions& options) {
     if (st.dt != mdp.dt) throw InputError(options.mdp, 0, "dt differs from the checkpoint's");
   } else {
     SettleCpu settle(top);
+    LincsCpu lincs(top, mdp.lincs_order, mdp.lincs_iter, mdp.lincs_warnangle);
     st.step = 0;
     st.dt = mdp.dt;
     st.tinit = mdp.tinit;
@@ -161,7 +165,7 @@ RunSummary run_md(const RunOptions& options) {
         mdp.gen_vel ? resolve_seed(mdp.gen_seed) : static_cast<uint64_t>(std::max<int64_t>(0, mdp.gen_seed));
     st.v = in.gro.has_velocities() ? in.gro.v : std::vector<Vec3>(natoms);
     if (mdp.gen_vel) generate_velocities(top, mdp.gen_temp, in.ndf, st.gen_seed, st.v);
-    if (!mdp.continuation) constrain_start(settle, mdp.dt, st.x, st.v, threads);
+    if (!mdp.continuation) constrain_start(settle, lincs, mdp.dt, box, st.x, st.v, threads);
     st.ke_half_prev = kinetic_energy_tensor(st.v, top.mass, threads);
     st.atoms_hash = atoms_hash(top);
   }

@@ -92,23 +92,24 @@ void check_whole_system_groups(const MdParams& p, const Topology& top, const std
               "every atom has, or Water in a water box); this one is not the whole system");
 }
 
-// grompp turns the [ bonds ] with a hydrogen (an atom whose name starts with H) or all of them into
-// constraints; halomd has no LINCS yet, so it refuses rather than run them as springs.
-void check_no_bond_constraints(const MdParams& p, const Topology& top, const std::string& mdp_path) {
+// constraints = h-bonds / all-bonds: grompp (topshake.cpp) replaces the [ bonds ] (function types 1 to 4)
+// with a hydrogen (an atom whose name starts with H or h) or all of them by constraints of length b0, after
+// the exclusions were made; halomd runs them with LINCS.
+void convert_bonds_to_constraints(const MdParams& p, Topology& top) {
   if (p.constraints == MdParams::Constraints::None) return;
   auto hydrogen = [&top](int a) {
     return !top.atom_name[a].empty() && std::toupper(top.atom_name[a][0]) == 'H';
   };
+  std::vector<BondedTerm> kept;
   for (const BondedTerm& t : top.bonded) {
-    if (t.kind != BondedKind::Bond && t.kind != BondedKind::G96Bond) continue;
-    if (p.constraints == MdParams::Constraints::AllBonds || hydrogen(t.atoms[0]) || hydrogen(t.atoms[1]))
-      throw InputError(mdp_path, p.constraints_line,
-                       fmt::format("constraints = {}: this would constrain the bond between atoms {} and {}, "
-                                   "and halomd has no LINCS yet; use constraints = none (with a shorter "
-                                   "time step, e.g. dt = 0.0005)",
-                                   p.constraints == MdParams::Constraints::HBonds ? "h-bonds" : "all-bonds",
-                                   t.atoms[0] + 1, t.atoms[1] + 1));
+    const bool bond = t.kind == BondedKind::Bond || t.kind == BondedKind::G96Bond;
+    if (bond &&
+        (p.constraints == MdParams::Constraints::AllBonds || hydrogen(t.atoms[0]) || hydrogen(t.atoms[1])))
+      top.constraints.push_back({t.atoms[0], t.atoms[1], t.p[0]});
+    else
+      kept.push_back(t);
   }
+  top.bonded.swap(kept);
 }
 
 }  // namespace
@@ -131,7 +132,10 @@ SimulationInputs load_inputs(const RunOptions& options) {
 
   MdParams& p = in.mdp;
   check_whole_system_groups(p, in.top, options.mdp);
-  check_no_bond_constraints(p, in.top, options.mdp);
+  convert_bonds_to_constraints(p, in.top);
+  if (p.constraint_shake && !in.top.constraints.empty())
+    throw InputError(options.mdp, p.constraint_algorithm_line,
+                     "constraint-algorithm = shake: halomd solves constraints with LINCS (the default)");
   if (p.coulombtype == CoulombType::Pme) {
     // grompp warns about this (an error without -maxwarn); halomd runs it with GROMACS's correction for a
     // uniform neutralising background (cpu/pme.h), and says so.
@@ -143,7 +147,8 @@ SimulationInputs load_inputs(const RunOptions& options) {
                    "uniform neutralising background (GROMACS's correction), which can give artefacts\n",
                    options.top.c_str(), total);
   }
-  const int nconstr = 3 * static_cast<int>(in.top.settles.size());
+  const int nconstr =
+      3 * static_cast<int>(in.top.settles.size()) + static_cast<int>(in.top.constraints.size());
   in.ndf = 3.0 * in.top.num_atoms() - nconstr - (p.comm_mode == CommMode::Linear ? 3.0 : 0.0);
   if (in.ndf <= 0) throw InputError(options.top, 0, "the system has no degrees of freedom");
   if (p.verlet_buffer_tolerance > 0) {

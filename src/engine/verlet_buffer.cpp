@@ -27,6 +27,13 @@ struct BufferType {
 std::vector<BufferType> buffer_types(const Topology& top) {
   const int n = top.num_atoms();
   std::vector<double> con_mass(n, 0.0), con_len(n, 0.0);
+  // LINCS constraints: each atom keeps its heaviest partner (calc_verletbuf.cpp).
+  for (const Constraint& c : top.constraints)
+    for (auto [self, other] : {std::pair{c.a, c.b}, std::pair{c.b, c.a}})
+      if (top.mass[other] > con_mass[self]) {
+        con_mass[self] = top.mass[other];
+        con_len[self] = c.length;
+      }
   for (const Settle& s : top.settles) {
     con_mass[s.o] = top.mass[s.h1];
     con_len[s.o] = s.d_oh;

@@ -59,8 +59,8 @@ struct Entry {
 // PME/Ewald, constraint-solver, pressure-coupling, free-energy and wall parameters while those features are
 // off, group-scheme leftovers, user fields, title): any value is accepted and ignored.
 constexpr const char* kNoEffect =
-    "title cpp bd-fric emtol emstep niter fcstep nstcgsteep nbfgscorr rtpi constraint-algorithm shake-sor "
-    "shake-tol lincs-order lincs-iter lincs-warnangle ewald-rtol-lj lj-pme-comb-rule rcoulomb-switch "
+    "title cpp bd-fric emtol emstep niter fcstep nstcgsteep nbfgscorr rtpi shake-sor "
+    "shake-tol ewald-rtol-lj lj-pme-comb-rule rcoulomb-switch "
     "rvdw-switch table-extension refcoord-scaling nstcalclr nh-chain-length "
     "print-nose-hoover-chain-variables pcoupltype nstpcouple tau-p compressibility ref-p simulation-part "
     "wall-type wall-r-linpot wall-atomtype wall-density wall-ewald-zfac disre-weighting disre-mixed disre-fc "
@@ -297,6 +297,13 @@ void MdpReader::register_options() {
     p_.constraints = static_cast<MdParams::Constraints>(choice(e, {"none", "h-bonds", "all-bonds"}));
     p_.constraints_line = e.line;
   });
+  add({"constraint-algorithm"}, [this](const Entry& e) {
+    p_.constraint_shake = choice(e, {"lincs", "shake"}) == 1;
+    p_.constraint_algorithm_line = e.line;
+  });
+  add({"lincs-order"}, [this](const Entry& e) { p_.lincs_order = integer(e); });
+  add({"lincs-iter"}, [this](const Entry& e) { p_.lincs_iter = integer(e); });
+  add({"lincs-warnangle"}, [this](const Entry& e) { p_.lincs_warnangle = real(e); });
   add({"nstcalcenergy"}, [this](const Entry& e) { p_.nstcalcenergy = integer(e); });
   add({"nstenergy"}, [this](const Entry& e) { p_.nstenergy = integer(e); });
   add({"nstxout"}, [this](const Entry& e) { p_.nstxout = integer(e); });
@@ -411,6 +418,10 @@ void MdpReader::derive() {
   if (p.nstcomm < 0)
     fail(line_of("nstcomm"), "nstcomm must not be negative (use comm-mode to choose the mode)");
   if (p.nstcomm == 0) p.comm_mode = CommMode::None;
+  if (p.lincs_order < 1) fail(line_of("lincs-order"), "lincs-order must be at least 1");
+  if (p.lincs_iter < 0) fail(line_of("lincs-iter"), "lincs-iter must not be negative");
+  if (p.lincs_warnangle <= 0.0 || p.lincs_warnangle > 90.0)
+    fail(line_of("lincs-warnangle"), "lincs-warnangle must be above 0 and at most 90 degrees");
 }
 
 // PME's options, checked as grompp 2022 checks them.

@@ -17,6 +17,7 @@ struct FunctInfo {
   int nparams = 0;
   BondedKind kind = BondedKind::Bond;
   bool connection = false;
+  bool constraint = false;  // [ constraints ]: the length, for LINCS
 };
 
 bool funct_info(const std::string& directive, int funct, FunctInfo* info) {
@@ -41,6 +42,10 @@ bool funct_info(const std::string& directive, int funct, FunctInfo* info) {
   if (directive == "pairs") {
     if (funct == 1) *info = {2, BondedKind::Pair14, false};
     return funct == 1;
+  }
+  if (directive == "constraints") {  // funct 1 also makes exclusions (the parser's bond graph), 2 does not
+    *info = {1, BondedKind::Bond, false, true};
+    return funct == 1 || funct == 2;
   }
   return false;
 }
@@ -253,6 +258,10 @@ bool add_interaction(const TopData& d, TopMoleculeType& m, const std::string& di
            std::to_string(funct) + " for the bonded types" + names);
     }
     sets = e->terms;
+  }
+  if (info.constraint) {
+    m.constraints.push_back({atoms[0], atoms[1], sets[0][0]});
+    return true;
   }
   for (const std::vector<double>& p : sets) {
     if (info.kind == BondedKind::RyckaertBell &&

@@ -49,10 +49,10 @@ constexpr const char* kInteractions =
     "angle_restraints_z 2 ";
 
 // Parameter-type directives read for the interactions halomd runs (top_bonded.cpp).
-constexpr const char* kParamTypes = "bondtypes angletypes dihedraltypes pairtypes";
+constexpr const char* kParamTypes = "bondtypes angletypes dihedraltypes pairtypes constrainttypes";
 
 // Parameter-type directives only used by interactions halomd cannot run, so skipped unread.
-constexpr const char* kSkipped = "constrainttypes cmaptypes implicit_genborn_params implicit_surface_params";
+constexpr const char* kSkipped = "cmaptypes implicit_genborn_params implicit_surface_params";
 
 // [ bonds ] function types that are chemical bonds (they count for nrexcl), as GROMACS's IF_CHEMBOND.
 bool is_chemical_bond(int funct) {
