@@ -367,8 +367,13 @@ TEST(Top, ExclusionsFromNrexclBondsAndExclusionLines) {
       EXPECT_NE(std::find(back.begin(), back.end(), i), back.end()) << i << " " << j;
       EXPECT_NE(i, j);
     }
-  // The first entry of a used molecule type that halomd cannot run (no LINCS yet).
-  EXPECT_EQ(t.unsupported, top + ":18: [ constraints ] function type 1");
+  // Everything used runs (the unused type's [ angles ] function type 3 would not): the constraint per chain.
+  EXPECT_TRUE(t.unsupported.empty()) << t.unsupported;
+  ASSERT_EQ(t.constraints.size(), 2u);
+  EXPECT_EQ(t.constraints[0].a, 5);
+  EXPECT_EQ(t.constraints[0].b, 6);
+  EXPECT_EQ(t.constraints[1].a, 10);
+  EXPECT_DOUBLE_EQ(t.constraints[1].length, 0.1);
   ASSERT_EQ(t.molecules.size(), 3u);
   EXPECT_EQ(t.molecules[1].first_atom, 3);
   EXPECT_EQ(t.molecules[1].count, 2);
