@@ -37,16 +37,13 @@ CpuExecutor::CpuExecutor(const ExecutorConfig& config)
       mdp_(*config.mdp),
       settle_(top_),
       lincs_(top_, mdp_.lincs_order, mdp_.lincs_iter, mdp_.lincs_warnangle),
-      nonbonded_(top_, mdp_, config.threads),
-      bonded_(top_, mdp_.epsilon_r) {
+      forces_(top_, mdp_, config.box, config.threads) {
   const int n = top_.num_atoms();
   inv_mass_.resize(n);
   for (int i = 0; i < n; ++i) inv_mass_[i] = top_.mass[i] > 0 ? 1.0 / top_.mass[i] : 0.0;
   ref_kinetic_ = 0.5 * cfg_.ndf * units::kBoltzmann * mdp_.ref_t;
   f_.resize(n);
   x_new_.resize(n);
-  if (mdp_.coulombtype == CoulombType::Pme)
-    pme_ = std::make_unique<PmeCpu>(mdp_, cfg_.box, top_.charge, config.threads);
 }
 
 void CpuExecutor::load(const MdState& s) {
@@ -68,27 +65,7 @@ void CpuExecutor::save(MdState& s) {
 void CpuExecutor::step(const StepRequest& r, StepEnergies* e) {
   PhaseTimers& timers = *cfg_.timers;
   const int threads = cfg_.threads;
-  if (r.ns) {
-    timers.start(Phase::NeighbourSearch);
-    build_pair_list(x_, cfg_.box, mdp_.rlist, top_, threads, list_);
-    timers.stop();
-  }
-  timers.start(Phase::Nonbonded);
-  NonbondedEnergies nb;
-  nonbonded_.compute(list_, x_, cfg_.box, r.energy, r.step, f_, nb);
-  timers.stop();
-  PmeEnergies mesh;
-  if (pme_) {
-    timers.start(Phase::PmeMesh);
-    pme_->compute(x_, r.energy, f_, mesh, r.step);
-    timers.stop();
-  }
-  BondedEnergies listed;
-  if (!bonded_.empty()) {
-    timers.start(Phase::Bonded);
-    bonded_.compute(x_, cfg_.box, f_, r.energy ? &listed : nullptr);
-    timers.stop();
-  }
+  forces_.compute(x_, r.ns, r.step, f_, e, timers);
 
   timers.start(Phase::Update);
   const double lambda = r.tcouple ? vrescale_lambda(ke_half_prev_.trace(), ref_kinetic_, cfg_.ndf, mdp_,
@@ -111,13 +88,6 @@ void CpuExecutor::step(const StepRequest& r, StepEnergies* e) {
   const Tensor ke_half = kinetic_energy_tensor(v_, top_.mass, threads);
   if (r.comm) remove_com_velocity(v_, top_.mass);
   if (e) {
-    e->lj = nb.lj;
-    e->coulomb = nb.coulomb;
-    e->coulomb_recip = mesh.energy;
-    e->virial = nb.virial;
-    e->virial += mesh.virial;
-    e->bonded = listed.term;
-    e->virial += listed.virial;
     e->virial += constr_virial;
     for (int a = 0; a < 3; ++a)
       for (int b = 0; b < 3; ++b) e->kinetic.m[a][b] = 0.5 * (ke_half_prev_.m[a][b] + ke_half.m[a][b]);

@@ -6,11 +6,8 @@
 #include <vector>
 
 #include "core/executor.h"
-#include "cpu/bonded.h"
+#include "cpu/cpu_forces.h"
 #include "cpu/lincs.h"
-#include "cpu/nonbonded.h"
-#include "cpu/pairlist.h"
-#include "cpu/pme.h"
 #include "cpu/settle.h"
 
 namespace halomd {
@@ -26,7 +23,7 @@ class CpuExecutor final : public Executor {
     f = f_;  // the step's forces at x(step), as the update used them
     return true;
   }
-  size_t num_pairs() const override { return list_.num_pairs(); }
+  size_t num_pairs() const override { return forces_.num_pairs(); }
 
  private:
   ExecutorConfig cfg_;
@@ -34,12 +31,9 @@ class CpuExecutor final : public Executor {
   const MdParams& mdp_;
   SettleCpu settle_;
   LincsCpu lincs_;
-  NonbondedCpu nonbonded_;
-  BondedCpu bonded_;
-  std::unique_ptr<PmeCpu> pme_;  // coulombtype = PME only
+  CpuForces forces_;
   std::vector<double> inv_mass_;
   double ref_kinetic_ = 0.0;
-  PairList list_;
   int64_t step_ = 0;
   std::vector<Vec3> x_, v_, f_, x_new_;
   Tensor ke_half_prev_;

@@ -1,0 +1,49 @@
+#include "cpu/cpu_forces.h"
+
+namespace halomd {
+
+CpuForces::CpuForces(const Topology& top, const MdParams& mdp, const Box& box, int threads)
+    : top_(top),
+      mdp_(mdp),
+      box_(box),
+      threads_(threads),
+      nonbonded_(top, mdp, threads),
+      bonded_(top, mdp.epsilon_r) {
+  if (mdp.coulombtype == CoulombType::Pme) pme_ = std::make_unique<PmeCpu>(mdp, box, top.charge, threads);
+}
+
+void CpuForces::compute(const std::vector<Vec3>& x, bool search, int64_t step, std::vector<Vec3>& f,
+                        StepEnergies* e, PhaseTimers& timers) {
+  if (search) {
+    timers.start(Phase::NeighbourSearch);
+    build_pair_list(x, box_, mdp_.rlist, top_, threads_, list_);
+    timers.stop();
+  }
+  timers.start(Phase::Nonbonded);
+  NonbondedEnergies nb;
+  nonbonded_.compute(list_, x, box_, e != nullptr, step, f, nb);
+  timers.stop();
+  PmeEnergies mesh;
+  if (pme_) {
+    timers.start(Phase::PmeMesh);
+    pme_->compute(x, e != nullptr, f, mesh, step);
+    timers.stop();
+  }
+  BondedEnergies listed;
+  if (!bonded_.empty()) {
+    timers.start(Phase::Bonded);
+    bonded_.compute(x, box_, f, e ? &listed : nullptr);
+    timers.stop();
+  }
+  if (e) {
+    e->lj = nb.lj;
+    e->coulomb = nb.coulomb;
+    e->coulomb_recip = mesh.energy;
+    e->bonded = listed.term;
+    e->virial = nb.virial;
+    e->virial += mesh.virial;
+    e->virial += listed.virial;
+  }
+}
+
+}  // namespace halomd
