@@ -13,6 +13,7 @@ enum class VdwModifier { PotentialShift, None };
 enum class DispCorr { No, EnerPres, Ener };
 enum class Tcoupl { No, VRescale };
 enum class CommMode { Linear, None };
+enum class Integrator { Md, Steep };
 
 // A group option of the .mdp (tc-grps, comm-grps, energygrps, compressed-x-grps) naming one group, which
 // must hold every atom (checked against the topology when the run is set up: engine/setup.cpp).
@@ -26,10 +27,13 @@ struct MdParams {
   // Preprocessor options for the .top, as GROMACS's define and include (-DNAME[=VALUE] ..., -Idir ...).
   std::string define;
   std::string include;
-  // Integration
-  double dt = 0.001;   // ps
-  int64_t nsteps = 0;  // total steps (a continued run runs up to this)
-  double tinit = 0.0;  // ps
+  // Integration (integrator = steep: energy minimisation, nsteps trial steps at most)
+  Integrator integrator = Integrator::Md;
+  double emtol = 10.0;   // kJ/mol/nm: steep stops when the largest force is below it
+  double emstep = 0.01;  // nm: steep's first step length
+  double dt = 0.001;     // ps
+  int64_t nsteps = 0;    // total steps (a continued run runs up to this)
+  double tinit = 0.0;    // ps
   // Neighbour search
   int nstlist = 10;
   double rlist = 1.0;                      // nm; derived when verlet_buffer_tolerance > 0

@@ -114,6 +114,26 @@ int LincsCpu::apply(const std::vector<Vec3>& x_old, std::vector<Vec3>& x_new, st
   return failed;
 }
 
+void LincsCpu::project(const std::vector<Vec3>& x, std::vector<Vec3>& f, Tensor* virial,
+                       const Box& box) const {
+  const int n = static_cast<int>(con_.size());
+  if (n == 0) return;
+  std::vector<Vec3> r(n);
+  std::vector<double> rhs(n), sol(n);
+  for (int i = 0; i < n; ++i) {
+    const Vec3 d = image_dx(x[con_[i].a], x[con_[i].b], box);
+    r[i] = d * (1.0 / std::sqrt(norm2(d)));
+    rhs[i] = blc_[i] * dot(r[i], f[con_[i].a] - f[con_[i].b]);
+  }
+  expand(r, rhs, sol);
+  for (int i = 0; i < n; ++i) {
+    const double mvb = blc_[i] * sol[i];
+    f[con_[i].a] -= r[i] * (inv_mass_[con_[i].a] * mvb);
+    f[con_[i].b] += r[i] * (inv_mass_[con_[i].b] * mvb);
+    if (virial) add_outer(*virial, r[i], r[i], 0.5 * con_[i].length * mvb);
+  }
+}
+
 double LincsCpu::rms_deviation(const std::vector<Vec3>& x, const Box& box) const {
   if (con_.empty()) return 0.0;
   double sum = 0.0;

@@ -25,6 +25,11 @@ class LincsCpu {
   int apply(const std::vector<Vec3>& x_old, std::vector<Vec3>& x_new, std::vector<Vec3>* v, double dt,
             Tensor* virial, const Box& box) const;
 
+  // Energy minimisation's projection (GROMACS's do_lincsp on ConstraintVariable::ForceDispl): removes from f
+  // the components along the constraints at x, by the same truncated expansion; adds the virial of what was
+  // removed, as of constraint forces.
+  void project(const std::vector<Vec3>& x, std::vector<Vec3>& f, Tensor* virial, const Box& box) const;
+
   // The root mean square of the relative deviations |x_a - x_b| / length - 1 (GROMACS's Constr. rmsd).
   double rms_deviation(const std::vector<Vec3>& x, const Box& box) const;
 

@@ -22,6 +22,11 @@ class SettleCpu {
   int apply(const std::vector<Vec3>& x_old, std::vector<Vec3>& x_new, std::vector<Vec3>* v, double dt,
             Tensor* virial, int threads) const;
 
+  // Energy minimisation's projection (GROMACS's settle_proj): removes from f the components along each
+  // water's three constraints at x (bond vectors over their target lengths), weighted by the inverse masses;
+  // adds the virial of what was removed, as of constraint forces.
+  void project(const std::vector<Vec3>& x, std::vector<Vec3>& f, Tensor* virial) const;
+
  private:
   std::vector<Settle> settles_;
   std::vector<double> m_o_, m_h_;  // per settle

@@ -64,12 +64,6 @@ std::unique_ptr<comm::GpuHaloTransport> make_gpu_transport(const std::string& na
 }
 #endif
 
-// Whether the options ask for the domain-decomposed CPU executor: a transport, several domains, a grid, or
-// several MPI ranks.
-bool decomposed(const RunOptions& o) {
-  return !o.transport.empty() || o.domains > 1 || !o.dd.empty() || process_count() > 1;
-}
-
 std::unique_ptr<Executor> make_dd_executor(const RunOptions& o, const ExecutorConfig& config) {
   const int ranks = process_count();
   const std::string transport = !o.transport.empty() ? o.transport : (ranks > 1 ? "mpi" : "local");
@@ -153,6 +147,12 @@ std::unique_ptr<Executor> make_cuda_dd_executor(const RunOptions& o, const Execu
 #endif
 
 }  // namespace
+
+// Whether the options ask for the domain-decomposed CPU executor: a transport, several domains, a grid, or
+// several MPI ranks.
+bool decomposed(const RunOptions& o) {
+  return !o.transport.empty() || o.domains > 1 || !o.dd.empty() || process_count() > 1;
+}
 
 void start_processes([[maybe_unused]] bool want_mpi) {
 #if HALOMD_HAVE_MPI

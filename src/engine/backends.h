@@ -21,6 +21,8 @@ std::string check_nvshmem();
 // comm/gpu_halo_check.h) on the grid `dd` (empty: every rank along x), `rounds` times; returns this process's
 // report. Throws InputError when the build lacks the transport, RuntimeError on a mismatch or a timeout.
 std::string check_halo(const std::string& name, const std::vector<int>& dd, int rounds);
+// Whether the options ask for domains: a transport, several domains, a grid, or several MPI ranks.
+bool decomposed(const RunOptions& options);
 // The executor for options.backend (and, later, its transport). Throws InputError for a backend this build
 // does not have.
 std::unique_ptr<Executor> make_executor(const RunOptions& options, const ExecutorConfig& config);

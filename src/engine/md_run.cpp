@@ -18,6 +18,7 @@
 #include "cpu/settle.h"
 #include "cpu/update.h"
 #include "engine/backends.h"
+#include "engine/minimize.h"
 #include "engine/outputs.h"
 #include "engine/run_report.h"
 #include "engine/setup.h"
@@ -88,6 +89,19 @@ void from_md_state(const MdState& s, io::Checkpoint& c) {
   c.thermostat_integral = s.thermostat_integral;
 }
 
+void print_progress(int64_t step, int64_t last, int64_t first, double elapsed, double dt) {
+  const double done = static_cast<double>(step - first);
+  if (done <= 0 || elapsed <= 0) return;
+  const double per_step = elapsed / done;
+  const double left = per_step * static_cast<double>(last - step);
+  const double nsday = dt * 1e-3 * 86400.0 / per_step;
+  std::fprintf(stderr, "\rstep %lld / %lld, %.1f ns/day, %.0f s left   ", static_cast<long long>(step),
+               static_cast<long long>(last), nsday, left);
+  std::fflush(stderr);
+}
+
+}  // namespace
+
 // GROMACS's energy terms of one step from what the executor summed (PHYSICS.md).
 EnergyRow energy_row(int64_t step, double time_ps, const StepEnergies& e, const DispersionCorrection& dc,
                      const Box& box, double ndf) {
@@ -118,21 +132,9 @@ EnergyRow energy_row(int64_t step, double time_ps, const StepEnergies& e, const 
   return row;
 }
 
-void print_progress(int64_t step, int64_t last, int64_t first, double elapsed, double dt) {
-  const double done = static_cast<double>(step - first);
-  if (done <= 0 || elapsed <= 0) return;
-  const double per_step = elapsed / done;
-  const double left = per_step * static_cast<double>(last - step);
-  const double nsday = dt * 1e-3 * 86400.0 / per_step;
-  std::fprintf(stderr, "\rstep %lld / %lld, %.1f ns/day, %.0f s left   ", static_cast<long long>(step),
-               static_cast<long long>(last), nsday, left);
-  std::fflush(stderr);
-}
-
-}  // namespace
-
 RunSummary run_md(const RunOptions& options) {
   SimulationInputs in = load_inputs(options);
+  if (in.mdp.integrator == Integrator::Steep) return run_minimization(options, in);
   const MdParams& mdp = in.mdp;
   const Topology& top = in.top;
   const int natoms = top.num_atoms();

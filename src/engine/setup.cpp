@@ -151,7 +151,13 @@ SimulationInputs load_inputs(const RunOptions& options) {
       3 * static_cast<int>(in.top.settles.size()) + static_cast<int>(in.top.constraints.size());
   in.ndf = 3.0 * in.top.num_atoms() - nconstr - (p.comm_mode == CommMode::Linear ? 3.0 : 0.0);
   if (in.ndf <= 0) throw InputError(options.top, 0, "the system has no degrees of freedom");
-  if (p.verlet_buffer_tolerance > 0) {
+  if (p.integrator == Integrator::Steep) {
+    // Energy minimisation searches pairs at every evaluation, so the list's buffer only costs; grompp sets
+    // 1.05 x the cut-off (readir.cpp) and halomd does the same.
+    const double rc = std::max(p.rvdw, p.rcoulomb);
+    p.rlist = p.verlet_buffer_tolerance > 0 && p.nstlist > 1 ? 1.05 * rc : std::max(rc, p.rlist);
+    in.rlist_source = "rlist for energy minimisation (pairs searched at every evaluation)";
+  } else if (p.verlet_buffer_tolerance > 0) {
     const double rc = std::max(p.rvdw, p.rcoulomb);
     const double temp = verlet_buffer_temperature(p, in.top, in.gro, in.ndf);
     if (temp > 0.0 || p.tcoupl != Tcoupl::No) {  // grompp's 10% fallback is for NVE at 0 K only

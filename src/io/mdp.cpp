@@ -59,7 +59,7 @@ struct Entry {
 // PME/Ewald, constraint-solver, pressure-coupling, free-energy and wall parameters while those features are
 // off, group-scheme leftovers, user fields, title): any value is accepted and ignored.
 constexpr const char* kNoEffect =
-    "title cpp bd-fric emtol emstep niter fcstep nstcgsteep nbfgscorr rtpi shake-sor "
+    "title cpp bd-fric niter fcstep nstcgsteep nbfgscorr rtpi shake-sor "
     "shake-tol ewald-rtol-lj lj-pme-comb-rule rcoulomb-switch "
     "rvdw-switch table-extension refcoord-scaling nstcalclr nh-chain-length "
     "print-nose-hoover-chain-variables pcoupltype nstpcouple tau-p compressibility ref-p simulation-part "
@@ -222,7 +222,11 @@ void MdpReader::register_options() {
     for (const std::string& k : words(names))
       add({k}, [this, only = only](const Entry& e) { default_only(e, only); });
   add({"energygrps"}, [this](const Entry& e) { group(e); });
-  add({"integrator"}, [this](const Entry& e) { choice(e, {"md"}); });
+  add({"integrator"}, [this](const Entry& e) {
+    p_.integrator = choice(e, {"md", "steep"}) == 0 ? Integrator::Md : Integrator::Steep;
+  });
+  add({"emtol"}, [this](const Entry& e) { p_.emtol = real(e); });
+  add({"emstep"}, [this](const Entry& e) { p_.emstep = real(e); });
   add({"dt"}, [this](const Entry& e) { p_.dt = real(e); });
   add({"nsteps"}, [this](const Entry& e) { p_.nsteps = int64(e); });
   add({"tinit"}, [this](const Entry& e) { p_.tinit = real(e); });
@@ -353,7 +357,8 @@ void MdpReader::read() {
 void MdpReader::derive() {
   MdParams& p = p_;
   if (p.dt <= 0.0) fail(line_of("dt"), "dt must be positive, got " + num(p.dt));
-  if (p.nsteps < 0)
+  // steep takes nsteps = -1: no limit on the trial steps (it stops at emtol or machine precision).
+  if (p.nsteps < 0 && !(p.integrator == Integrator::Steep && p.nsteps == -1))
     fail(line_of("nsteps"), "nsteps = -1 (run forever) is not supported: expected nsteps >= 0");
   if (p.nstlist < 1) fail(line_of("nstlist"), "nstlist must be at least 1, got " + std::to_string(p.nstlist));
   if (p.rcoulomb <= 0.0 || p.rvdw <= 0.0)
