@@ -283,7 +283,7 @@ TEST(Mdp, EveryRefusalNamesFileLineAndOption) {
        "2: epsilon-surface = 1 is not supported with coulombtype = PME (supported: 0)"},
       {"coulombtype = PME\nrvdw = 0.9\nrcoulomb = 1.0\n",
        "3: rvdw (0.9) must equal rcoulomb (1): halomd has no PME with rcoulomb > rvdw"},
-      {"integrator = sd\n", "1: integrator = sd is not supported (supported: md)"},
+      {"integrator = sd\n", "1: integrator = sd is not supported (supported: md, steep)"},
       {"cutoff-scheme = group\n", "1: cutoff-scheme = group is not supported (supported: Verlet)"},
       {"vdwtype = Switch\n", "1: vdwtype = Switch is not supported (supported: Cut-off)"},
       {"vdw-modifier = Force-switch\n",
