@@ -19,6 +19,16 @@ inline constexpr double kPrintedForceRelTol = 1e-5;
 // forces by ~1e-6 of Fmax.
 inline constexpr double kMinimizationEnergyRelTol = 1e-6;
 inline constexpr double kMinimizationForceRelTol = 2e-5;
+// C-rescale's deterministic path (ref-t = 0) against gmx_d over 20 steps: the energies agree to ~1e-9
+// relative; 1e-6 leaves room for the chaos of 20 steps, far below a mis-scaled step (~1e-4).
+inline constexpr double kPcouplPathRelTol = 1e-6;
+// The density of a 15 ps C-rescale window against gmx_d's 45 ps (kg/m^3): 15 ps windows of one run differ by
+// up to ~10 (seen in both codes), 45 ps means of different seeds by ~5 (996.7 and 995.4 for gmx_d and halomd
+// with one seed, 998.4 and 1006.7 with another). A pressure error of 100 bar moves it by only 4.5, so this
+// catches gross errors (a missing constraint virial: thousands of bar), not subtle ones.
+inline constexpr double kDensityMeanAbsTol = 20.0;
+// Its standard deviation within this factor of gmx_d's (~15 independent samples: ~20% noise).
+inline constexpr double kDensitySdFactor = 1.6;
 // Step-0 pressure against GROMACS, bar (the bound).
 inline constexpr double kPressureAbsTol = 1.0;
 // Kinetic energy at step 0 (averaged half steps): same integrator in double precision.

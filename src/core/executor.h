@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -86,6 +87,13 @@ class Executor {
     save(s);
     x = std::move(s.x);
     v = std::move(s.v);
+  }
+  // Pressure coupling after a step: x(step + 1) scaled by mu (diagonal) atom by atom, v(step + 1/2) by 1/mu,
+  // and the new box. Only executors that run pressure coupling implement it (the factory refuses the rest).
+  virtual void scale_coordinates(const Tensor& mu, const Box& box) {
+    (void)mu;
+    (void)box;
+    throw std::logic_error("this executor has no pressure coupling");
   }
   // The forces at x(step) of the last step run (kJ/mol/nm, global atom order) on the rank that writes
   // outputs (nstfout); collective where the executor has several processes. False where the executor

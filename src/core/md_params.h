@@ -14,6 +14,8 @@ enum class DispCorr { No, EnerPres, Ener };
 enum class Tcoupl { No, VRescale };
 enum class CommMode { Linear, None };
 enum class Integrator { Md, Steep };
+enum class Pcoupl { No, CRescale };
+enum class PcouplType { Isotropic, SemiIsotropic };
 
 // A group option of the .mdp (tc-grps, comm-grps, energygrps, compressed-x-grps) naming one group, which
 // must hold every atom (checked against the topology when the run is set up: engine/setup.cpp).
@@ -81,6 +83,15 @@ struct MdParams {
   double lincs_warnangle = 30.0;  // degrees a constraint may rotate in one step before it is a blow-up
   // Thermostat random stream (GROMACS ld-seed); -1: chosen at start and recorded.
   int64_t ld_seed = -1;
+  // Pressure coupling (C-rescale, Bernetti and Bussi 2020, as GROMACS 2022): isotropic, or semi-isotropic
+  // with xy and z coupled apart ([0] and [1] of compressibility and ref_p).
+  Pcoupl pcoupl = Pcoupl::No;
+  int pcoupl_line = 0;
+  PcouplType pcoupltype = PcouplType::Isotropic;
+  double tau_p = 1.0;                  // ps
+  double compressibility[2] = {0, 0};  // 1/bar
+  double ref_p[2] = {1.0, 1.0};        // bar
+  int nstpcouple = -1;                 // -1: GROMACS's choice (10, fewer when tau_p is short)
   // Output
   int nstcalcenergy = 100;
   int nstenergy = 1000;

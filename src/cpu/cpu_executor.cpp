@@ -62,6 +62,16 @@ void CpuExecutor::save(MdState& s) {
   s.thermostat_integral = thermostat_integral_;
 }
 
+void CpuExecutor::scale_coordinates(const Tensor& mu, const Box& box) {
+  for (size_t i = 0; i < x_.size(); ++i)
+    for (int d = 0; d < 3; ++d) {
+      x_[i][d] *= mu.m[d][d];
+      v_[i][d] /= mu.m[d][d];
+    }
+  cfg_.box = box;
+  forces_.set_box(box);
+}
+
 void CpuExecutor::step(const StepRequest& r, StepEnergies* e) {
   PhaseTimers& timers = *cfg_.timers;
   const int threads = cfg_.threads;

@@ -12,6 +12,11 @@ CpuForces::CpuForces(const Topology& top, const MdParams& mdp, const Box& box, i
   if (mdp.coulombtype == CoulombType::Pme) pme_ = std::make_unique<PmeCpu>(mdp, box, top.charge, threads);
 }
 
+void CpuForces::set_box(const Box& box) {
+  box_ = box;
+  if (pme_) pme_->set_box(box);
+}
+
 void CpuForces::compute(const std::vector<Vec3>& x, bool search, int64_t step, std::vector<Vec3>& f,
                         StepEnergies* e, PhaseTimers& timers) {
   if (search) {

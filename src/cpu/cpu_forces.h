@@ -23,6 +23,8 @@ class CpuForces {
   void compute(const std::vector<Vec3>& x, bool search, int64_t step, std::vector<Vec3>& f,
                StepEnergies* energies, PhaseTimers& timers);
   size_t num_pairs() const { return list_.num_pairs(); }
+  // A new box (pressure coupling); the pair list is kept until the next search, as GROMACS keeps it.
+  void set_box(const Box& box);
 
  private:
   const Topology& top_;

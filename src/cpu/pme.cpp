@@ -100,9 +100,8 @@ PmeCpu::PmeCpu(const MdParams& mdp, const Box& box, std::span<const double> char
   n_ = pme_grid_size(box.len, mdp);
   beta_ = ewald_coefficient(mdp.rcoulomb, mdp.ewald_rtol);
   epsfac_ = units::kCoulomb / mdp.epsilon_r;
-  double q = 0.0;
-  for (double c : charge) q += c;
-  charged_energy_ = -std::numbers::pi * q * q * epsfac_ / (2.0 * box.volume() * beta_ * beta_);
+  for (double c : charge) net_charge_ += c;
+  set_box(box);
   for (int d = 0; d < 3; ++d)
     if (n_[d] < 2 * (order_ - 1))
       throw InputError("", 0,
@@ -129,6 +128,12 @@ PmeCpu::PmeCpu(const MdParams& mdp, const Box& box, std::span<const double> char
   forward_.reset(fftw_plan_dft_r2c_3d(n_[0], n_[1], n_[2], grid_.get(), spectrum, FFTW_ESTIMATE));
   backward_.reset(fftw_plan_dft_c2r_3d(n_[0], n_[1], n_[2], spectrum, grid_.get(), FFTW_ESTIMATE));
   if (!forward_ || !backward_) throw RuntimeError(-1, -1, "FFTW could not plan the PME grid's transforms");
+}
+
+void PmeCpu::set_box(const Box& box) {
+  len_ = box.len;
+  charged_energy_ =
+      -std::numbers::pi * net_charge_ * net_charge_ * epsfac_ / (2.0 * box.volume() * beta_ * beta_);
 }
 
 void PmeCpu::compute(std::span<const Vec3> x, bool want_energy, std::span<Vec3> f, PmeEnergies& out,

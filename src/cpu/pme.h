@@ -45,6 +45,9 @@ class PmeCpu {
   void compute(std::span<const Vec3> x, bool want_energy, std::span<Vec3> f, PmeEnergies& out,
                int64_t step = -1);
 
+  // A new box (pressure coupling): the grid stays, the reciprocal box and the net-charge term follow.
+  void set_box(const Box& box);
+
   const std::array<int, 3>& grid() const { return n_; }
   double beta() const { return beta_; }
   // The net-charge correction -pi Q^2 / (2 V beta^2) f/eps_r (kJ/mol), part of Coul. recip.
@@ -63,6 +66,7 @@ class PmeCpu {
   double beta_ = 0.0;
   double epsfac_ = 0.0;
   double charged_energy_ = 0.0;
+  double net_charge_ = 0.0;
   std::array<std::vector<double>, 3> moduli_;  // bspline_moduli per dimension
   std::array<std::vector<int>, 3> wrap_;       // grid index k + order for k in [-order, n): k mod n
   // Per atom: the first grid point in each dimension and the order weights and derivatives.

@@ -23,16 +23,20 @@ struct EnergyRow {
   double conserved = 0.0;  // total + energy the thermostat took out
   double temperature = 0.0;
   double pressure = 0.0;  // bar, scalar (trace/3)
+  Vec3 box;               // nm, the box the step's energies were computed in
+  double volume = 0.0;    // nm^3
+  double density = 0.0;   // kg/m^3
   Tensor pressure_tensor;
 };
 
 // energy.csv's header: step, time, the listed interactions' terms the topology has (GROMACS's order), then
-// the rest.
-inline std::string energy_csv_header(const BondedTermMask& bonded) {
+// the rest; with pressure coupling, the box, volume and density last.
+inline std::string energy_csv_header(const BondedTermMask& bonded, bool volume) {
   std::string h = "step,time_ps,";
   for (int k = 0; k < kNumBondedTerms; ++k)
     if (bonded[k]) h += std::string(kBondedCsvNames[k]) + ",";
-  return h + "lj_sr,coulomb_sr,coul_recip,disp_corr,potential,kinetic,total,conserved,temperature,pressure";
+  return h + "lj_sr,coulomb_sr,coul_recip,disp_corr,potential,kinetic,total,conserved,temperature,pressure" +
+         (volume ? ",box_x,box_y,box_z,volume,density" : "");
 }
 
 }  // namespace halomd

@@ -102,6 +102,9 @@ void print_progress(int64_t step, int64_t last, int64_t first, double elapsed, d
 
 }  // namespace
 
+// amu per nm^3 in kg/m^3 (1.66053906660e-27 kg / 1e-27 m^3), GROMACS's Density.
+constexpr double kAmuKgPerNm3 = 1.66053906660;
+
 // GROMACS's energy terms of one step from what the executor summed (PHYSICS.md).
 EnergyRow energy_row(int64_t step, double time_ps, const StepEnergies& e, const DispersionCorrection& dc,
                      const Box& box, double ndf) {
@@ -132,6 +135,38 @@ EnergyRow energy_row(int64_t step, double time_ps, const StepEnergies& e, const 
   return row;
 }
 
+namespace {
+
+// C-rescale's scaling matrix (Bernetti and Bussi, J. Chem. Phys. 153, 114107, 2020; GROMACS 2022's
+// crescale_pcoupl): from the step's pressure tensor (bar) and volume, the reference temperature, and a
+// Gaussian per coupled direction, mu = exp(-c (P_ref - P)/3 + sqrt(2 kT c PRESFAC / V) g / 3) with
+// c = compressibility nstpcouple dt / tau_p; semi-isotropic couples xy (mean of Pxx and Pyy) and z apart.
+Tensor crescale_mu(const MdParams& p, const Tensor& pres, const Box& box, uint64_t seed, int64_t step) {
+  CounterRandom rng(seed, RandomStream::Barostat, static_cast<uint64_t>(step));
+  const double kt = units::kBoltzmann * p.ref_t, volume = box.volume();
+  auto factor = [&](int k) { return p.compressibility[k] * p.nstpcouple * p.dt / p.tau_p; };
+  Tensor mu;
+  if (p.pcoupltype == PcouplType::Isotropic) {
+    const double c = factor(0), scalar = pres.trace() / 3.0;
+    const double m = std::exp(-c * (p.ref_p[0] - scalar) / 3.0 +
+                              std::sqrt(2.0 * kt * c * units::kPresFac / volume) * rng.normal() / 3.0);
+    for (int d = 0; d < 3; ++d) mu.m[d][d] = m;
+  } else {
+    const double cxy = factor(0), cz = factor(1);
+    const double pxy = 0.5 * (pres.m[0][0] + pres.m[1][1]);
+    const double gxy = rng.normal(), gz = rng.normal();
+    const double mxy =
+        std::exp(-cxy * (p.ref_p[0] - pxy) / 3.0 +
+                 std::sqrt(2.0 * 2.0 * kt * cxy * units::kPresFac / (3.0 * volume)) / 2.0 * gxy);
+    mu.m[0][0] = mu.m[1][1] = mxy;
+    mu.m[2][2] = std::exp(-cz * (p.ref_p[1] - pres.m[2][2]) / 3.0 +
+                          std::sqrt(2.0 * kt * cz * units::kPresFac / (3.0 * volume)) * gz);
+  }
+  return mu;
+}
+
+}  // namespace
+
 RunSummary run_md(const RunOptions& options) {
   SimulationInputs in = load_inputs(options);
   if (in.mdp.integrator == Integrator::Steep) return run_minimization(options, in);
@@ -139,7 +174,7 @@ RunSummary run_md(const RunOptions& options) {
   const Topology& top = in.top;
   const int natoms = top.num_atoms();
   const int threads = std::max(1, options.threads);
-  const Box box = in.gro.box;
+  Box box = in.gro.box;  // the current box: pressure coupling changes it after its steps
   DispersionCorrection dispcorr(top, mdp);
 
   // The state at the start of step `step`.
@@ -151,6 +186,7 @@ RunSummary run_md(const RunOptions& options) {
     if (static_cast<int>(st.x.size()) != natoms || st.atoms_hash != atoms_hash(top))
       throw InputError(options.cpi, 0, "checkpoint is of a different system than " + options.top);
     if (st.dt != mdp.dt) throw InputError(options.mdp, 0, "dt differs from the checkpoint's");
+    box = st.box;
   } else {
     SettleCpu settle(top);
     LincsCpu lincs(top, mdp.lincs_order, mdp.lincs_iter, mdp.lincs_warnangle);
@@ -189,7 +225,8 @@ RunSummary run_md(const RunOptions& options) {
   if (writer)
     out = std::make_unique<RunOutputs>(options.outdir, resume ? &st : nullptr, resume_here,
                                        bonded_terms_present(in.top), mdp.nstxout_compressed > 0,
-                                       mdp.nstxout > 0 || mdp.nstvout > 0 || mdp.nstfout > 0);
+                                       mdp.nstxout > 0 || mdp.nstvout > 0 || mdp.nstfout > 0,
+                                       mdp.pcoupl != Pcoupl::No);
   RunReport report(options, in, natoms);
 
   const int64_t first = st.step;
@@ -207,13 +244,19 @@ RunSummary run_md(const RunOptions& options) {
   MdState trr_state;  // x(step) and v(step - dt/2) of a traj.trr frame
   std::vector<Vec3> trr_x, trr_f;
   auto every = [](int n, int64_t step) { return n > 0 && step % n == 0; };
+  const bool pcoupl = mdp.pcoupl == Pcoupl::CRescale;
+  double total_mass = 0.0;
+  for (double m : top.mass) total_mass += m;
 
   for (int64_t step = first; step <= last; ++step) {
     if (step == options.stop_at_step) throw RuntimeError(step, -1, "stopped by --stop-at-step (testing aid)");
     StepRequest req;
     req.step = step;
     req.ns = step == first || step % mdp.nstlist == 0;
-    req.energy = step % mdp.nstenergy == 0 || step == last || step == first;
+    const bool energy_row_step = step % mdp.nstenergy == 0 || step == last || step == first;
+    // C-rescale acts after steps 0, nstpcouple, ... with that step's pressure (GROMACS 2022).
+    const bool pcouple_step = pcoupl && step % mdp.nstpcouple == 0;
+    req.energy = energy_row_step || pcouple_step;
     req.tcouple = mdp.tcoupl == Tcoupl::VRescale && (step + mdp.nsttcouple - 1) % mdp.nsttcouple == 0;
     req.comm = mdp.comm_mode == CommMode::Linear && step % mdp.nstcomm == 0;
     const bool checkpoint_step = step > first && mdp.nstcheckpoint > 0 && step % mdp.nstcheckpoint == 0;
@@ -227,11 +270,13 @@ RunSummary run_md(const RunOptions& options) {
     if (checkpoint_step || step == last) exec->save(state);
     if (checkpoint_step && writer) {
       from_md_state(state, st);
+      st.box = box;
       out->write_checkpoint(st);
     }
     if (step == last && writer) {
       final_frame.x = molecules_in_box(top, box, state.x);
       final_frame.v = state.v;
+      final_frame.box = box;
     }
     if (frame_step) {
       if (step == last)
@@ -257,10 +302,26 @@ RunSummary run_md(const RunOptions& options) {
                 std::chrono::duration<double>(Clock::now() - t_step).count());
 
     timers.start(Phase::Output);
-    if (req.energy && writer) {
-      const EnergyRow row = energy_row(step, st.tinit + step * mdp.dt, se, dispcorr, box, in.ndf);
-      out->write_energy(row);
-      report.add_energy(row);
+    if (req.energy) {
+      EnergyRow row = energy_row(step, st.tinit + step * mdp.dt, se, dispcorr, box, in.ndf);
+      row.box = box.len;
+      row.volume = box.volume();
+      row.density = total_mass * kAmuKgPerNm3 / row.volume;
+      if (pcouple_step) {
+        const Tensor mu = crescale_mu(mdp, row.pressure_tensor, box, st.ld_seed, step);
+        // The barostat's work on the box, -2 sum_d (mu_dd - 1) Vir_dd with the step's whole virial
+        // (dispersion correction included), is the conserved energy's share (GROMACS's baros_integral).
+        for (int d = 0; d < 3; ++d)
+          st.barostat_integral -=
+              2.0 * (mu.m[d][d] - 1.0) * (se.virial.m[d][d] + dispcorr.virial_diagonal(box));
+        for (int d = 0; d < 3; ++d) box.len[d] *= mu.m[d][d];
+        exec->scale_coordinates(mu, box);
+      }
+      row.conserved += st.barostat_integral;
+      if (energy_row_step && writer) {
+        out->write_energy(row);
+        report.add_energy(row);
+      }
     }
     if (frame_step && writer)
       out->write_frame(step, st.tinit + step * mdp.dt, box, molecules_in_box(top, box, frame_x),
@@ -288,6 +349,7 @@ RunSummary run_md(const RunOptions& options) {
   if (writer) {
     if (last >= first) out->write_confout(final_frame);
     from_md_state(state, st);
+    st.box = box;
     out->write_checkpoint(st);
   }
 

@@ -20,7 +20,7 @@ class RunOutputs {
   // then energy.csv and traj.xtc are truncated to the sizes the checkpoint recorded and appended to.
   // `bonded`: the listed interactions' terms that energy.csv has columns for.
   RunOutputs(const std::string& outdir, const io::Checkpoint* resume, bool resume_here,
-             const BondedTermMask& bonded, bool write_xtc, bool write_trr = false);
+             const BondedTermMask& bonded, bool write_xtc, bool write_trr = false, bool volume = false);
   ~RunOutputs();
   RunOutputs(const RunOutputs&) = delete;
   RunOutputs& operator=(const RunOutputs&) = delete;
@@ -38,6 +38,7 @@ class RunOutputs {
  private:
   std::string outdir_;
   BondedTermMask bonded_;
+  bool volume_ = false;
   std::FILE* energy_ = nullptr;
   int64_t energy_bytes_ = 0;
   // The keep_bytes of a trajectory file when continuing (-1: a new file), cutting back a file this run

@@ -12,8 +12,9 @@ namespace halomd::io {
 namespace {
 
 constexpr char kMagic[8] = {'H', 'A', 'L', 'O', 'M', 'D', 'C', 'P'};
-// Version 2 added trr_bytes (after atoms_hash); version 1 files are still read.
-constexpr uint32_t kVersion = 2;
+// Version 2 added trr_bytes (after atoms_hash), version 3 barostat_integral (after it); versions 1 and 2 are
+// still read.
+constexpr uint32_t kVersion = 3;
 
 // FNV-1a over the payload: catches truncation and corruption.
 uint64_t fnv1a(const std::string& data) {
@@ -93,6 +94,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
   w.put(c.xtc_bytes);
   w.put(c.atoms_hash);
   w.put(c.trr_bytes);
+  w.put(c.barostat_integral);
   const uint64_t sum = fnv1a(w.buf_);
 
   const std::string tmp = path + ".tmp";
@@ -122,7 +124,7 @@ Checkpoint read_checkpoint(const std::string& path) {
 
   Reader r(payload, path);
   const uint32_t version = r.get<uint32_t>();
-  if (version != 1 && version != kVersion) throw InputError(path, 0, "checkpoint version is not supported");
+  if (version < 1 || version > kVersion) throw InputError(path, 0, "checkpoint version is not supported");
   Checkpoint c;
   c.step = r.get<int64_t>();
   c.dt = r.get<double>();
@@ -141,6 +143,7 @@ Checkpoint read_checkpoint(const std::string& path) {
   c.xtc_bytes = r.get<int64_t>();
   c.atoms_hash = r.get<int64_t>();
   if (version >= 2) c.trr_bytes = r.get<int64_t>();
+  if (version >= 3) c.barostat_integral = r.get<double>();
   if (c.v.size() != c.x.size()) throw InputError(path, 0, "checkpoint has different numbers of x and v");
   return c;
 }

@@ -62,7 +62,7 @@ constexpr const char* kNoEffect =
     "title cpp bd-fric niter fcstep nstcgsteep nbfgscorr rtpi shake-sor "
     "shake-tol ewald-rtol-lj lj-pme-comb-rule rcoulomb-switch "
     "rvdw-switch table-extension refcoord-scaling nstcalclr nh-chain-length "
-    "print-nose-hoover-chain-variables pcoupltype nstpcouple tau-p compressibility ref-p simulation-part "
+    "print-nose-hoover-chain-variables simulation-part "
     "wall-type wall-r-linpot wall-atomtype wall-density wall-ewald-zfac disre-weighting disre-mixed disre-fc "
     "disre-tau nstdisreout orire-fc orire-tau orire-fitgrp nstorireout couple-moltype couple-lambda0 "
     "couple-lambda1 couple-intramol init-lambda init-lambda-state delta-lambda nstdhdl fep-lambdas "
@@ -88,7 +88,7 @@ constexpr const char* kObsolete =
 // name. Grouped by that default: no (or false), 0 (every number of the value), empty.
 enum class Only { No, Zero, Empty };
 constexpr const char* kOnlyNo =
-    "pcoupl free-energy implicit-solvent mts periodic-molecules qmmm annealing morse pull awh rotation disre "
+    "free-energy implicit-solvent mts periodic-molecules qmmm annealing morse pull awh rotation disre "
     "orire simulated-tempering swapcoords adress density-guided-simulation-active qmmm-cp2k-active ";
 constexpr const char* kOnlyZero =
     "init-step nwall cos-acceleration deform electric-field-x electric-field-y "
@@ -119,6 +119,8 @@ class MdpReader {
   // The value of an enum option among `names` (GROMACS spellings, compared normalised): its index.
   int choice(const Entry& e, const std::vector<std::string>& names) const;
   double single_real(const Entry& e) const;
+  // One or two numbers (xy and z for semi-isotropic coupling; GROMACS reads more for other types).
+  void one_or_two(const Entry& e, double out[2]) const;
   // A group option: one group, recorded for the check against the topology (it must hold every atom).
   void group(const Entry& e);
   void default_only(const Entry& e, Only only) const;
@@ -180,6 +182,15 @@ int MdpReader::choice(const Entry& e, const std::vector<std::string>& names) con
   std::string list;
   for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
   refuse(e, "supported: " + list);
+}
+
+void MdpReader::one_or_two(const Entry& e, double out[2]) const {
+  const std::vector<std::string> w = words(e.value);
+  if (w.empty() || w.size() > 2)
+    fail(e.line,
+         e.key + " = " + e.value + ": expected one value (isotropic) or two (semiisotropic: xy and z)");
+  for (size_t k = 0; k < w.size(); ++k) out[k] = real(Entry{e.key, w[k], e.line});
+  if (w.size() == 1) out[1] = out[0];
 }
 
 double MdpReader::single_real(const Entry& e) const {
@@ -283,6 +294,20 @@ void MdpReader::register_options() {
              "box), with one tau-t and ref-t");
     p_.groups.push_back({e.key, e.value, e.line});
   });
+  add({"pcoupl"}, [this](const Entry& e) {
+    // GROMACS's other barostats are refused by name: C-rescale samples the same NPT ensemble.
+    const int k = choice(e, {"no", "C-rescale"});
+    p_.pcoupl = k == 0 ? Pcoupl::No : Pcoupl::CRescale;
+    p_.pcoupl_line = e.line;
+  });
+  add({"pcoupltype"}, [this](const Entry& e) {
+    p_.pcoupltype =
+        choice(e, {"isotropic", "semiisotropic"}) == 0 ? PcouplType::Isotropic : PcouplType::SemiIsotropic;
+  });
+  add({"tau-p"}, [this](const Entry& e) { p_.tau_p = real(e); });
+  add({"compressibility"}, [this](const Entry& e) { one_or_two(e, p_.compressibility); });
+  add({"ref-p"}, [this](const Entry& e) { one_or_two(e, p_.ref_p); });
+  add({"nstpcouple"}, [this](const Entry& e) { p_.nstpcouple = integer(e); });
   add({"tau-t"}, [this](const Entry& e) { p_.tau_t = single_real(e); });
   add({"ref-t"}, [this](const Entry& e) { p_.ref_t = single_real(e); });
   add({"nsttcouple"}, [this](const Entry& e) { p_.nsttcouple = integer(e); });
@@ -423,6 +448,23 @@ void MdpReader::derive() {
   if (p.nstcomm < 0)
     fail(line_of("nstcomm"), "nstcomm must not be negative (use comm-mode to choose the mode)");
   if (p.nstcomm == 0) p.comm_mode = CommMode::None;
+  if (p.pcoupl == Pcoupl::CRescale) {
+    // As grompp 2022 (readir.cpp): a thermostat is needed, tau-p and the compressibility must be positive;
+    // nstpcouple = -1 is ir_optimal_nstpcouple: 10, or fewer (a divisor of 10) when tau-p < 10 x 10 dt.
+    if (p.tcoupl == Tcoupl::No)
+      fail(p.pcoupl_line,
+           "pcoupl = C-rescale needs temperature coupling (tcoupl = V-rescale), as in GROMACS");
+    if (p.tau_p <= 0.0) fail(line_of("tau-p"), "tau-p must be positive");
+    if (p.compressibility[0] <= 0.0 || p.compressibility[1] <= 0.0)
+      fail(line_of("compressibility"), "compressibility must be positive (e.g. 4.5e-5 1/bar for water)");
+    if (p.nstpcouple == -1) {
+      const int want =
+          10 * p.dt <= p.tau_p ? 10 : std::max(1, static_cast<int>(p.tau_p / (10 * p.dt) + 0.001));
+      p.nstpcouple = want;
+      while (10 % p.nstpcouple != 0) --p.nstpcouple;
+    }
+    if (p.nstpcouple < 1) fail(line_of("nstpcouple"), "nstpcouple must be at least 1 (or -1)");
+  }
   if (p.lincs_order < 1) fail(line_of("lincs-order"), "lincs-order must be at least 1");
   if (p.lincs_iter < 0) fail(line_of("lincs-iter"), "lincs-iter must not be negative");
   if (p.lincs_warnangle <= 0.0 || p.lincs_warnangle > 90.0)

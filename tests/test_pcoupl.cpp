@@ -1,0 +1,122 @@
+// pcoupl = C-rescale on the CPU reference against GROMACS 2022 (gmx_d, tests/make_pcoupl_refdata.sh): the
+// deterministic path (ref-t = 0: no thermostat or barostat noise) step by step, isotropic with reaction
+// field and semi-isotropic with PME; the density of a 300 K run and its fluctuation; thread count and
+// continuation (the box and the barostat's integral in the checkpoint) change no bit; refusals.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "support/run_helpers.h"
+#include "support/test_support.h"
+#include "tolerances.h"
+
+namespace halomd::test {
+namespace {
+
+TEST(CRescale, DeterministicPathsMatchGromacsStepByStep) {
+  std::map<std::string, std::vector<std::vector<double>>> ref;
+  for (const std::string& row : read_rows(data_path("pcoupl/reference.txt"))) {
+    std::istringstream w(row);
+    std::string name;
+    std::vector<double> v(7);
+    w >> name;
+    for (double& x : v) w >> x;
+    ref[name].push_back(v);
+  }
+  for (const char* name : {"iso_rf", "semi_pme"}) {
+    SCOPED_TRACE(name);
+    const std::string out = make_temp_dir(std::string("pcoupl_") + name);
+    std::string log;
+    ASSERT_EQ(run_halomd("spce_1k5", std::string("../pcoupl/") + name + ".mdp", {}, out + "/run",
+                         "--threads 2", &log),
+              0)
+        << log;
+    auto e = read_csv(out + "/run/energy.csv");
+    const auto& r = ref.at(name);
+    ASSERT_EQ(e["step"].size(), r.size());
+    for (size_t k = 0; k < r.size(); ++k) {
+      SCOPED_TRACE(::testing::Message() << "step " << r[k][0]);
+      EXPECT_NEAR(e["potential"][k], r[k][1], kPcouplPathRelTol * std::fabs(r[k][1]));
+      EXPECT_NEAR(e["conserved"][k], r[k][2], kPcouplPathRelTol * std::fabs(r[k][2]));
+      EXPECT_NEAR(e["pressure"][k], r[k][3], kPressureAbsTol);
+      // gmx energy prints the box with 6 decimals.
+      EXPECT_NEAR(e["volume"][k], r[k][4], 2e-6 * r[k][4]);
+      EXPECT_NEAR(e["box_x"][k], r[k][5], 2e-6);
+      EXPECT_NEAR(e["box_z"][k], r[k][6], 2e-6);
+    }
+    // The box moved: semi-isotropic coupling moved z apart from x.
+    EXPECT_LT(e["volume"].back(), e["volume"].front() - 0.01);
+    if (std::string(name) == "semi_pme") {
+      EXPECT_GT(std::fabs(e["box_z"].back() - e["box_x"].back()), 1e-3);
+    }
+  }
+}
+
+// 20 ps at 300 K from the NVT box: the mean density from 5 ps on and its fluctuation as gmx_d's 50 ps give
+// them. The bounds are statistical (tests/tolerances.h): a barostat that ignored the constraint virial would
+// be far off, one without its noise term (Berendsen's) would fluctuate less than half as much.
+TEST(CRescale, DensityAndItsFluctuationFollowGromacs) {
+  const auto ref = read_reference(data_path("pcoupl/ensemble.txt"));
+  const std::string out = make_temp_dir("pcoupl_ensemble");
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", "../pcoupl/ensemble.mdp", {{"nsteps", "10000"}}, out + "/run",
+                       "--threads 2", &log),
+            0)
+      << log;
+  auto e = read_csv(out + "/run/energy.csv");
+  std::vector<double> d;
+  for (size_t k = 0; k < e["step"].size(); ++k)
+    if (e["time_ps"][k] >= 5.0) d.push_back(e["density"][k]);
+  ASSERT_GT(d.size(), 500u);
+  const double m = mean(d);
+  double var = 0.0;
+  for (double x : d) var += (x - m) * (x - m);
+  const double sd = std::sqrt(var / d.size());
+  EXPECT_NEAR(m, ref.at("density_mean"), kDensityMeanAbsTol);
+  EXPECT_GT(sd / ref.at("density_sd"), 1.0 / kDensitySdFactor);
+  EXPECT_LT(sd / ref.at("density_sd"), kDensitySdFactor);
+}
+
+TEST(CRescale, ThreadCountAndContinuationChangeNoBit) {
+  const std::map<std::string, std::string> set = {
+      {"nsteps", "60"},   {"ref-t", "300"},       {"ld-seed", "5"},        {"nstpcouple", "5"},
+      {"nstenergy", "5"}, {"nstcalcenergy", "5"}, {"nstcheckpoint", "30"}, {"nstxout-compressed", "10"}};
+  const std::string out = make_temp_dir("pcoupl_bits");
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", "../pcoupl/iso_rf.mdp", set, out + "/one", "--threads 1", &log), 0) << log;
+  ASSERT_EQ(run_halomd("spce_1k5", "../pcoupl/iso_rf.mdp", set, out + "/three", "--threads 3", &log), 0)
+      << log;
+  EXPECT_NE(run_halomd("spce_1k5", "../pcoupl/iso_rf.mdp", set, out + "/part",
+                       "--threads 2 --stop-at-step 45", &log),
+            0);
+  ASSERT_EQ(run_halomd("spce_1k5", "../pcoupl/iso_rf.mdp", set, out + "/part",
+                       "--threads 2 --cpi " + out + "/part/state.cpt", &log),
+            0)
+      << log;
+  for (const char* file : {"energy.csv", "traj.xtc", "confout.gro"}) {
+    SCOPED_TRACE(file);
+    const std::string one = read_text(out + "/one/" + file);
+    EXPECT_FALSE(one.empty());
+    EXPECT_EQ(one, read_text(out + "/three/" + file));
+    EXPECT_EQ(one, read_text(out + "/part/" + file));
+  }
+}
+
+TEST(CRescale, WhatItDoesNotRunIsRefusedNamingTheLine) {
+  const std::string out = make_temp_dir("pcoupl_refuse");
+  std::string log;
+  EXPECT_EQ(run_halomd("spce_1k5", "../pcoupl/iso_rf.mdp", {{"pcoupl", "Parrinello-Rahman"}}, out + "/pr", "",
+                       &log),
+            2);
+  EXPECT_NE(log.find("pcoupl = Parrinello-Rahman is not supported (supported: no, C-rescale)"),
+            std::string::npos)
+      << log;
+  EXPECT_EQ(run_halomd("spce_1k5", "../pcoupl/iso_rf.mdp", {{"tcoupl", "no"}}, out + "/nt", "", &log), 2);
+  EXPECT_NE(log.find("pcoupl = C-rescale needs temperature coupling"), std::string::npos) << log;
+  EXPECT_EQ(run_halomd("spce_1k5", "../pcoupl/iso_rf.mdp", {}, out + "/dd", "--domains 2", &log), 2);
+  EXPECT_NE(log.find("pcoupl = C-rescale runs with --backend cpu and one domain"), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace halomd::test
