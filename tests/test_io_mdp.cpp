@@ -312,7 +312,7 @@ TEST(Mdp, EveryRefusalNamesFileLineAndOption) {
        "1: constraints = h-angles is not supported (supported: none, h-bonds, all-bonds)"},
       {"gen-vel = maybe\n", "1: gen-vel = maybe is not supported (supported: no, yes)"},
       {"pcoupl = Parrinello-Rahman\n",
-       "1: pcoupl = Parrinello-Rahman is not supported (halomd accepts only pcoupl = no)"},
+       "1: pcoupl = Parrinello-Rahman is not supported (supported: no, C-rescale)"},
       {"free-energy = yes\n", "1: free-energy = yes is not supported (halomd accepts only free-energy = no)"},
       {"implicit-solvent = GBSA\n",
        "1: implicit-solvent = GBSA is not supported (halomd accepts only implicit-solvent = no)"},
