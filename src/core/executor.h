@@ -22,9 +22,10 @@ namespace halomd {
 // The dynamic state at the start of step `step`, as global arrays in the topology's atom order.
 struct MdState {
   int64_t step = 0;
-  std::vector<Vec3> x;  // x(step), unwrapped, molecules whole
-  std::vector<Vec3> v;  // v(step - dt/2)
-  Tensor ke_half_prev;  // 1/2 sum m v(step - dt/2) (x) v(step - dt/2)
+  std::vector<Vec3> x;                      // x(step), unwrapped, molecules whole
+  std::vector<Vec3> v;                      // v(step - dt/2)
+  Tensor ke_half_prev;                      // 1/2 sum m v(step - dt/2) (x) v(step - dt/2)
+  std::vector<double> ke_half_prev_groups;  // its trace per tc-grps group (empty: one group)
   double thermostat_integral = 0.0;
 };
 
@@ -41,11 +42,12 @@ struct StepRequest {
 struct StepEnergies {
   double lj = 0.0;       // LJ (SR)
   double coulomb = 0.0;  // Coulomb (SR) with the reaction-field or Ewald exclusion correction and self term
-  double coulomb_recip = 0.0;        // Coul. recip. (PME's mesh part), with its virial in `virial`
-  BondedTermValues bonded{};         // the listed interactions' terms (bonds, angles, ..., LJ-14, Coulomb-14)
-  Tensor virial;                     // -1/2 sum r (x) F: pairs, listed interactions and constraints
-  Tensor kinetic;                    // average of the half-step kinetic energy tensors around the step
-  double thermostat_integral = 0.0;  // after this step's coupling
+  double coulomb_recip = 0.0;  // Coul. recip. (PME's mesh part), with its virial in `virial`
+  BondedTermValues bonded{};   // the listed interactions' terms (bonds, angles, ..., LJ-14, Coulomb-14)
+  Tensor virial;               // -1/2 sum r (x) F: pairs, listed interactions and constraints
+  Tensor kinetic;              // average of the half-step kinetic energy tensors around the step
+  std::vector<double> group_kinetic;  // the same (traces) per tc-grps group, with several groups
+  double thermostat_integral = 0.0;   // after this step's coupling
 };
 
 // Calls counted by the code (../shared/BENCH.md), cumulative since the executor was made.
@@ -61,7 +63,10 @@ struct ExecutorConfig {
   const Topology* top = nullptr;
   const MdParams* mdp = nullptr;
   Box box;
-  double ndf = 0.0;      // degrees of freedom, for the v-rescale reference kinetic energy
+  double ndf = 0.0;  // degrees of freedom, for the v-rescale reference kinetic energy
+  // Several tc-grps (CPU reference): each atom's group and each group's degrees of freedom.
+  const std::vector<int>* tc_group = nullptr;
+  std::vector<double> tc_ndf;
   uint64_t ld_seed = 0;  // v-rescale random stream
   int threads = 1;       // CPU threads
   PhaseTimers* timers = nullptr;

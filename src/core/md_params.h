@@ -61,9 +61,14 @@ struct MdParams {
   DispCorr dispcorr = DispCorr::No;
   // Temperature coupling (one group: System)
   Tcoupl tcoupl = Tcoupl::No;
-  double tau_t = 0.1;    // ps
-  double ref_t = 300.0;  // K
-  int nsttcouple = -1;   // -1: chosen as GROMACS does (see mdp.cpp)
+  double tau_t = 0.1;    // ps, the first group's
+  double ref_t = 300.0;  // K, the first group's
+  // tc-grps with a tau-t and ref-t each: one group holding every atom, or several that share the atoms out
+  // (e.g. Protein Non-Protein), each with its own v-rescale thermostat (CPU reference, one domain).
+  std::vector<std::string> tc_grps;
+  std::vector<double> tau_ts, ref_ts;
+  int tc_grps_line = 0;
+  int nsttcouple = -1;  // -1: chosen as GROMACS does (see mdp.cpp)
   // Centre-of-mass motion removal
   CommMode comm_mode = CommMode::Linear;
   int nstcomm = 100;

@@ -23,13 +23,6 @@ int num_atoms_of(BondedKind k) {
   }
 }
 
-// x_a - x_b through the minimum image of a rectangular box.
-Vec3 image_dx(const Vec3& a, const Vec3& b, const Box& box) {
-  Vec3 d = a - b;
-  for (int k = 0; k < 3; ++k) d[k] -= box.len[k] * std::round(d[k] / box.len[k]);
-  return d;
-}
-
 // A harmonic (or G96) spring between two atoms: returns the energy, adds the force along d = x_i - x_j.
 double spring(bool g96, double b0, double kb, const Vec3& d, Vec3& fi) {
   const double r2 = norm2(d);
@@ -102,15 +95,15 @@ void BondedCpu::compute(const std::vector<Vec3>& x, const Box& box, std::vector<
     switch (t.kind) {
       case BondedKind::Bond:
       case BondedKind::G96Bond: {
-        v = spring(t.kind == BondedKind::G96Bond, p[0], p[1], image_dx(x[a[0]], x[a[1]], box), fa[0]);
+        v = spring(t.kind == BondedKind::G96Bond, p[0], p[1], minimum_image(x[a[0]], x[a[1]], box), fa[0]);
         fa[1] = fa[0] * -1.0;
         break;
       }
       case BondedKind::Angle:
       case BondedKind::G96Angle:
       case BondedKind::UreyBradley: {
-        const Vec3 rij = image_dx(x[a[0]], x[a[1]], box);
-        const Vec3 rkj = image_dx(x[a[2]], x[a[1]], box);
+        const Vec3 rij = minimum_image(x[a[0]], x[a[1]], box);
+        const Vec3 rkj = minimum_image(x[a[2]], x[a[1]], box);
         const AngleGeometry g = angle_geometry(rij, rkj);
         double dv_dcos = 0.0;
         if (t.kind == BondedKind::G96Angle) {
@@ -129,7 +122,7 @@ void BondedCpu::compute(const std::vector<Vec3>& x, const Box& box, std::vector<
         fa[2] = g.dcos_k * -dv_dcos;
         if (t.kind == BondedKind::UreyBradley) {
           Vec3 f13;
-          v += spring(false, p[2], p[3], image_dx(x[a[0]], x[a[2]], box), f13);
+          v += spring(false, p[2], p[3], minimum_image(x[a[0]], x[a[2]], box), f13);
           fa[0] += f13;
           fa[2] -= f13;
         }
@@ -141,8 +134,8 @@ void BondedCpu::compute(const std::vector<Vec3>& x, const Box& box, std::vector<
       case BondedKind::RyckaertBell:
       case BondedKind::ImproperDih: {
         const DihedralGeometry g =
-            dihedral_geometry(image_dx(x[a[0]], x[a[1]], box), image_dx(x[a[2]], x[a[1]], box),
-                              image_dx(x[a[2]], x[a[3]], box));
+            dihedral_geometry(minimum_image(x[a[0]], x[a[1]], box), minimum_image(x[a[2]], x[a[1]], box),
+                              minimum_image(x[a[2]], x[a[3]], box));
         double ddphi = 0.0;
         if (t.kind == BondedKind::RyckaertBell) {
           // psi = phi - 180 deg: cos psi = -cos phi, sin psi = -sin phi.
@@ -172,7 +165,7 @@ void BondedCpu::compute(const std::vector<Vec3>& x, const Box& box, std::vector<
         break;
       }
       case BondedKind::Pair14: {
-        const Vec3 d = image_dx(x[a[0]], x[a[1]], box);
+        const Vec3 d = minimum_image(x[a[0]], x[a[1]], box);
         const double rinv2 = 1.0 / norm2(d);
         const double rinv6 = rinv2 * rinv2 * rinv2;
         const double rinv = std::sqrt(rinv2);
@@ -191,7 +184,8 @@ void BondedCpu::compute(const std::vector<Vec3>& x, const Box& box, std::vector<
       if (t.kind == BondedKind::Pair14)
         energies->term[static_cast<int>(BondedTermIndex::Coulomb14)] += v_coulomb;
       // -1/2 sum_a r_a (x) F_a with r_a relative to the first atom (the forces of one interaction sum to 0).
-      for (int k = 1; k < n; ++k) add_outer(energies->virial, image_dx(x[a[k]], x[a[0]], box), fa[k], -0.5);
+      for (int k = 1; k < n; ++k)
+        add_outer(energies->virial, minimum_image(x[a[k]], x[a[0]], box), fa[k], -0.5);
     }
   }
 }

@@ -15,7 +15,13 @@ constexpr double kMaxStepDisplacement = 0.1;
 
 double vrescale_lambda(double ek, double ref_kinetic, double ndf, const MdParams& mdp, uint64_t seed,
                        int64_t step, double* integral) {
-  const double tau_steps = mdp.tau_t / (mdp.nsttcouple * mdp.dt);
+  return vrescale_lambda(ek, ref_kinetic, ndf, mdp.tau_t, mdp, seed, 0, step, integral);
+}
+
+double vrescale_lambda(double ek, double ref_kinetic, double ndf, double tau_t, const MdParams& mdp,
+                       uint64_t seed, int group, int64_t step, double* integral) {
+  if (group > 0) seed = mix64(seed ^ (0x7c15ULL * static_cast<uint64_t>(group)));
+  const double tau_steps = tau_t / (mdp.nsttcouple * mdp.dt);
   const double ek_new = vrescale_resample_kinetic(ek, ref_kinetic, ndf, tau_steps, seed, step);
   *integral -= ek_new - ek;
   return ek > 0 ? std::sqrt(ek_new / ek) : 1.0;
@@ -42,6 +48,11 @@ CpuExecutor::CpuExecutor(const ExecutorConfig& config)
   inv_mass_.resize(n);
   for (int i = 0; i < n; ++i) inv_mass_[i] = top_.mass[i] > 0 ? 1.0 / top_.mass[i] : 0.0;
   ref_kinetic_ = 0.5 * cfg_.ndf * units::kBoltzmann * mdp_.ref_t;
+  for (size_t g = 0; g < cfg_.tc_ndf.size(); ++g) {
+    group_ref_kinetic_.push_back(0.5 * cfg_.tc_ndf[g] * units::kBoltzmann * mdp_.ref_ts[g]);
+    group_tau_.push_back(mdp_.tau_ts[g]);
+  }
+  group_lambda_.assign(group_ref_kinetic_.size(), 1.0);
   f_.resize(n);
   x_new_.resize(n);
 }
@@ -52,6 +63,11 @@ void CpuExecutor::load(const MdState& s) {
   v_ = s.v;
   ke_half_prev_ = s.ke_half_prev;
   thermostat_integral_ = s.thermostat_integral;
+  if (!group_tau_.empty())
+    group_ke_prev_ =
+        s.ke_half_prev_groups.size() == group_tau_.size()
+            ? s.ke_half_prev_groups
+            : kinetic_energy_by_group(v_, top_.mass, *cfg_.tc_group, static_cast<int>(group_tau_.size()));
 }
 
 void CpuExecutor::save(MdState& s) {
@@ -59,6 +75,7 @@ void CpuExecutor::save(MdState& s) {
   s.x = x_;
   s.v = v_;
   s.ke_half_prev = ke_half_prev_;
+  s.ke_half_prev_groups = group_ke_prev_;
   s.thermostat_integral = thermostat_integral_;
 }
 
@@ -78,10 +95,19 @@ void CpuExecutor::step(const StepRequest& r, StepEnergies* e) {
   forces_.compute(x_, r.ns, r.step, f_, e, timers);
 
   timers.start(Phase::Update);
-  const double lambda = r.tcouple ? vrescale_lambda(ke_half_prev_.trace(), ref_kinetic_, cfg_.ndf, mdp_,
-                                                    cfg_.ld_seed, r.step, &thermostat_integral_)
-                                  : 1.0;
-  leapfrog_update(x_, v_, f_, inv_mass_, lambda, mdp_.dt, x_new_, threads);
+  if (group_tau_.empty()) {
+    const double lambda = r.tcouple ? vrescale_lambda(ke_half_prev_.trace(), ref_kinetic_, cfg_.ndf, mdp_,
+                                                      cfg_.ld_seed, r.step, &thermostat_integral_)
+                                    : 1.0;
+    leapfrog_update(x_, v_, f_, inv_mass_, lambda, mdp_.dt, x_new_, threads);
+  } else {
+    for (size_t g = 0; g < group_tau_.size(); ++g)
+      group_lambda_[g] =
+          r.tcouple ? vrescale_lambda(group_ke_prev_[g], group_ref_kinetic_[g], cfg_.tc_ndf[g], group_tau_[g],
+                                      mdp_, cfg_.ld_seed, static_cast<int>(g), r.step, &thermostat_integral_)
+                    : 1.0;
+    leapfrog_update(x_, v_, f_, inv_mass_, group_lambda_, *cfg_.tc_group, mdp_.dt, x_new_, threads);
+  }
   timers.stop();
 
   timers.start(Phase::Constraints);
@@ -96,17 +122,24 @@ void CpuExecutor::step(const StepRequest& r, StepEnergies* e) {
 
   timers.start(Phase::Energies);
   const Tensor ke_half = kinetic_energy_tensor(v_, top_.mass, threads);
+  std::vector<double> group_ke;
+  if (!group_tau_.empty())
+    group_ke = kinetic_energy_by_group(v_, top_.mass, *cfg_.tc_group, static_cast<int>(group_tau_.size()));
   if (r.comm) remove_com_velocity(v_, top_.mass);
   if (e) {
     e->virial += constr_virial;
     for (int a = 0; a < 3; ++a)
       for (int b = 0; b < 3; ++b) e->kinetic.m[a][b] = 0.5 * (ke_half_prev_.m[a][b] + ke_half.m[a][b]);
     e->thermostat_integral = thermostat_integral_;
+    e->group_kinetic.clear();
+    for (size_t g = 0; g < group_ke.size(); ++g)
+      e->group_kinetic.push_back(0.5 * (group_ke_prev_[g] + group_ke[g]));
   }
   timers.stop();
 
   x_.swap(x_new_);
   ke_half_prev_ = ke_half;
+  if (!group_ke.empty()) group_ke_prev_ = group_ke;
   step_ = r.step + 1;
 }
 

@@ -38,6 +38,9 @@ class CpuExecutor final : public Executor {
   int64_t step_ = 0;
   std::vector<Vec3> x_, v_, f_, x_new_;
   Tensor ke_half_prev_;
+  // Several tc-grps: per group the reference kinetic energy, tau-t, the last half-step kinetic energy and the
+  // step's v-rescale factor (empty with one group, which keeps the single-group path's bits).
+  std::vector<double> group_ref_kinetic_, group_tau_, group_ke_prev_, group_lambda_;
   double thermostat_integral_ = 0.0;
 };
 
@@ -45,6 +48,10 @@ class CpuExecutor final : public Executor {
 // energy taken out to *integral. Shared by the executors so that they draw the same random numbers.
 double vrescale_lambda(double ek, double ref_kinetic, double ndf, const MdParams& mdp, uint64_t seed,
                        int64_t step, double* integral);
+// The same for one of several groups with its own tau-t; group 0 draws the single-group numbers, the others
+// numbers of their own stream.
+double vrescale_lambda(double ek, double ref_kinetic, double ndf, double tau_t, const MdParams& mdp,
+                       uint64_t seed, int group, int64_t step, double* integral);
 
 // The blow-up check after the constraints: throws RuntimeError naming the step and atom when an atom moved
 // further than 0.1 nm or its constraints could not be solved (settle_failed >= 0: a water, or a LINCS

@@ -6,15 +6,6 @@
 #include "core/units.h"
 
 namespace halomd {
-namespace {
-
-Vec3 image_dx(const Vec3& a, const Vec3& b, const Box& box) {
-  Vec3 d = a - b;
-  for (int k = 0; k < 3; ++k) d[k] -= box.len[k] * std::round(d[k] / box.len[k]);
-  return d;
-}
-
-}  // namespace
 
 LincsCpu::LincsCpu(const Topology& top, int order, int iterations, double warn_angle_deg)
     : con_(top.constraints),
@@ -69,7 +60,7 @@ int LincsCpu::apply(const std::vector<Vec3>& x_old, std::vector<Vec3>& x_new, st
   std::vector<Vec3> r(n);
   std::vector<double> rhs(n), sol(n), mlambda(n, 0.0);
   for (int i = 0; i < n; ++i) {
-    const Vec3 d = image_dx(x_old[con_[i].a], x_old[con_[i].b], box);
+    const Vec3 d = minimum_image(x_old[con_[i].a], x_old[con_[i].b], box);
     r[i] = d * (1.0 / std::sqrt(norm2(d)));
   }
   std::vector<Vec3> x_start;
@@ -85,7 +76,7 @@ int LincsCpu::apply(const std::vector<Vec3>& x_old, std::vector<Vec3>& x_new, st
   };
   // The projection of the new bond on the old direction to the constraint length.
   for (int i = 0; i < n; ++i)
-    rhs[i] = blc_[i] * (dot(r[i], image_dx(x_new[con_[i].a], x_new[con_[i].b], box)) - con_[i].length);
+    rhs[i] = blc_[i] * (dot(r[i], minimum_image(x_new[con_[i].a], x_new[con_[i].b], box)) - con_[i].length);
   expand(r, rhs, sol);
   update();
   // Corrections for the rotational lengthening: the projection that gives the full length, p = sqrt(2 d^2 -
@@ -94,7 +85,7 @@ int LincsCpu::apply(const std::vector<Vec3>& x_old, std::vector<Vec3>& x_new, st
   for (int it = 0; it < iterations_; ++it) {
     for (int i = 0; i < n; ++i) {
       const double len = con_[i].length;
-      const double dlen2 = 2.0 * len * len - norm2(image_dx(x_new[con_[i].a], x_new[con_[i].b], box));
+      const double dlen2 = 2.0 * len * len - norm2(minimum_image(x_new[con_[i].a], x_new[con_[i].b], box));
       if (dlen2 < 0.0 && failed < 0) failed = con_[i].a;
       rhs[i] = blc_[i] * (len - (dlen2 > 0.0 ? std::sqrt(dlen2) : 0.0));
     }
@@ -103,7 +94,7 @@ int LincsCpu::apply(const std::vector<Vec3>& x_old, std::vector<Vec3>& x_new, st
   }
   // A constraint that turned further than lincs-warnangle in one step: the step is not trustworthy.
   for (int i = 0; i < n && failed < 0; ++i) {
-    const Vec3 d = image_dx(x_new[con_[i].a], x_new[con_[i].b], box);
+    const Vec3 d = minimum_image(x_new[con_[i].a], x_new[con_[i].b], box);
     if (dot(d, r[i]) < cos_warn_ * std::sqrt(norm2(d))) failed = con_[i].a;
   }
   if (v)
@@ -121,7 +112,7 @@ void LincsCpu::project(const std::vector<Vec3>& x, std::vector<Vec3>& f, Tensor*
   std::vector<Vec3> r(n);
   std::vector<double> rhs(n), sol(n);
   for (int i = 0; i < n; ++i) {
-    const Vec3 d = image_dx(x[con_[i].a], x[con_[i].b], box);
+    const Vec3 d = minimum_image(x[con_[i].a], x[con_[i].b], box);
     r[i] = d * (1.0 / std::sqrt(norm2(d)));
     rhs[i] = blc_[i] * dot(r[i], f[con_[i].a] - f[con_[i].b]);
   }
@@ -138,7 +129,7 @@ double LincsCpu::rms_deviation(const std::vector<Vec3>& x, const Box& box) const
   if (con_.empty()) return 0.0;
   double sum = 0.0;
   for (const Constraint& c : con_) {
-    const double dev = std::sqrt(norm2(image_dx(x[c.a], x[c.b], box))) / c.length - 1.0;
+    const double dev = std::sqrt(norm2(minimum_image(x[c.a], x[c.b], box))) / c.length - 1.0;
     sum += dev * dev;
   }
   return std::sqrt(sum / static_cast<double>(con_.size()));

@@ -23,6 +23,32 @@ void leapfrog_update(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std
   }
 }
 
+void leapfrog_update(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std::vector<Vec3>& f,
+                     const std::vector<double>& inv_mass, const std::vector<double>& lambdas,
+                     const std::vector<int>& group, double dt, std::vector<Vec3>& x_new, int threads) {
+  const int n = static_cast<int>(x.size());
+#pragma omp parallel for num_threads(std::max(1, threads)) schedule(static)
+  for (int i = 0; i < n; ++i) {
+    const double im = inv_mass[i];
+    if (im == 0.0) {
+      x_new[i] = x[i];
+      continue;
+    }
+    v[i] = v[i] * lambdas[group[i]] + f[i] * (im * dt);
+    x_new[i] = x[i] + v[i] * dt;
+  }
+}
+
+std::vector<double> kinetic_energy_by_group(const std::vector<Vec3>& v, const std::vector<double>& mass,
+                                            const std::vector<int>& group, int groups) {
+  std::vector<uint64_t> acc(groups, 0);  // unsigned: wrapping fixed-point sums (cpu/fixed_point.h)
+  for (size_t i = 0; i < v.size(); ++i)
+    acc[group[i]] += static_cast<uint64_t>(to_fixed(0.5 * mass[i] * norm2(v[i]), kEnergyFixedScale));
+  std::vector<double> ke(groups);
+  for (int g = 0; g < groups; ++g) ke[g] = from_fixed(static_cast<int64_t>(acc[g]), kEnergyFixedScale);
+  return ke;
+}
+
 Tensor kinetic_energy_tensor(const std::vector<Vec3>& v, const std::vector<double>& mass, int threads) {
   const int n = static_cast<int>(v.size());
   uint64_t acc[9] = {};  // unsigned: the sums wrap (cpu/fixed_point.h), also in OpenMP's reduction

@@ -13,6 +13,15 @@ void leapfrog_update(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std
                      const std::vector<double>& inv_mass, double lambda, double dt, std::vector<Vec3>& x_new,
                      int threads);
 
+// The same with a v-rescale factor per temperature-coupling group: atom i takes lambdas[group[i]].
+void leapfrog_update(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std::vector<Vec3>& f,
+                     const std::vector<double>& inv_mass, const std::vector<double>& lambdas,
+                     const std::vector<int>& group, double dt, std::vector<Vec3>& x_new, int threads);
+
+// 1/2 sum m v . v per group (group[i] in [0, groups)), kJ/mol, summed in fixed point.
+std::vector<double> kinetic_energy_by_group(const std::vector<Vec3>& v, const std::vector<double>& mass,
+                                            const std::vector<int>& group, int groups);
+
 // 1/2 sum m v (x) v, kJ/mol, summed in fixed point (independent of the thread count).
 Tensor kinetic_energy_tensor(const std::vector<Vec3>& v, const std::vector<double>& mass, int threads);
 

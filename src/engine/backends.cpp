@@ -255,6 +255,9 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
         options.top, 0,
         "the topology has bonded interactions ([ bonds ], [ angles ], [ dihedrals ], [ pairs ]) or LINCS "
         "constraints, which run with --backend cpu and one domain so far (no --dd, one rank)");
+  if (config.tc_group && (options.backend != "cpu" || decomposed(options)))
+    throw InputError(options.mdp, config.mdp->tc_grps_line,
+                     "several tc-grps run with --backend cpu and one domain so far (no --dd, one rank)");
   if (config.mdp->pcoupl != Pcoupl::No && (options.backend != "cpu" || decomposed(options)))
     throw InputError(options.mdp, config.mdp->pcoupl_line,
                      "pcoupl = C-rescale runs with --backend cpu and one domain so far (no --dd, one rank)");

@@ -77,6 +77,7 @@ MdState to_md_state(const io::Checkpoint& c) {
   s.x = c.x;
   s.v = c.v;
   s.ke_half_prev = c.ke_half_prev;
+  s.ke_half_prev_groups = c.ke_half_prev_groups;
   s.thermostat_integral = c.thermostat_integral;
   return s;
 }
@@ -86,6 +87,7 @@ void from_md_state(const MdState& s, io::Checkpoint& c) {
   c.x = s.x;
   c.v = s.v;
   c.ke_half_prev = s.ke_half_prev;
+  c.ke_half_prev_groups = s.ke_half_prev_groups;
   c.thermostat_integral = s.thermostat_integral;
 }
 
@@ -203,7 +205,11 @@ RunSummary run_md(const RunOptions& options) {
         mdp.gen_vel ? resolve_seed(mdp.gen_seed) : static_cast<uint64_t>(std::max<int64_t>(0, mdp.gen_seed));
     st.v = in.gro.has_velocities() ? in.gro.v : std::vector<Vec3>(natoms);
     if (mdp.gen_vel) generate_velocities(top, mdp.gen_temp, in.ndf, st.gen_seed, st.v);
-    if (!mdp.continuation) constrain_start(settle, lincs, mdp.dt, box, st.x, st.v, threads);
+    if (!mdp.continuation) {
+      constrain_start(settle, lincs, mdp.dt, box, st.x, st.v, threads);
+      // GROMACS's first compute_globals then removes the centre-of-mass motion (md.cpp).
+      if (mdp.comm_mode == CommMode::Linear) remove_com_velocity(st.v, top.mass);
+    }
     st.ke_half_prev = kinetic_energy_tensor(st.v, top.mass, threads);
     st.atoms_hash = atoms_hash(top);
   }
@@ -214,6 +220,10 @@ RunSummary run_md(const RunOptions& options) {
   cfg.mdp = &mdp;
   cfg.box = box;
   cfg.ndf = in.ndf;
+  if (in.tc_ndf.size() > 1) {
+    cfg.tc_group = &in.tc_group;
+    cfg.tc_ndf = in.tc_ndf;
+  }
   cfg.ld_seed = st.ld_seed;
   cfg.threads = threads;
   cfg.timers = &timers;
@@ -223,10 +233,10 @@ RunSummary run_md(const RunOptions& options) {
 
   std::unique_ptr<RunOutputs> out;
   if (writer)
-    out = std::make_unique<RunOutputs>(options.outdir, resume ? &st : nullptr, resume_here,
-                                       bonded_terms_present(in.top), mdp.nstxout_compressed > 0,
-                                       mdp.nstxout > 0 || mdp.nstvout > 0 || mdp.nstfout > 0,
-                                       mdp.pcoupl != Pcoupl::No);
+    out = std::make_unique<RunOutputs>(
+        options.outdir, resume ? &st : nullptr, resume_here, bonded_terms_present(in.top),
+        mdp.nstxout_compressed > 0, mdp.nstxout > 0 || mdp.nstvout > 0 || mdp.nstfout > 0,
+        mdp.pcoupl != Pcoupl::No, in.tc_ndf.size() > 1 ? mdp.tc_grps : std::vector<std::string>{});
   RunReport report(options, in, natoms);
 
   const int64_t first = st.step;
@@ -307,6 +317,8 @@ RunSummary run_md(const RunOptions& options) {
       row.box = box.len;
       row.volume = box.volume();
       row.density = total_mass * kAmuKgPerNm3 / row.volume;
+      for (size_t g = 0; g < se.group_kinetic.size(); ++g)
+        row.group_temperature.push_back(2.0 * se.group_kinetic[g] / (in.tc_ndf[g] * units::kBoltzmann));
       if (pcouple_step) {
         const Tensor mu = crescale_mu(mdp, row.pressure_tensor, box, st.ld_seed, step);
         // The barostat's work on the box, -2 sum_d (mu_dd - 1) Vir_dd with the step's whole virial

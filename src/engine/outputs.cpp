@@ -24,7 +24,8 @@ bool is_inside_dir(const std::string& path, const std::string& dir) {
 }
 
 RunOutputs::RunOutputs(const std::string& outdir, const io::Checkpoint* resume, bool resume_here,
-                       const BondedTermMask& bonded, bool write_xtc, bool write_trr, bool volume)
+                       const BondedTermMask& bonded, bool write_xtc, bool write_trr, bool volume,
+                       const std::vector<std::string>& temperature_groups)
     : outdir_(outdir), bonded_(bonded), volume_(volume) {
   std::error_code ec;
   fs::create_directories(outdir, ec);
@@ -37,7 +38,7 @@ RunOutputs::RunOutputs(const std::string& outdir, const io::Checkpoint* resume, 
                              "); choose a new folder, or continue the run with --cpi " + path("state.cpt"));
   }
   const std::string epath = path("energy.csv");
-  const std::string expected_header = energy_csv_header(bonded, volume);
+  const std::string expected_header = energy_csv_header(bonded, volume, temperature_groups);
   if (resume_here && resume && resume->energy_csv_bytes >= 0 && fs::exists(epath)) {
     // Rows are appended under the existing header: it must have this version's columns (coul_recip came
     // later), checked before anything is cut.
@@ -99,11 +100,12 @@ void RunOutputs::write_energy(const EnergyRow& r) {
   line += fmt::format("{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g}\n",
                       r.lj_sr, r.coulomb_sr, r.coul_recip, r.disp_corr, r.potential, r.kinetic, r.total,
                       r.conserved, r.temperature, r.pressure);
-  if (volume_) {
-    line.back() = ',';
-    line += fmt::format("{:.10g},{:.10g},{:.10g},{:.10g},{:.10g}\n", r.box.x, r.box.y, r.box.z, r.volume,
+  line.pop_back();  // the newline, after the optional columns
+  if (volume_)
+    line += fmt::format(",{:.10g},{:.10g},{:.10g},{:.10g},{:.10g}", r.box.x, r.box.y, r.box.z, r.volume,
                         r.density);
-  }
+  for (double t : r.group_temperature) line += fmt::format(",{:.10g}", t);
+  line += "\n";
   std::fwrite(line.data(), 1, line.size(), energy_);
   std::fflush(energy_);
   energy_bytes_ += static_cast<int64_t>(line.size());

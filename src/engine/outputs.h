@@ -20,7 +20,8 @@ class RunOutputs {
   // then energy.csv and traj.xtc are truncated to the sizes the checkpoint recorded and appended to.
   // `bonded`: the listed interactions' terms that energy.csv has columns for.
   RunOutputs(const std::string& outdir, const io::Checkpoint* resume, bool resume_here,
-             const BondedTermMask& bonded, bool write_xtc, bool write_trr = false, bool volume = false);
+             const BondedTermMask& bonded, bool write_xtc, bool write_trr = false, bool volume = false,
+             const std::vector<std::string>& temperature_groups = {});
   ~RunOutputs();
   RunOutputs(const RunOutputs&) = delete;
   RunOutputs& operator=(const RunOutputs&) = delete;

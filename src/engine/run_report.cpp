@@ -75,6 +75,12 @@ void RunReport::finish(const RunSummary& s, const PhaseTimers& timers, const std
     json += "  \"pme_grid\": null,\n";
   }
   json += fmt::format("  \"pairs_in_list\": {},\n  \"degrees_of_freedom\": {},\n", num_pairs, inputs_.ndf);
+  if (inputs_.tc_ndf.size() > 1) {  // several tc-grps: each group's degrees of freedom
+    json += "  \"tc_groups\": {";
+    for (size_t g = 0; g < inputs_.tc_ndf.size(); ++g)
+      json += fmt::format("{}\"{}\": {:.6f}", g ? ", " : "", json_escape(p.tc_grps[g]), inputs_.tc_ndf[g]);
+    json += "},\n";
+  }
   json += fmt::format("  \"phases\": {{{}}},\n", phases);
   const int64_t n = c.regular_steps;
   json += fmt::format("  \"regular_steps\": {},\n  \"ns_steps\": {},\n", n, c.ns_steps);

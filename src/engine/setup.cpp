@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "core/errors.h"
@@ -11,6 +12,7 @@
 #include "engine/verlet_buffer.h"
 #include "fmt/format.h"
 #include "io/mdp.h"
+#include "io/residue_types.h"
 #include "io/top.h"
 
 namespace halomd {
@@ -112,6 +114,96 @@ void convert_bonds_to_constraints(const MdParams& p, Topology& top) {
   top.bonded.swap(kept);
 }
 
+// The atoms of one of GROMACS's default index groups, by name (case-insensitive, as make_ndx's): System;
+// Protein, Water, Ion, DNA, ... by the residues' types (residuetypes.dat) and Non-Protein, non-Water, ... as
+// their complements; Water_and_ions; a molecule type or a residue name. Empty when there is no such group.
+std::vector<char> group_atoms(const std::string& name, const Topology& top,
+                              const std::map<std::string, std::string>& residue_types) {
+  const int n = top.num_atoms();
+  std::vector<char> in(n, 0);
+  auto type_of = [&](int a) {
+    auto it = residue_types.find(top.residue_name[a]);
+    return it == residue_types.end() ? std::string("Other") : it->second;
+  };
+  auto by = [&](auto pred) {
+    bool any = false;
+    for (int a = 0; a < n; ++a) any |= (in[a] = pred(a) ? 1 : 0);
+    return any;
+  };
+  if (same_name(name, "System")) return std::vector<char>(n, 1);
+  if (same_name(name, "Water_and_ions") &&
+      by([&](int a) { return same_name(type_of(a), "Water") || same_name(type_of(a), "Ion"); }))
+    return in;
+  const bool complement = name.size() > 4 && same_name(name.substr(0, 4), "non-");
+  const std::string base = complement ? name.substr(4) : name;
+  if (by([&](int a) { return same_name(type_of(a), base) != complement; }) &&
+      std::any_of(top.residue_name.begin(), top.residue_name.end(), [&](const std::string& r) {
+        auto it = residue_types.find(r);
+        return it != residue_types.end() && same_name(it->second, base);
+      }))
+    return in;
+  if (by([&](int a) { return same_name(top.residue_name[a], name); })) return in;
+  std::fill(in.begin(), in.end(), 0);
+  bool any = false;
+  for (const MoleculeBlock& b : top.molecules) {
+    if (same_name(b.name, name)) {
+      std::fill(in.begin() + b.first_atom, in.begin() + b.first_atom + b.count * b.atoms_per_molecule, 1);
+      any = true;
+    }
+  }
+  return any ? in : std::vector<char>{};
+}
+
+// Several tc-grps: each atom in exactly one group, and each group's degrees of freedom as GROMACS's
+// calc_nrdf_tc counts them (3 per atom, 1 less per SETTLE atom, 1/2 less per atom of a LINCS constraint,
+// then the centre of mass's 3 taken from all groups in proportion).
+void assign_tc_groups(const MdParams& p, const std::string& mdp_path, SimulationInputs& in) {
+  const Topology& top = in.top;
+  const int n = top.num_atoms();
+  const int groups = std::max<int>(1, static_cast<int>(p.tc_grps.size()));
+  in.tc_group.assign(n, 0);
+  if (groups > 1) {
+    const auto types = io::read_residue_types();
+    std::vector<int> owner(n, -1);
+    for (int g = 0; g < groups; ++g) {
+      const std::vector<char> atoms = group_atoms(p.tc_grps[g], top, types);
+      if (atoms.empty())
+        throw InputError(
+            mdp_path, p.tc_grps_line,
+            "tc-grps: no group '" + p.tc_grps[g] +
+                "' (GROMACS's default groups: System, Protein, Non-Protein, Water, SOL, non-Water, "
+                "Ion, Water_and_ions, a molecule or residue name" +
+                (types.empty() ? "; residuetypes.dat of GROMACS was not found" : "") + ")");
+      for (int a = 0; a < n; ++a)
+        if (atoms[a]) {
+          if (owner[a] >= 0)
+            throw InputError(mdp_path, p.tc_grps_line,
+                             fmt::format("tc-grps: atom {} is in both {} and {}", a + 1, p.tc_grps[owner[a]],
+                                         p.tc_grps[g]));
+          owner[a] = g;
+        }
+    }
+    for (int a = 0; a < n; ++a)
+      if (owner[a] < 0)
+        throw InputError(mdp_path, p.tc_grps_line,
+                         fmt::format("tc-grps: atom {} ({} {}) is in none of the groups", a + 1,
+                                     top.residue_name[a], top.atom_name[a]));
+    in.tc_group = owner;
+  }
+  std::vector<double> uc(groups, 0.0);
+  for (int a = 0; a < n; ++a)
+    if (top.mass[a] > 0.0) uc[in.tc_group[a]] += 3.0;
+  for (const Settle& s : top.settles)
+    for (int a : {s.o, s.h1, s.h2}) uc[in.tc_group[a]] -= 1.0;
+  for (const Constraint& c : top.constraints)
+    for (int a : {c.a, c.b}) uc[in.tc_group[a]] -= 0.5;
+  double total = 0.0;
+  for (double u : uc) total += u;
+  const double com = p.comm_mode == CommMode::Linear ? 3.0 : 0.0;
+  in.tc_ndf.resize(groups);
+  for (int g = 0; g < groups; ++g) in.tc_ndf[g] = total > 0 ? uc[g] * (total - com) / total : 0.0;
+}
+
 }  // namespace
 
 SimulationInputs load_inputs(const RunOptions& options) {
@@ -151,6 +243,8 @@ SimulationInputs load_inputs(const RunOptions& options) {
       3 * static_cast<int>(in.top.settles.size()) + static_cast<int>(in.top.constraints.size());
   in.ndf = 3.0 * in.top.num_atoms() - nconstr - (p.comm_mode == CommMode::Linear ? 3.0 : 0.0);
   if (in.ndf <= 0) throw InputError(options.top, 0, "the system has no degrees of freedom");
+  assign_tc_groups(p, options.mdp, in);
+  if (in.tc_ndf.size() == 1) in.tc_ndf[0] = in.ndf;  // the same number as before, to the last bit
   if (p.integrator == Integrator::Steep) {
     // Energy minimisation searches pairs at every evaluation, so the list's buffer only costs; grompp sets
     // 1.05 x the cut-off (readir.cpp) and halomd does the same.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/md_params.h"
 #include "core/topology.h"
@@ -14,8 +15,10 @@ struct SimulationInputs {
   MdParams mdp;
   Topology top;
   io::GroFile gro;
-  double ndf = 0.0;          // degrees of freedom: 3N - constraints - 3 with COM removal
-  std::string rlist_source;  // how rlist was chosen, for the log
+  double ndf = 0.0;            // degrees of freedom: 3N - constraints - 3 with COM removal
+  std::vector<int> tc_group;   // per atom: its tc-grps group (all 0 for one group)
+  std::vector<double> tc_ndf;  // per tc-grps group: its degrees of freedom (GROMACS's calc_nrdf_tc)
+  std::string rlist_source;    // how rlist was chosen, for the log
 };
 
 // Reads and cross-checks the three inputs. Every problem is an InputError naming the file (and line) before

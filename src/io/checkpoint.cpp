@@ -12,8 +12,8 @@ namespace halomd::io {
 namespace {
 
 constexpr char kMagic[8] = {'H', 'A', 'L', 'O', 'M', 'D', 'C', 'P'};
-// Version 2 added trr_bytes (after atoms_hash), version 3 barostat_integral (after it); versions 1 and 2 are
-// still read.
+// Version 2 added trr_bytes (after atoms_hash), version 3 barostat_integral and the temperature groups'
+// kinetic energies (after it); versions 1 and 2 are still read.
 constexpr uint32_t kVersion = 3;
 
 // FNV-1a over the payload: catches truncation and corruption.
@@ -95,6 +95,8 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
   w.put(c.atoms_hash);
   w.put(c.trr_bytes);
   w.put(c.barostat_integral);
+  w.put(static_cast<uint64_t>(c.ke_half_prev_groups.size()));
+  for (double k : c.ke_half_prev_groups) w.put(k);
   const uint64_t sum = fnv1a(w.buf_);
 
   const std::string tmp = path + ".tmp";
@@ -143,7 +145,12 @@ Checkpoint read_checkpoint(const std::string& path) {
   c.xtc_bytes = r.get<int64_t>();
   c.atoms_hash = r.get<int64_t>();
   if (version >= 2) c.trr_bytes = r.get<int64_t>();
-  if (version >= 3) c.barostat_integral = r.get<double>();
+  if (version >= 3) {
+    c.barostat_integral = r.get<double>();
+    const uint64_t groups = r.get<uint64_t>();
+    if (groups > 4096) throw InputError(path, 0, "checkpoint is corrupted (temperature groups)");
+    for (uint64_t g = 0; g < groups; ++g) c.ke_half_prev_groups.push_back(r.get<double>());
+  }
   if (c.v.size() != c.x.size()) throw InputError(path, 0, "checkpoint has different numbers of x and v");
   return c;
 }

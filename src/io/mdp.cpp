@@ -118,7 +118,7 @@ class MdpReader {
   bool yes_no(const Entry& e) const;
   // The value of an enum option among `names` (GROMACS spellings, compared normalised): its index.
   int choice(const Entry& e, const std::vector<std::string>& names) const;
-  double single_real(const Entry& e) const;
+  std::vector<double> reals(const Entry& e) const;
   // One or two numbers (xy and z for semi-isotropic coupling; GROMACS reads more for other types).
   void one_or_two(const Entry& e, double out[2]) const;
   // A group option: one group, recorded for the check against the topology (it must hold every atom).
@@ -193,10 +193,10 @@ void MdpReader::one_or_two(const Entry& e, double out[2]) const {
   if (w.size() == 1) out[1] = out[0];
 }
 
-double MdpReader::single_real(const Entry& e) const {
-  const std::vector<std::string> w = words(e.value);
-  if (w.size() != 1) fail(e.line, e.key + " = " + e.value + ": expected one value (one group: System)");
-  return real(e);
+std::vector<double> MdpReader::reals(const Entry& e) const {
+  std::vector<double> out;
+  for (const std::string& w : words(e.value)) out.push_back(real(Entry{e.key, w, e.line}));
+  return out;
 }
 
 void MdpReader::group(const Entry& e) {
@@ -288,11 +288,10 @@ void MdpReader::register_options() {
     p_.tcoupl = choice(e, {"no", "V-rescale"}) == 0 ? Tcoupl::No : Tcoupl::VRescale;
   });
   add({"tc-grps"}, [this](const Entry& e) {
-    if (words(e.value).size() != 1)
-      refuse(e,
-             "supported: tc-grps = one group holding every atom (System, or e.g. SOL or Water in a water "
-             "box), with one tau-t and ref-t");
-    p_.groups.push_back({e.key, e.value, e.line});
+    // One group must hold every atom (checked with the topology); several must share the atoms out.
+    p_.tc_grps = words(e.value);
+    p_.tc_grps_line = e.line;
+    if (p_.tc_grps.size() == 1) p_.groups.push_back({e.key, e.value, e.line});
   });
   add({"pcoupl"}, [this](const Entry& e) {
     // GROMACS's other barostats are refused by name: C-rescale samples the same NPT ensemble.
@@ -308,8 +307,8 @@ void MdpReader::register_options() {
   add({"compressibility"}, [this](const Entry& e) { one_or_two(e, p_.compressibility); });
   add({"ref-p"}, [this](const Entry& e) { one_or_two(e, p_.ref_p); });
   add({"nstpcouple"}, [this](const Entry& e) { p_.nstpcouple = integer(e); });
-  add({"tau-t"}, [this](const Entry& e) { p_.tau_t = single_real(e); });
-  add({"ref-t"}, [this](const Entry& e) { p_.ref_t = single_real(e); });
+  add({"tau-t"}, [this](const Entry& e) { p_.tau_ts = reals(e); });
+  add({"ref-t"}, [this](const Entry& e) { p_.ref_ts = reals(e); });
   add({"nsttcouple"}, [this](const Entry& e) { p_.nsttcouple = integer(e); });
   add({"comm-mode"}, [this](const Entry& e) {
     p_.comm_mode = choice(e, {"Linear", "None"}) == 0 ? CommMode::Linear : CommMode::None;
@@ -414,9 +413,21 @@ void MdpReader::derive() {
         fail(line_of("tcoupl"),
              std::string("tcoupl = V-rescale needs ") + key +
                  " (expected tc-grps = System, or another group of every atom, and one tau-t and ref-t)");
-    if (p.tau_t <= 0.0) fail(line_of("tau-t"), "tau-t must be positive with tcoupl = V-rescale");
+    for (const char* key : {"tau-t", "ref-t"}) {
+      const size_t n = std::string(key) == "tau-t" ? p.tau_ts.size() : p.ref_ts.size();
+      if (n != p.tc_grps.size())
+        fail(line_of(key), std::string(key) + " has " + std::to_string(n) + " values for the " +
+                               std::to_string(p.tc_grps.size()) +
+                               " groups of tc-grps (expected one per group)");
+    }
+    for (double t : p.tau_ts)
+      if (t <= 0.0) fail(line_of("tau-t"), "tau-t must be positive with tcoupl = V-rescale");
   }
-  if (p.ref_t < 0.0) fail(line_of("ref-t"), "ref-t must not be negative");
+  for (double t : p.ref_ts)
+    if (t < 0.0) fail(line_of("ref-t"), "ref-t must not be negative");
+  // The first group's values serve where one temperature is meant (C-rescale's kT, as GROMACS 2022).
+  if (!p.tau_ts.empty()) p.tau_t = p.tau_ts[0];
+  if (!p.ref_ts.empty()) p.ref_t = p.ref_ts[0];
   if (p.gen_temp < 0.0) fail(line_of("gen-temp"), "gen-temp must not be negative");
   // nsttcouple = -1: GROMACS 2022's ir_optimal_nsttcouple gives its default interval of 10 steps for
   // V-rescale, which needs no minimum number of steps per tau-t there (gmx grompp 2022.5 writes 10 whatever
