@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# GROMACS's usual preparation of a solvated protein, on halomd's CPU reference: minimise, NVT, NPT.
+# Usage: bash examples/peptide/run.sh [HALOMD_BINARY [OUTDIR]]   (defaults: build/release/halomd, a temp folder)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bin=${1:-$here/../../build/release/halomd}
+out=${2:-$(mktemp -d)}
+threads=$(nproc)
+"$bin" run -c "$here/conf.gro" -p "$here/topol.top" -f "$here/em.mdp" -o "$out/em" --threads "$threads"
+"$bin" run -c "$out/em/confout.gro" -p "$here/topol.top" -f "$here/nvt.mdp" -o "$out/nvt" --threads "$threads"
+"$bin" run -c "$out/nvt/confout.gro" -p "$here/topol.top" -f "$here/npt.mdp" -o "$out/npt" --threads "$threads"
+echo "examples/peptide: results in $out/em, $out/nvt, $out/npt (energy.csv, confout.gro, run.json)"
