@@ -297,11 +297,9 @@ TEST(Mdp, EveryRefusalNamesFileLineAndOption) {
        "1: DispCorr = AllEnerPres is not supported (supported: no, EnerPres, Ener)"},
       {"tcoupl = Berendsen\n", "1: tcoupl = Berendsen is not supported (supported: no, V-rescale)"},
       {"nstfout = -1\n", "1: nstfout must not be negative (0 means never)"},
-      {"tc-grps = Protein SOL\n",
-       "1: tc-grps = Protein SOL is not supported (supported: tc-grps = one group holding every atom "
-       "(System, "
-       "or e.g. SOL or Water in a water box), with one tau-t and ref-t)"},
-      {"tau-t = 0.1 0.1\n", "1: tau-t = 0.1 0.1: expected one value (one group: System)"},
+      {"tcoupl = V-rescale\ntc-grps = Protein SOL\ntau-t = 0.1\nref-t = 300 300\n",
+       "3: tau-t has 1 values for the 2 groups of tc-grps (expected one per group)"},
+      {"ref-t = 300 -1\n", "1: ref-t must not be negative"},
       {"comm-mode = Angular\n", "1: comm-mode = Angular is not supported (supported: Linear, None)"},
       {"comm-grps = Protein SOL\n",
        "1: comm-grps = Protein SOL is not supported (supported: one group holding every atom (System, or "
