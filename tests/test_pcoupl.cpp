@@ -114,6 +114,22 @@ TEST(CRescale, WhatItDoesNotRunIsRefusedNamingTheLine) {
       << log;
   EXPECT_EQ(run_halomd("spce_1k5", "../pcoupl/iso_rf.mdp", {{"tcoupl", "no"}}, out + "/nt", "", &log), 2);
   EXPECT_NE(log.find("pcoupl = C-rescale needs temperature coupling"), std::string::npos) << log;
+  EXPECT_EQ(
+      run_halomd("spce_1k5", "../pcoupl/iso_rf.mdp",
+                 {{"pcoupltype", "semiisotropic"}, {"compressibility", "4.5e-5"}}, out + "/semi", "", &log),
+      2);
+  EXPECT_NE(log.find("compressibility: pcoupltype = semiisotropic takes two values (xy and z)"),
+            std::string::npos)
+      << log;
+  // Leftover pressure-coupling options are harmless with pcoupl = no.
+  EXPECT_EQ(run_halomd("spce_1k5", "../pcoupl/iso_rf.mdp",
+                       {{"pcoupl", "no"},
+                        {"pcoupltype", "anisotropic"},
+                        {"compressibility", "1 1 1 0 0 0"},
+                        {"nsteps", "0"}},
+                       out + "/off", "", &log),
+            0)
+      << log;
   EXPECT_EQ(run_halomd("spce_1k5", "../pcoupl/iso_rf.mdp", {}, out + "/dd", "--domains 2", &log), 2);
   EXPECT_NE(log.find("pcoupl = C-rescale runs with --backend cpu and one domain"), std::string::npos) << log;
 }

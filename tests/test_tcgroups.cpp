@@ -82,6 +82,8 @@ TEST(TcGroups, BadGroupsAreRefusedNamingTheLine) {
       {{{"tc-grps", "Protein System"}}, "tc-grps: atom 1 is in both Protein and System"},
       {{{"tc-grps", "Protein SOL"}, {"tau-t", "0.1 0.1"}}, ""},  // SOL is every non-protein atom here: fine
       {{{"tc-grps", "Protein Water"}, {"tau-t", "0.1"}}, "tau-t has 1 values for the 2 groups of tc-grps"},
+      // Without a thermostat the groups couple nothing: one group, whatever tau-t and ref-t say.
+      {{{"tcoupl", "no"}, {"ref-t", "0"}}, ""},
   };
   for (size_t k = 0; k < std::size(cases); ++k) {
     const std::string& error = cases[k].second;

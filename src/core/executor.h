@@ -63,6 +63,7 @@ struct ExecutorConfig {
   const Topology* top = nullptr;
   const MdParams* mdp = nullptr;
   Box box;
+  Box grid_box;      // the box PME's grid is chosen from (the input's; zero: box), kept when the box changes
   double ndf = 0.0;  // degrees of freedom, for the v-rescale reference kinetic energy
   // Several tc-grps (CPU reference): each atom's group and each group's degrees of freedom.
   const std::vector<int>* tc_group = nullptr;

@@ -69,6 +69,12 @@ DihedralGeometry dihedral_geometry(const Vec3& rij, const Vec3& rkj, const Vec3&
 void dihedral_forces(const DihedralGeometry& g, double ddphi, Vec3 f[4]) {
   const double nrkj2 = norm2(g.rkj);
   const double nrkj = std::sqrt(nrkj2);
+  // Three atoms in a line leave the angle undefined: no force, as GROMACS's do_dih_fup.
+  constexpr double kEps = 2.2e-16;
+  if (norm2(g.m) <= nrkj2 * kEps || norm2(g.n) <= nrkj2 * kEps) {
+    for (int k = 0; k < 4; ++k) f[k] = Vec3{};
+    return;
+  }
   const Vec3 fi = g.m * (-ddphi * nrkj / norm2(g.m));
   const Vec3 fl = g.n * (ddphi * nrkj / norm2(g.n));
   const double p = dot(g.rij, g.rkj) / nrkj2;

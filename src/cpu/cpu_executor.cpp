@@ -43,7 +43,8 @@ CpuExecutor::CpuExecutor(const ExecutorConfig& config)
       mdp_(*config.mdp),
       settle_(top_),
       lincs_(top_, mdp_.lincs_order, mdp_.lincs_iter, mdp_.lincs_warnangle),
-      forces_(top_, mdp_, config.box, config.threads) {
+      forces_(top_, mdp_, config.box, config.grid_box.volume() > 0 ? config.grid_box : config.box,
+              config.threads) {
   const int n = top_.num_atoms();
   inv_mass_.resize(n);
   for (int i = 0; i < n; ++i) inv_mass_[i] = top_.mass[i] > 0 ? 1.0 / top_.mass[i] : 0.0;

@@ -2,14 +2,18 @@
 
 namespace halomd {
 
-CpuForces::CpuForces(const Topology& top, const MdParams& mdp, const Box& box, int threads)
+CpuForces::CpuForces(const Topology& top, const MdParams& mdp, const Box& box, const Box& grid_box,
+                     int threads)
     : top_(top),
       mdp_(mdp),
       box_(box),
       threads_(threads),
       nonbonded_(top, mdp, threads),
       bonded_(top, mdp.epsilon_r) {
-  if (mdp.coulombtype == CoulombType::Pme) pme_ = std::make_unique<PmeCpu>(mdp, box, top.charge, threads);
+  if (mdp.coulombtype == CoulombType::Pme) {
+    pme_ = std::make_unique<PmeCpu>(mdp, grid_box, top.charge, threads);
+    pme_->set_box(box);
+  }
 }
 
 void CpuForces::set_box(const Box& box) {

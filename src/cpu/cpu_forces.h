@@ -17,7 +17,9 @@ namespace halomd {
 
 class CpuForces {
  public:
-  CpuForces(const Topology& top, const MdParams& mdp, const Box& box, int threads);
+  // grid_box: the box PME's grid size is chosen from (the run's first box, so that a continuation of a
+  // pressure-coupled run keeps the grid).
+  CpuForces(const Topology& top, const MdParams& mdp, const Box& box, const Box& grid_box, int threads);
   // f = the forces at x (kJ/mol/nm). With search, the pair list is rebuilt first (rlist of the .mdp). With
   // energies, fills lj, coulomb, coulomb_recip, bonded and virial (the kinetic part is left alone).
   void compute(const std::vector<Vec3>& x, bool search, int64_t step, std::vector<Vec3>& f,

@@ -23,6 +23,7 @@
 #include "engine/run_report.h"
 #include "engine/setup.h"
 #include "engine/step_counters.h"
+#include "fmt/format.h"
 
 namespace halomd {
 namespace {
@@ -219,6 +220,7 @@ RunSummary run_md(const RunOptions& options) {
   cfg.top = &top;
   cfg.mdp = &mdp;
   cfg.box = box;
+  cfg.grid_box = in.gro.box;
   cfg.ndf = in.ndf;
   if (in.tc_ndf.size() > 1) {
     cfg.tc_group = &in.tc_group;
@@ -327,6 +329,11 @@ RunSummary run_md(const RunOptions& options) {
           st.barostat_integral -=
               2.0 * (mu.m[d][d] - 1.0) * (se.virial.m[d][d] + dispcorr.virial_diagonal(box));
         for (int d = 0; d < 3; ++d) box.len[d] *= mu.m[d][d];
+        if (mdp.rlist >= box.min_half_edge())
+          throw RuntimeError(step, -1,
+                             fmt::format("pressure coupling shrank the box to {:.4f} nm, less than twice the "
+                                         "pair-list cut-off {:.4f} nm",
+                                         2.0 * box.min_half_edge(), mdp.rlist));
         exec->scale_coordinates(mu, box);
       }
       row.conserved += st.barostat_integral;

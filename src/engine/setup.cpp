@@ -160,7 +160,8 @@ std::vector<char> group_atoms(const std::string& name, const Topology& top,
 void assign_tc_groups(const MdParams& p, const std::string& mdp_path, SimulationInputs& in) {
   const Topology& top = in.top;
   const int n = top.num_atoms();
-  const int groups = std::max<int>(1, static_cast<int>(p.tc_grps.size()));
+  // Without a thermostat the groups couple nothing: one group, as a single tc-grps entry.
+  const int groups = p.tcoupl == Tcoupl::No ? 1 : std::max<int>(1, static_cast<int>(p.tc_grps.size()));
   in.tc_group.assign(n, 0);
   if (groups > 1) {
     const auto types = io::read_residue_types();

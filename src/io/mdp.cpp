@@ -120,7 +120,7 @@ class MdpReader {
   int choice(const Entry& e, const std::vector<std::string>& names) const;
   std::vector<double> reals(const Entry& e) const;
   // One or two numbers (xy and z for semi-isotropic coupling; GROMACS reads more for other types).
-  void one_or_two(const Entry& e, double out[2]) const;
+  void one_or_two(const Entry& e, double out[2]);
   // A group option: one group, recorded for the check against the topology (it must hold every atom).
   void group(const Entry& e);
   void default_only(const Entry& e, Only only) const;
@@ -147,6 +147,8 @@ class MdpReader {
   std::map<std::string, Handler> handlers_;
   std::map<std::string, std::string> canonical_;  // normalised name or old name -> normalised name
   std::map<std::string, int> line_;               // normalised key -> line it was given on
+  std::map<std::string, int> value_counts_;  // normalised key -> number of values (compressibility, ref-p)
+  Entry pcoupltype_;                         // checked when pressure coupling is on
 };
 
 double MdpReader::real(const Entry& e) const {
@@ -184,13 +186,13 @@ int MdpReader::choice(const Entry& e, const std::vector<std::string>& names) con
   refuse(e, "supported: " + list);
 }
 
-void MdpReader::one_or_two(const Entry& e, double out[2]) const {
+void MdpReader::one_or_two(const Entry& e, double out[2]) {
   const std::vector<std::string> w = words(e.value);
-  if (w.empty() || w.size() > 2)
-    fail(e.line,
-         e.key + " = " + e.value + ": expected one value (isotropic) or two (semiisotropic: xy and z)");
-  for (size_t k = 0; k < w.size(); ++k) out[k] = real(Entry{e.key, w[k], e.line});
+  if (w.empty() || w.size() > 6) fail(e.line, e.key + " = " + e.value + ": expected 1 to 6 values");
+  // isotropic: the first; semiisotropic: xy and z (GROMACS's layouts: 1, 2, or 6 for the other types).
+  for (size_t k = 0; k < w.size() && k < 2; ++k) out[k] = real(Entry{e.key, w[k], e.line});
   if (w.size() == 1) out[1] = out[0];
+  value_counts_[normalize(e.key)] = static_cast<int>(w.size());
 }
 
 std::vector<double> MdpReader::reals(const Entry& e) const {
@@ -300,8 +302,8 @@ void MdpReader::register_options() {
     p_.pcoupl_line = e.line;
   });
   add({"pcoupltype"}, [this](const Entry& e) {
-    p_.pcoupltype =
-        choice(e, {"isotropic", "semiisotropic"}) == 0 ? PcouplType::Isotropic : PcouplType::SemiIsotropic;
+    // Checked against what C-rescale runs only when pressure coupling is on (a leftover is harmless).
+    pcoupltype_ = e;
   });
   add({"tau-p"}, [this](const Entry& e) { p_.tau_p = real(e); });
   add({"compressibility"}, [this](const Entry& e) { one_or_two(e, p_.compressibility); });
@@ -460,6 +462,15 @@ void MdpReader::derive() {
     fail(line_of("nstcomm"), "nstcomm must not be negative (use comm-mode to choose the mode)");
   if (p.nstcomm == 0) p.comm_mode = CommMode::None;
   if (p.pcoupl == Pcoupl::CRescale) {
+    if (pcoupltype_.line > 0)
+      p.pcoupltype = choice(pcoupltype_, {"isotropic", "semiisotropic"}) == 0 ? PcouplType::Isotropic
+                                                                              : PcouplType::SemiIsotropic;
+    if (p.pcoupltype == PcouplType::SemiIsotropic)
+      for (const char* key : {"compressibility", "ref-p"}) {
+        auto it = value_counts_.find(normalize(key));
+        if (it != value_counts_.end() && it->second != 2)
+          fail(line_of(key), std::string(key) + ": pcoupltype = semiisotropic takes two values (xy and z)");
+      }
     // As grompp 2022 (readir.cpp): a thermostat is needed, tau-p and the compressibility must be positive;
     // nstpcouple = -1 is ir_optimal_nstpcouple: 10, or fewer (a divisor of 10) when tau-p < 10 x 10 dt.
     if (p.tcoupl == Tcoupl::No)
