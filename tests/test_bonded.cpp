@@ -193,23 +193,8 @@ TEST(Bonded, ThreadCountAndContinuationChangeNoBit) {
       {"nstcheckpoint", "20"}, {"tcoupl", "v-rescale"}, {"tc-grps", "System"},  {"tau-t", "0.1"},
       {"ref-t", "300"},        {"nstfout", "10"},       {"gen-vel", "yes"},     {"gen-temp", "300"},
       {"gen-seed", "11"},      {"ld-seed", "5"}};
-  const std::string out = make_temp_dir("bonded_bits");
-  const std::string sys = "bonded/amber99sb-ildn";
-  std::string log;
-  ASSERT_EQ(run_halomd(sys, "../step0.mdp", set, out + "/one", "--threads 1", &log), 0) << log;
-  ASSERT_EQ(run_halomd(sys, "../step0.mdp", set, out + "/three", "--threads 3", &log), 0) << log;
-  EXPECT_NE(run_halomd(sys, "../step0.mdp", set, out + "/part", "--threads 2 --stop-at-step 25", &log), 0);
-  ASSERT_EQ(run_halomd(sys, "../step0.mdp", set, out + "/part",
-                       "--threads 2 --cpi " + out + "/part/state.cpt", &log),
-            0)
-      << log;
-  for (const char* file : {"energy.csv", "traj.xtc", "traj.trr", "confout.gro"}) {
-    SCOPED_TRACE(file);
-    const std::string one = read_text(out + "/one/" + file);
-    EXPECT_FALSE(one.empty());
-    EXPECT_EQ(one, read_text(out + "/three/" + file));
-    EXPECT_EQ(one, read_text(out + "/part/" + file));
-  }
+  expect_threads_and_continuation_change_no_bit("bonded/amber99sb-ildn", "../step0.mdp", set, 25,
+                                                {"energy.csv", "traj.xtc", "traj.trr", "confout.gro"});
 }
 
 // --- The forces of each kind against finite differences of its energy ---------------------------------

@@ -82,25 +82,8 @@ TEST(CRescale, ThreadCountAndContinuationChangeNoBit) {
   const std::map<std::string, std::string> set = {
       {"nsteps", "60"},   {"ref-t", "300"},       {"ld-seed", "5"},        {"nstpcouple", "5"},
       {"nstenergy", "5"}, {"nstcalcenergy", "5"}, {"nstcheckpoint", "30"}, {"nstxout-compressed", "10"}};
-  const std::string out = make_temp_dir("pcoupl_bits");
-  std::string log;
-  ASSERT_EQ(run_halomd("spce_1k5", "../pcoupl/iso_rf.mdp", set, out + "/one", "--threads 1", &log), 0) << log;
-  ASSERT_EQ(run_halomd("spce_1k5", "../pcoupl/iso_rf.mdp", set, out + "/three", "--threads 3", &log), 0)
-      << log;
-  EXPECT_NE(run_halomd("spce_1k5", "../pcoupl/iso_rf.mdp", set, out + "/part",
-                       "--threads 2 --stop-at-step 45", &log),
-            0);
-  ASSERT_EQ(run_halomd("spce_1k5", "../pcoupl/iso_rf.mdp", set, out + "/part",
-                       "--threads 2 --cpi " + out + "/part/state.cpt", &log),
-            0)
-      << log;
-  for (const char* file : {"energy.csv", "traj.xtc", "confout.gro"}) {
-    SCOPED_TRACE(file);
-    const std::string one = read_text(out + "/one/" + file);
-    EXPECT_FALSE(one.empty());
-    EXPECT_EQ(one, read_text(out + "/three/" + file));
-    EXPECT_EQ(one, read_text(out + "/part/" + file));
-  }
+  expect_threads_and_continuation_change_no_bit("spce_1k5", "../pcoupl/iso_rf.mdp", set, 45,
+                                                {"energy.csv", "traj.xtc", "confout.gro"});
 }
 
 TEST(CRescale, WhatItDoesNotRunIsRefusedNamingTheLine) {

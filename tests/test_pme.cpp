@@ -286,23 +286,8 @@ TEST(Pme, ThreadCountAndContinuationChangeNoBit) {
                                                   {"nstcalcenergy", "5"},
                                                   {"nstxout-compressed", "10"},
                                                   {"nstcheckpoint", "30"}};
-  const std::string out = make_temp_dir("pme_bits");
-  std::string log;
-  ASSERT_EQ(run_halomd("spce_1k5", "../pme/nve.mdp", set, out + "/one", "--threads 1", &log), 0) << log;
-  ASSERT_EQ(run_halomd("spce_1k5", "../pme/nve.mdp", set, out + "/three", "--threads 3", &log), 0) << log;
-  EXPECT_NE(
-      run_halomd("spce_1k5", "../pme/nve.mdp", set, out + "/part", "--threads 2 --stop-at-step 45", &log), 0);
-  ASSERT_EQ(run_halomd("spce_1k5", "../pme/nve.mdp", set, out + "/part",
-                       "--threads 2 --cpi " + out + "/part/state.cpt", &log),
-            0)
-      << log;
-  for (const char* file : {"energy.csv", "traj.xtc", "confout.gro"}) {
-    SCOPED_TRACE(file);
-    const std::string one = read_text(out + "/one/" + file);
-    EXPECT_FALSE(one.empty());
-    EXPECT_EQ(one, read_text(out + "/three/" + file));
-    EXPECT_EQ(one, read_text(out + "/part/" + file));
-  }
+  const std::string out = expect_threads_and_continuation_change_no_bit(
+      "spce_1k5", "../pme/nve.mdp", set, 45, {"energy.csv", "traj.xtc", "confout.gro"});
   // The mesh part is there: a run with reaction field gives other energies.
   auto e = read_csv(out + "/one/energy.csv");
   EXPECT_GT(e["coul_recip"][0], 10.0);

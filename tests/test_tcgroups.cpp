@@ -57,21 +57,8 @@ TEST(TcGroups, ThreadCountAndContinuationChangeNoBit) {
   const std::map<std::string, std::string> set = {
       {"nsteps", "40"},   {"ref-t", "300 310"},   {"ld-seed", "3"},        {"nsttcouple", "5"},
       {"nstenergy", "5"}, {"nstcalcenergy", "5"}, {"nstcheckpoint", "20"}, {"nstxout-compressed", "10"}};
-  const std::string out = make_temp_dir("tcgroups_bits");
-  std::string log;
-  ASSERT_EQ(run_halomd(kSystem, kMdp, set, out + "/one", "--threads 1", &log), 0) << log;
-  ASSERT_EQ(run_halomd(kSystem, kMdp, set, out + "/three", "--threads 3", &log), 0) << log;
-  EXPECT_NE(run_halomd(kSystem, kMdp, set, out + "/part", "--threads 2 --stop-at-step 25", &log), 0);
-  ASSERT_EQ(
-      run_halomd(kSystem, kMdp, set, out + "/part", "--threads 2 --cpi " + out + "/part/state.cpt", &log), 0)
-      << log;
-  for (const char* file : {"energy.csv", "traj.xtc", "confout.gro"}) {
-    SCOPED_TRACE(file);
-    const std::string one = read_text(out + "/one/" + file);
-    EXPECT_FALSE(one.empty());
-    EXPECT_EQ(one, read_text(out + "/three/" + file));
-    EXPECT_EQ(one, read_text(out + "/part/" + file));
-  }
+  expect_threads_and_continuation_change_no_bit(kSystem, kMdp, set, 25,
+                                                {"energy.csv", "traj.xtc", "confout.gro"});
 }
 
 TEST(TcGroups, BadGroupsAreRefusedNamingTheLine) {

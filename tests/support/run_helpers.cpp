@@ -112,4 +112,28 @@ void expect_nve_like_gromacs(std::map<std::string, std::vector<double>>& e,
   EXPECT_LT(std::fabs(drift), allowed) << "drift " << drift << " kJ/mol/ps, GROMACS " << gmx_drift;
 }
 
+std::string expect_threads_and_continuation_change_no_bit(const std::string& system, const std::string& mdp,
+                                                          const std::map<std::string, std::string>& set,
+                                                          int stop_at,
+                                                          const std::vector<std::string>& files) {
+  const std::string out = make_temp_dir("bits");
+  std::string log;
+  EXPECT_EQ(run_halomd(system, mdp, set, out + "/one", "--threads 1", &log), 0) << log;
+  EXPECT_EQ(run_halomd(system, mdp, set, out + "/three", "--threads 3", &log), 0) << log;
+  EXPECT_NE(run_halomd(system, mdp, set, out + "/part",
+                       "--threads 2 --stop-at-step " + std::to_string(stop_at), &log),
+            0);
+  EXPECT_EQ(run_halomd(system, mdp, set, out + "/part", "--threads 2 --cpi " + out + "/part/state.cpt", &log),
+            0)
+      << log;
+  for (const std::string& file : files) {
+    SCOPED_TRACE(file);
+    const std::string one = read_text(out + "/one/" + file);
+    EXPECT_FALSE(one.empty());
+    EXPECT_EQ(one, read_text(out + "/three/" + file));
+    EXPECT_EQ(one, read_text(out + "/part/" + file));
+  }
+  return out;
+}
+
 }  // namespace halomd::test
