@@ -1,5 +1,6 @@
-// The energy terms of GROMACS's listed interactions that halomd runs: their order, GROMACS's names (gmx
-// energy) and halomd's energy.csv columns, shared by the executors and the outputs.
+// The energy terms of GROMACS's listed interactions that halomd runs: their order (gmx energy's: Bond,
+// G96Bond, Angle, G96Angle, U-B, Proper Dih., Ryckaert-Bell., Improper Dih., Per. Imp. Dih., LJ-14,
+// Coulomb-14) and halomd's energy.csv columns, shared by the executors and the outputs.
 #pragma once
 
 #include <array>
@@ -25,9 +26,6 @@ inline constexpr int kNumBondedTerms = 11;
 using BondedTermValues = std::array<double, kNumBondedTerms>;
 using BondedTermMask = std::array<bool, kNumBondedTerms>;
 
-inline constexpr const char* kBondedGromacsNames[kNumBondedTerms] = {
-    "Bond",           "G96Bond",       "Angle",          "G96Angle", "U-B",       "Proper Dih.",
-    "Ryckaert-Bell.", "Improper Dih.", "Per. Imp. Dih.", "LJ-14",    "Coulomb-14"};
 inline constexpr const char* kBondedCsvNames[kNumBondedTerms] = {
     "bond",          "g96bond",      "angle",       "g96angle", "urey_bradley", "proper_dih",
     "ryckaert_bell", "improper_dih", "per_imp_dih", "lj14",     "coulomb14"};
