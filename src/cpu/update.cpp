@@ -7,9 +7,13 @@
 
 namespace halomd {
 
-void leapfrog_update(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std::vector<Vec3>& f,
-                     const std::vector<double>& inv_mass, double lambda, double dt, std::vector<Vec3>& x_new,
-                     int threads) {
+namespace {
+
+// The leap-frog step of every atom, with the v-rescale factor lambda_of(i) of atom i.
+template <class LambdaOf>
+void leapfrog(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std::vector<Vec3>& f,
+              const std::vector<double>& inv_mass, LambdaOf lambda_of, double dt, std::vector<Vec3>& x_new,
+              int threads) {
   const int n = static_cast<int>(x.size());
 #pragma omp parallel for num_threads(std::max(1, threads)) schedule(static)
   for (int i = 0; i < n; ++i) {
@@ -18,25 +22,25 @@ void leapfrog_update(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std
       x_new[i] = x[i];
       continue;
     }
-    v[i] = v[i] * lambda + f[i] * (im * dt);
+    v[i] = v[i] * lambda_of(i) + f[i] * (im * dt);
     x_new[i] = x[i] + v[i] * dt;
   }
+}
+
+}  // namespace
+
+void leapfrog_update(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std::vector<Vec3>& f,
+                     const std::vector<double>& inv_mass, double lambda, double dt, std::vector<Vec3>& x_new,
+                     int threads) {
+  leapfrog(
+      x, v, f, inv_mass, [lambda](int) { return lambda; }, dt, x_new, threads);
 }
 
 void leapfrog_update(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std::vector<Vec3>& f,
                      const std::vector<double>& inv_mass, const std::vector<double>& lambdas,
                      const std::vector<int>& group, double dt, std::vector<Vec3>& x_new, int threads) {
-  const int n = static_cast<int>(x.size());
-#pragma omp parallel for num_threads(std::max(1, threads)) schedule(static)
-  for (int i = 0; i < n; ++i) {
-    const double im = inv_mass[i];
-    if (im == 0.0) {
-      x_new[i] = x[i];
-      continue;
-    }
-    v[i] = v[i] * lambdas[group[i]] + f[i] * (im * dt);
-    x_new[i] = x[i] + v[i] * dt;
-  }
+  leapfrog(
+      x, v, f, inv_mass, [&](int i) { return lambdas[group[i]]; }, dt, x_new, threads);
 }
 
 std::vector<double> kinetic_energy_by_group(const std::vector<Vec3>& v, const std::vector<double>& mass,
