@@ -152,10 +152,11 @@ TEST(CudaExecutor, Step0EnergiesForcesAndFirstStepMatchCpuDoublePath) {
   expect_first_step_positions_match(cpu, gpu);
 }
 
-// coulombtype = PME on one GPU (real-space Ewald in float, the mesh part in double with fixed-point charge
-// spreading and cuFFT) against the CPU's double path at step 0: energies, Coul. recip., the virial (all nine
-// components), forces (pairs plus mesh) and the positions after one step; on spce_9k (a 40^3 grid) and on
-// the rectangular box with an odd 25 x 27 x 21 grid (tests/data/pme), so that a mix-up of dimensions shows.
+// coulombtype = PME on one GPU (real-space Ewald in float with a polynomial erfc, the mesh part in double
+// with fixed-point charge spreading and cuFFT) against the CPU's double path at step 0: energies, Coul.
+// recip., the virial (all nine components), forces (pairs plus mesh) and the positions after one step; on
+// spce_9k (a 40^3 grid) and on the rectangular box with an odd 25 x 27 x 21 grid (tests/data/pme), so that a
+// mix-up of dimensions shows.
 void expect_pme_matches_cpu(const std::string& system, const std::string& mdp) {
   SCOPED_TRACE(system + " " + mdp);
   System sys;
@@ -189,6 +190,12 @@ TEST(CudaExecutor, PmeMatchesTheCpuDoublePath) {
   if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
   expect_pme_matches_cpu("spce_9k", "../pme/nve.mdp");
   expect_pme_matches_cpu("pme/rect", "../rect_grid25x27x21.mdp");
+  // Orders other than 4 take the mesh kernels' general path; ewald-rtol 1e-6 and rc 0.9 move beta rc, the
+  // range of the pair kernels' erfc polynomial, to 3.46 and 2.81 (3.12 at the default).
+  expect_pme_matches_cpu("spce_1k5", "../pme/order6_spacing016_rtol1e-6.mdp");
+  expect_pme_matches_cpu("spce_1k5", "../pme/order5_grid20x24x28_epsr2.mdp");
+  expect_pme_matches_cpu("spce_1k5", "../pme/order3_noshift_rc09.mdp");
+  expect_pme_matches_cpu("pme/rect", "../rect_spacing010_order8.mdp");
 }
 
 // An environment variable set for one scope.

@@ -164,6 +164,10 @@ struct SearchParams {
   StepState* st;
 };
 
+// The largest beta rc the pair kernels' erfc covers (pair_terms.cuh, erfcx_poly): erfc(6) ~ 2e-17, below any
+// useful ewald-rtol.
+constexpr double kErfcxMaxX = 6.0;
+
 // The non-bonded kernel (nonbonded.cu), every step.
 struct NonbondedParams {
   int n, tpa, log2_tpa, cap_groups, ntypes;

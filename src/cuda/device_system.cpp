@@ -161,6 +161,11 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
   np.c_rf = static_cast<float>(pp.c_rf);
   np.sh6 = static_cast<float>(pp.sh_six);
   np.sh12 = static_cast<float>(pp.sh_twelve);
+  if (pp.ewald_beta * std::sqrt(pp.rc2) > kErfcxMaxX)
+    throw InputError("", 0,
+                     "ewald-rtol is below what the GPU's real-space Ewald term covers (beta rc " +
+                         std::to_string(pp.ewald_beta * std::sqrt(pp.rc2)) + " > " +
+                         std::to_string(kErfcxMaxX) + "): use ewald-rtol 1e-16 or larger");
   np.ewald_beta = static_cast<float>(pp.ewald_beta);
   np.sh_ewald = static_cast<float>(pp.sh_ewald);
   for (int d = 0; d < 3; ++d) {

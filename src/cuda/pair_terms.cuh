@@ -44,8 +44,25 @@ __device__ __forceinline__ float lj_rf_pair(float2 cc, float qq, float r2, bool 
 // 2/sqrt(pi), for the Ewald force.
 constexpr float kTwoOverSqrtPiF = 1.1283791671f;
 
+// erfc(x) exp(x^2) = t Q(t) with t = 1 / (1 + kErfcxP x), for 0 <= x <= kErfcxMaxX (device_data.h): relative
+// error 2.2e-7 in float (about erfcf's), from scripts/fit_ewald_erfc.py, which prints these constants. The
+// pair kernels then need one exponential per pair, shared by erfc and the force's Gaussian term, and no erfcf
+// (its own exponential and branches doubled the PME pair kernel's time against reaction field's).
+constexpr float kErfcxP = 0.4f;
+__device__ __forceinline__ float erfcx_poly(float x) {
+  constexpr float c[] = {2.254446431e-01f,  2.292896453e-01f,  1.837314793e-01f,
+                         2.576712035e-01f,  -5.850496362e-02f, 2.732052736e-01f,
+                         -6.718271514e-02f, -7.151457260e-02f, 2.786006911e-02f};
+  const float t = __frcp_rn(fmaf(kErfcxP, x, 1.f));
+  float q = c[8];
+#pragma unroll
+  for (int k = 7; k >= 0; --k) q = fmaf(q, t, c[k]);
+  return t * q;
+}
+
 // The same pair with real-space Ewald Coulomb instead (cpu/pair_interaction.h's pair_lj_ewald): qq
-// (erfc(beta r)/r - sh_ewald), coulombtype = PME.
+// (erfc(beta r)/r - sh_ewald), coulombtype = PME. beta rc must not exceed kErfcxMaxX
+// (device_system.cpp checks).
 template <bool kEnergy>
 __device__ __forceinline__ float lj_ewald_pair(float2 cc, float qq, float r2, bool in, float dx, float dy,
                                                float dz, float rc2, float beta, float sh_ewald, float sh6,
@@ -57,9 +74,10 @@ __device__ __forceinline__ float lj_ewald_pair(float2 cc, float qq, float r2, bo
   const float vrep = cc.y * rinv6 * rinv6;
   const float vdisp = cc.x * rinv6;
   const float br = beta * rr2 * rinv;
-  const float erfc_r = erfcf(br) * rinv;
+  const float gauss = expf(-br * br);
+  const float erfc_r = gauss * erfcx_poly(br) * rinv;
   const float fpair =
-      (12.f * vrep - 6.f * vdisp) * rinv2 + qq * (erfc_r + kTwoOverSqrtPiF * beta * expf(-br * br)) * rinv2;
+      (12.f * vrep - 6.f * vdisp) * rinv2 + qq * (erfc_r + kTwoOverSqrtPiF * beta * gauss) * rinv2;
   const float fscal = in ? fpair : 0.f;
   if (kEnergy && in) {
     v[0] += (vrep - cc.y * sh12) - (vdisp - cc.x * sh6);
