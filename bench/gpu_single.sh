@@ -9,6 +9,9 @@
 #   spce_9k    tests/data/spce_9k as is: 8,916 atoms, 4.5 nm box
 #   spce_45k   bench/systems/spce_5k6 (3.83 nm, bench/make_systems.sh) x 2x2x2: 45,120 atoms, 7.66 nm box
 #   spce_203k  spce_5k6 x 4x3x3: 203,040 atoms, 15.32 x 11.49 x 11.49 nm
+#   peptide    examples/peptide: a 9-residue amber99sb-ildn peptide in 2,409 TIP3P waters, 7,359 atoms, with
+#              constraints = h-bonds (LINCS; OpenMM: HBonds) on top of the benchmark settings; not in the
+#              default SYSTEMS (e.g. COULOMB=PME SYSTEMS="peptide:30000")
 # COULOMB=PME runs both with PME (halomd: coulombtype = PME, GROMACS's defaults; OpenMM: PME with halomd's grid
 # and beta, read from halomd's run.json) and names the results gpu_single_pme unless BENCH_NAME says.
 # PAIR_LISTS="atom cluster" runs halomd with each pair list (HALOMD_GPU_CLUSTER=0/1, interleaved per system)
@@ -31,6 +34,8 @@ base=bench/systems/spce_5k6
 "$bin" genconf -c $base/conf.gro -p $base/topol.top --nbox 4 3 3 -o "$work/spce_203k" > /dev/null
 cp tests/data/spce_9k/conf.gro "$work/spce_9k.gro"
 cp tests/data/spce_9k/topol.top "$work/spce_9k.top"
+cp examples/peptide/conf.gro "$work/peptide.gro"
+cp examples/peptide/topol.top "$work/peptide.top"
 
 # OpenMM's CUDA plugin finds cuFFT and NVRTC through the pip packages' folders (or the CUDA toolkit).
 omm_libs=$(python3 -c 'import glob, os, site
@@ -42,6 +47,11 @@ for item in ${SYSTEMS:-spce_9k:30000 spce_45k:20000 spce_203k:5000}; do
   name=${item%%:*}
   steps=${item##*:}
   bench_mdp "$steps" "$nstlist" | sed "s/^coulombtype = .*/coulombtype = ${COULOMB:-Reaction-Field}/" > "$work/$name.mdp"
+  omm_constraints=""
+  if [ "$name" = peptide ]; then
+    echo "constraints = h-bonds" >> "$work/$name.mdp"
+    omm_constraints="--constraints hbonds"
+  fi
   sed "s/^nsteps = .*/nsteps = $((steps / 5))/" "$work/$name.mdp" > "$work/${name}_timed.mdp"
   for list in ${PAIR_LISTS:-atom}; do
     tag=$name$([ "$list" = atom ] || echo "_$list")
@@ -74,10 +84,11 @@ print(f"--pme-grid {grid[0]} {grid[1]} {grid[2]} --ewald-alpha {beta:.12g}")
 PY
 )
     fi
-    ocmd="python3 bench/openmm_water.py --gro $name.gro --top $name.top --steps $steps --precision mixed $pme_args"
+    ocmd="python3 bench/openmm_water.py --gro $name.gro --top $name.top --steps $steps --precision mixed $pme_args $omm_constraints"
     # shellcheck disable=SC2086
     env "$omm_env" python3 bench/openmm_water.py --gro "$work/$name.gro" --top "$work/$name.top" --steps "$steps" \
-      --precision mixed $pme_args > "$work/o_$name.json" 2> "$logs/openmm_$name.log" || echo '{}' > "$work/o_$name.json"
+      --precision mixed $pme_args $omm_constraints > "$work/o_$name.json" 2> "$logs/openmm_$name.log" ||
+      echo '{}' > "$work/o_$name.json"
     records+=("$name|$steps|$ocmd|openmm")
   fi
 done

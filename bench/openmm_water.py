@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""OpenMM's CUDA platform on the same SPC/E water as halomd (bench/gpu_single.sh runs it in the same call).
+"""OpenMM's CUDA platform on the same SPC/E water (or solvated peptide) as halomd (bench/gpu_single.sh runs it in
+the same call).
 
 Reads the .gro/.top with GromacsGroFile/GromacsTopFile and sets OpenMM's closest equivalent of the
 benchmark settings of ../shared/BENCH.md:
@@ -34,6 +35,8 @@ def main():
     # PME with halomd's (GROMACS's) splitting coefficient and grid instead of reaction field.
     ap.add_argument("--pme-grid", type=int, nargs=3, metavar=("NX", "NY", "NZ"))
     ap.add_argument("--ewald-alpha", type=float, help="nm^-1 (GROMACS's beta)")
+    # constraints = h-bonds (LINCS in halomd) for a protein: OpenMM's HBonds.
+    ap.add_argument("--constraints", choices=["none", "hbonds"], default="none")
     args = ap.parse_args()
     pme = args.pme_grid is not None
 
@@ -41,6 +44,7 @@ def main():
     top = app.GromacsTopFile(args.top, periodicBoxVectors=gro.getPeriodicBoxVectors())
     system = top.createSystem(nonbondedMethod=app.PME if pme else app.CutoffPeriodic,
                               nonbondedCutoff=1.0 * unit.nanometer, rigidWater=True, removeCMMotion=True,
+                              constraints=app.HBonds if args.constraints == "hbonds" else None,
                               useDispersionCorrection=True)
     for force in system.getForces():
         if isinstance(force, mm.NonbondedForce):
@@ -80,6 +84,7 @@ def main():
     print(json.dumps({
         "engine": "openmm", "version": mm.Platform.getOpenMMVersion(), "backend": "cuda",
         "precision": args.precision, "electrostatics": "PME" if pme else "reaction field",
+        "constraints": args.constraints,
         "pme_grid": args.pme_grid, "ewald_alpha_nm": args.ewald_alpha, "integrator": "VerletIntegrator + AndersenThermostat(300 K, 10/ps)",
         "atoms": system.getNumParticles(), "steps": args.steps, "warmup_steps": args.warmup, "dt_ps": dt_ps,
         "wall_s": wall, "us_per_step": us_per_step, "ns_per_day": dt_ps * 1e-3 * 86400.0 / (us_per_step * 1e-6),
