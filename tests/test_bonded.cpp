@@ -3,7 +3,7 @@
 // tests/make_bonded_refdata.sh): every step-0 energy term and the forces; the peptide solvated with PME at
 // step 0 and over a 400-step NVE run; forces against finite differences for each kind, also across the box
 // boundary; the parameter lookup's rules (wildcards, funct 9 blocks, gen-pairs, errors naming the line);
-// threads and continuation; what is refused until it exists (domains, GPUs, LINCS).
+// threads and continuation; what is refused until it exists (domains).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -441,12 +441,10 @@ TEST(Bonded, LookupErrorsNameTheLine) {
 TEST(Bonded, WhatIsNotRunYetIsRefusedNamingIt) {
   const std::string out = make_temp_dir("bonded_refuse");
   std::string log;
-  // Domains and GPUs: the listed interactions exist in the CPU reference only.
+  // Domains: the listed interactions run with one domain (the CPU reference or one GPU).
   EXPECT_EQ(run_halomd("bonded/amber99sb-ildn", "../step0.mdp", {}, out + "/dd", "--domains 2", &log), 2);
   EXPECT_NE(log.find("bonded interactions"), std::string::npos) << log;
-  EXPECT_EQ(run_halomd("bonded/amber99sb-ildn", "../step0.mdp", {}, out + "/gpu", "--backend cuda", &log), 2);
-  EXPECT_NE(log.find("bonded interactions"), std::string::npos) << log;
-  // LINCS is the one constraint algorithm; domains refuse constraints too.
+  // LINCS is the one constraint algorithm; domains refuse constraints.
   EXPECT_EQ(run_halomd("bonded/amber99sb-ildn", "../allbonds_step0.mdp", {{"constraint-algorithm", "shake"}},
                        out + "/shake", "", &log),
             2);
@@ -454,7 +452,7 @@ TEST(Bonded, WhatIsNotRunYetIsRefusedNamingIt) {
       << log;
   EXPECT_EQ(
       run_halomd("bonded/amber99sb-ildn", "../allbonds_step0.mdp", {}, out + "/dd2", "--domains 2", &log), 2);
-  EXPECT_NE(log.find("LINCS constraints"), std::string::npos) << log;
+  EXPECT_NE(log.find("dd2.mdp:16: the run has LINCS constraints"), std::string::npos) << log;
   // A function type halomd does not run (a Morse bond) names the file and line of the entry.
   const std::string dir = make_temp_dir("bonded_morse");
   const std::string top = write_top(dir, "m.top",

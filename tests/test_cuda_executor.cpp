@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/errors.h"
 #include "core/executor.h"
 #include "support/test_support.h"
 #include "tolerances.h"
@@ -27,6 +28,7 @@
 #include "cuda/cuda_executor.h"
 #include "cuda/device_info.h"
 #include "cuda/device_system.h"
+#include "cuda/lincs_gpu.h"
 #include "cuda/pairsearch.h"
 #include "engine/setup.h"
 #include "gpu/device_buffer.h"
@@ -196,6 +198,133 @@ TEST(CudaExecutor, PmeMatchesTheCpuDoublePath) {
   expect_pme_matches_cpu("spce_1k5", "../pme/order5_grid20x24x28_epsr2.mdp");
   expect_pme_matches_cpu("spce_1k5", "../pme/order3_noshift_rc09.mdp");
   expect_pme_matches_cpu("pme/rect", "../rect_spacing010_order8.mdp");
+}
+
+// Listed interactions on one GPU (cpu/listed_term.h in double, forces summed in fixed point) against the CPU
+// double path at step 0: every energy term, LJ and Coulomb, the virial, the forces (pairs, mesh and listed)
+// and the positions after one step; the tests/data/bonded peptide in four force fields (reaction field), and
+// solvated with PME.
+void expect_listed_matches_cpu(const std::string& system, const std::string& mdp) {
+  SCOPED_TRACE(system);
+  System sys;
+  load_system(system, mdp, sys);
+  ASSERT_FALSE(sys.in.top.bonded.empty());
+  CpuExecutor cpu(sys.config());
+  CudaExecutor gpu(sys.config());
+  cpu.load(sys.state);
+  gpu.load(sys.state);
+  StepEnergies ec, eg;
+  cpu.step(request(sys.in.mdp, 0, true), &ec);
+  gpu.step(request(sys.in.mdp, 0, true), &eg);
+  int terms = 0;
+  for (int k = 0; k < kNumBondedTerms; ++k) {
+    if (ec.bonded[k] != 0.0) ++terms;
+    EXPECT_NEAR(eg.bonded[k], ec.bonded[k], kEnergyRelTol * std::fabs(ec.bonded[k]) + 1e-6)
+        << kBondedCsvNames[k];
+  }
+  EXPECT_GE(terms, 4);
+  EXPECT_LT(rel_diff(eg.lj, ec.lj), kEnergyRelTol) << eg.lj << " vs " << ec.lj;
+  EXPECT_LT(rel_diff(eg.coulomb, ec.coulomb), kEnergyRelTol) << eg.coulomb << " vs " << ec.coulomb;
+  double diag = 0.0;
+  for (int a = 0; a < 3; ++a) diag = std::max(diag, std::fabs(ec.virial.m[a][a]));
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b)
+      EXPECT_NEAR(eg.virial.m[a][b], ec.virial.m[a][b], kGpuVirialRelTol * diag) << "virial " << a << b;
+  std::vector<Vec3> fg, fc;
+  gpu.forces(fg);
+  ASSERT_TRUE(cpu.last_forces(fc));
+  expect_gpu_forces_match(fg, fc);
+  expect_first_step_positions_match(cpu, gpu);
+}
+
+TEST(CudaExecutor, ListedInteractionsMatchTheCpuDoublePath) {
+  if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
+  for (const char* ff : {"amber99sb-ildn", "charmm27", "oplsaa", "gromos54a7"})
+    expect_listed_matches_cpu(std::string("bonded/") + ff, "../step0.mdp");
+  expect_listed_matches_cpu("bonded/solvated", "step0.mdp");
+  // With constraints = h-bonds: LINCS in the update (the constraint virial, the positions after one step).
+  expect_listed_matches_cpu("bonded/solvated", "hbonds_step0.mdp");
+}
+
+// No device needed: LINCS's grouping for the update kernel's blocks. Every constraint is in one block with
+// every constraint it shares an atom with, blocks hold at most kUpdateBlock atoms and constraints, the slots
+// name the constraints' atoms, and each slot lists its constraints (ascending, the b bit right); the coupling
+// coefficients are LincsCpu's (sign by the shared atom's roles, 1/m blc_i blc_j). A group larger than a
+// block (all-bonds makes the peptide one) is an InputError that says what to do.
+TEST(CudaExecutor, LincsLayoutKeepsCoupledConstraintsInOneBlock) {
+  System sys;
+  load_system("bonded/solvated", "hbonds_step0.mdp", sys);
+  const Topology& top = sys.in.top;
+  ASSERT_GT(top.constraints.size(), 20u);
+  const cuda::LincsLayout l = cuda::lincs_layout(top);
+  std::vector<int> block_of(top.constraints.size(), -1), local_of(top.constraints.size(), -1);
+  size_t listed = 0;
+  for (size_t b = 0; b < l.blocks.size(); ++b) {
+    const cuda::LincsBlockDev& lb = l.blocks[b];
+    EXPECT_LE(lb.natoms, cuda::kUpdateBlock);
+    EXPECT_LE(lb.ncon, cuda::kUpdateBlock);
+    for (int k = 0; k < lb.ncon; ++k) {
+      const cuda::LincsConDev& c = l.con[lb.con_start + k];
+      ASSERT_LT(c.a, lb.natoms);
+      ASSERT_LT(c.b, lb.natoms);
+      const int ga = l.atoms[lb.atom_start + c.a], gb = l.atoms[lb.atom_start + c.b];
+      // Find the topology's constraint with these atoms.
+      int found = -1;
+      for (size_t i = 0; i < top.constraints.size(); ++i)
+        if (top.constraints[i].a == ga && top.constraints[i].b == gb) found = static_cast<int>(i);
+      ASSERT_GE(found, 0);
+      EXPECT_EQ(block_of[found], -1) << "constraint " << found << " twice";
+      block_of[found] = static_cast<int>(b);
+      local_of[found] = k;
+      EXPECT_DOUBLE_EQ(c.length, top.constraints[found].length);
+      EXPECT_DOUBLE_EQ(c.blc, 1.0 / std::sqrt(1.0 / top.mass[ga] + 1.0 / top.mass[gb]));
+      ++listed;
+    }
+  }
+  EXPECT_EQ(listed, top.constraints.size());
+  for (size_t i = 0; i < top.constraints.size(); ++i) {
+    const Constraint& ci = top.constraints[i];
+    const cuda::LincsBlockDev& lb = l.blocks[block_of[i]];
+    const int g = lb.con_start + local_of[i];
+    std::vector<std::pair<int, double>> expected;
+    for (int atom : {ci.a, ci.b})
+      for (size_t j = 0; j < top.constraints.size(); ++j) {
+        const Constraint& cj = top.constraints[j];
+        if (j == i || (cj.a != atom && cj.b != atom)) continue;
+        EXPECT_EQ(block_of[j], block_of[i]) << "coupled constraints " << i << " and " << j;
+        const double sign = (ci.a == atom) == (cj.a == atom) ? -1.0 : 1.0;
+        expected.push_back(
+            {local_of[j], sign / top.mass[atom] * l.con[g].blc * l.con[lb.con_start + local_of[j]].blc});
+      }
+    ASSERT_EQ(l.coupling_start[g + 1] - l.coupling_start[g], static_cast<int>(expected.size())) << i;
+    for (size_t q = 0; q < expected.size(); ++q) {
+      EXPECT_EQ(l.coupling_other[l.coupling_start[g] + q], expected[q].first);
+      EXPECT_DOUBLE_EQ(l.coupling_coef[l.coupling_start[g] + q], expected[q].second);
+    }
+  }
+  for (const cuda::LincsBlockDev& lb : l.blocks)
+    for (int s = 0; s < lb.natoms; ++s) {
+      const int atom = l.atoms[lb.atom_start + s];
+      std::vector<int> expected;
+      for (int k = 0; k < lb.ncon; ++k) {
+        const cuda::LincsConDev& c = l.con[lb.con_start + k];
+        if (c.a == s) expected.push_back(k << 1);
+        if (c.b == s) expected.push_back(k << 1 | 1);
+      }
+      const std::vector<int> got(l.atom_con.begin() + l.atom_con_start[lb.atom_start + s],
+                                 l.atom_con.begin() + l.atom_con_start[lb.atom_start + s + 1]);
+      EXPECT_EQ(got, expected) << "atom " << atom;
+    }
+
+  System all;
+  load_system("bonded/amber99sb-ildn", "../allbonds_step0.mdp", all);
+  try {
+    (void)cuda::lincs_layout(all.in.top);
+    ADD_FAILURE() << "all-bonds on the peptide gave no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("coupled constraints"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("use constraints = h-bonds"), std::string::npos) << e.what();
+  }
 }
 
 // An environment variable set for one scope.

@@ -144,6 +144,48 @@ TEST(CudaRun, PmeRunsAreBitwiseRepeatableAndConserveEnergy) {
   std::printf("GPU PME NVE drift %.3g kJ/mol/ps per atom\n", drift);
 }
 
+// The solvated peptide (listed interactions, PME, SETTLE water) on one GPU: 400 NVE steps of 0.5 fs against
+// GROMACS's mean total energy and drift (tests/data/bonded/solvated/nve_reference.txt, as the CPU's
+// test_bonded), the same bits twice and through a checkpoint, and one graph launch per regular step.
+TEST(CudaRun, ListedInteractionsAndLincsNveRunsMatchGromacsAndRepeatBitwise) {
+  SKIP_WITHOUT_GPU();
+  const auto ref = read_reference(data_path("bonded/solvated/nve_reference.txt"));
+  const std::string out = make_temp_dir("cuda_listed");
+  std::string log;
+  ASSERT_EQ(run_halomd("bonded/solvated", "nve.mdp", {}, out + "/a", kCuda, &log), 0) << log;
+  auto e = read_csv(out + "/a/energy.csv");
+  ASSERT_TRUE(e.count("proper_dih") && e.count("lj14")) << "no listed terms in energy.csv";
+  expect_nve_like_gromacs(e, ref);
+  ASSERT_EQ(run_halomd("bonded/solvated", "nve.mdp", {}, out + "/b", kCuda, &log), 0) << log;
+  EXPECT_NE(run_halomd("bonded/solvated", "nve.mdp", {}, out + "/part", kCuda + " --stop-at-step 130", &log),
+            0);
+  ASSERT_EQ(run_halomd("bonded/solvated", "nve.mdp", {}, out + "/part",
+                       kCuda + " --cpi " + out + "/part/state.cpt", &log),
+            0)
+      << log;
+  for (const char* f : {"energy.csv", "confout.gro"}) {
+    EXPECT_EQ(read_text(out + "/a/" + f), read_text(out + "/b/" + f)) << f;
+    EXPECT_EQ(read_text(out + "/a/" + f), read_text(out + "/part/" + f)) << f;
+  }
+  ASSERT_EQ(run_halomd("bonded/solvated", "nve.mdp", {{"nstcalcenergy", "100"}, {"nstenergy", "100"}},
+                       out + "/counters", kCuda, &log),
+            0)
+      << log;
+  const std::string json = read_text(out + "/counters/run.json");
+  EXPECT_EQ(json_number(json, "host_syncs_per_step"), 0.0) << json;
+  EXPECT_EQ(json_number(json, "launches_per_step"), 1.0) << json;
+
+  // With constraints = h-bonds and 2 fs steps (LINCS in the update kernel): 500 NVE steps against GROMACS's
+  // (hbonds_nve_reference.txt, as test_bonded's CPU run), the same bits twice.
+  const auto ref_h = read_reference(data_path("bonded/solvated/hbonds_nve_reference.txt"));
+  ASSERT_EQ(run_halomd("bonded/solvated", "hbonds_nve.mdp", {}, out + "/ha", kCuda, &log), 0) << log;
+  ASSERT_EQ(run_halomd("bonded/solvated", "hbonds_nve.mdp", {}, out + "/hb", kCuda, &log), 0) << log;
+  auto h = read_csv(out + "/ha/energy.csv");
+  expect_nve_like_gromacs(h, ref_h);
+  EXPECT_EQ(read_text(out + "/ha/energy.csv"), read_text(out + "/hb/energy.csv"));
+  EXPECT_EQ(read_text(out + "/ha/confout.gro"), read_text(out + "/hb/confout.gro"));
+}
+
 // traj.trr from one GPU: the frames of the CPU run, and at step 0 its forces within the GPU's float error.
 TEST(CudaRun, TrrFramesAndForcesMatchTheCpuRun) {
   SKIP_WITHOUT_GPU();

@@ -5,6 +5,7 @@
 
 #include <array>
 
+#include "core/host_device.h"
 #include "core/topology.h"
 
 namespace halomd {
@@ -31,7 +32,7 @@ inline constexpr const char* kBondedCsvNames[kNumBondedTerms] = {
     "ryckaert_bell", "improper_dih", "per_imp_dih", "lj14",     "coulomb14"};
 
 // The energy term an interaction's energy goes to (Pair14: LJ-14; its Coulomb part goes to Coulomb-14).
-inline int bonded_term_of(BondedKind k) {
+HALOMD_HOST_DEVICE inline int bonded_term_of(BondedKind k) {
   switch (k) {
     case BondedKind::Bond:
       return static_cast<int>(BondedTermIndex::Bond);

@@ -12,6 +12,8 @@
 #include "cuda/cluster_nonbonded.h"
 #include "cuda/device_system.h"
 #include "cuda/gpu_timing.h"
+#include "cuda/lincs_gpu.h"
+#include "cuda/listed.h"
 #include "cuda/nonbonded.h"
 #include "cuda/pairsearch.h"
 #include "cuda/pme_mesh.h"
@@ -27,8 +29,11 @@ namespace {
 using cuda::StepState;
 
 static_assert(offsetof(StepState, cvir_acc) == offsetof(StepState, nb_acc) + sizeof(StepState::nb_acc) &&
-                  offsetof(StepState, pme_acc) == offsetof(StepState, cvir_acc) + sizeof(StepState::cvir_acc),
-              "an energy step zeroes nb_acc, cvir_acc and pme_acc with one memset");
+                  offsetof(StepState, pme_acc) ==
+                      offsetof(StepState, cvir_acc) + sizeof(StepState::cvir_acc) &&
+                  offsetof(StepState, listed_acc) ==
+                      offsetof(StepState, pme_acc) + sizeof(StepState::pme_acc),
+              "an energy step zeroes nb_acc, cvir_acc, pme_acc and listed_acc with one memset");
 
 }  // namespace
 
@@ -53,8 +58,14 @@ class CudaExecutor::Impl {
       throw InputError(
           "", 0,
           "HALOMD_GPU_CLUSTER=1 (the cluster-pair kernels) has no PME: unset it for coulombtype = PME");
+    if (cluster && !cfg.top->bonded.empty())
+      throw InputError("", 0,
+                       "HALOMD_GPU_CLUSTER=1 (the cluster-pair kernels) has no listed interactions: unset it "
+                       "for a topology with bonds, angles, dihedrals or pairs");
     if (cluster) setup_cluster(prop.multiProcessorCount);
     pme.setup(*cfg.mdp, cfg.box, *cfg.top, calls);
+    listed.setup(*cfg.mdp, cfg.box, *cfg.top, calls);
+    lincs.setup(cfg, calls, ds.update);
     // HALOMD_GPU_PME_OVERLAP=1: the mesh (which needs x(n) only) on a second stream beside the pair kernel;
     // the gather waits for both. Off until measured (bench/NOTES.md, twenty-first session).
     pme_overlap = pme.active() && env_int("HALOMD_GPU_PME_OVERLAP", 0) != 0;
@@ -168,6 +179,7 @@ class CudaExecutor::Impl {
         pme.enqueue_mesh(c, ds, energy);
       pme.enqueue_gather(c, ds);
     }
+    if (listed.active()) listed.enqueue(c, ds, energy);
   }
   // The regular step: its kernels read the step number and everything else that changes from device
   // memory, so the same graph serves every step until the pair list is reallocated.
@@ -212,7 +224,9 @@ class CudaExecutor::Impl {
   bool every_step_timed = false;
   bool searched = false;
   bool cluster = false;
-  cuda::PmeMesh pme;  // coulombtype = PME only
+  cuda::PmeMesh pme;       // coulombtype = PME only
+  cuda::ListedGpu listed;  // a topology with listed interactions only
+  cuda::LincsGpu lincs;    // a run with LINCS constraints only
   bool pme_overlap = false;
   cudaStream_t pme_stream = nullptr;
   cudaEvent_t pme_fork = nullptr, pme_join = nullptr;
@@ -330,9 +344,9 @@ void CudaExecutor::step(const StepRequest& r, StepEnergies* e) {
   }
   if (t) m.calls.record(t->ev[kSearched]);
   if (energy)
-    m.calls.memset_async(
-        reinterpret_cast<char*>(m.ds.st.get()) + offsetof(StepState, nb_acc), 0,
-        sizeof(StepState::nb_acc) + sizeof(StepState::cvir_acc) + sizeof(StepState::pme_acc));
+    m.calls.memset_async(reinterpret_cast<char*>(m.ds.st.get()) + offsetof(StepState, nb_acc), 0,
+                         sizeof(StepState::nb_acc) + sizeof(StepState::cvir_acc) +
+                             sizeof(StepState::pme_acc) + sizeof(StepState::listed_acc));
   m.enqueue_nonbonded(m.calls, energy);
   if (t) m.calls.record(t->ev[kNonbonded]);
   cuda::launch_update(m.calls, m.ds.update, energy);
@@ -342,6 +356,7 @@ void CudaExecutor::step(const StepRequest& r, StepEnergies* e) {
     m.sync_state();
     cuda::fill_energies(m.hst[0], m.ds.self_energy, e);
     m.pme.add_energies(m.hst[0], e);
+    m.listed.add_energies(m.hst[0], e);
   }
 }
 

@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "comm/gpu/gpu_halo_arrays.h"
+#include "core/bonded_terms.h"
 
 namespace halomd::cuda {
 
@@ -56,6 +57,8 @@ struct StepState {
   long long cvir_acc[9];  // constraint virial, row-major
   long long
       pme_acc[8];  // PME's mesh part (energy steps): energy, then sum_m E_m (delta - ...) xx yy zz xy xz yz
+  // Listed interactions (energy steps): the energy terms (core/bonded_terms.h), then their virial, row-major.
+  long long listed_acc[kNumBondedTerms + 9];
   // What the last energy step reported (written by the update kernel's last block).
   double rep_ke_prev[9];
   double rep_ke_now[9];
@@ -237,7 +240,39 @@ struct SettleDev {
   double mo, mh, d_oh, d_hh;
 };
 
-// The update kernel (update.cu), every step: leap-frog, SETTLE, kinetic energy, and the end of the step.
+// Threads (and atoms) per block of the update kernel: 32 SETTLE waters, or up to this many atoms of LINCS's
+// coupled constraints, or atoms outside both.
+constexpr int kUpdateBlock = 96;
+
+// LINCS on one GPU (cuda/lincs_gpu.h): blocks of the update kernel that each hold whole groups of coupled
+// constraints (at most kUpdateBlock atoms and constraints), so that the expansion's exchanges between coupled
+// constraints stay in shared memory.
+struct LincsBlockDev {
+  int atom_start, natoms;  // slots [atom_start, atom_start + natoms) of LincsDev::atoms
+  int con_start, ncon;     // constraints [con_start, con_start + ncon) of LincsDev::con
+};
+struct LincsConDev {
+  int a, b;            // the block's atom slots (0 .. natoms)
+  double length, blc;  // nm; 1 / sqrt(1/m_a + 1/m_b)
+};
+struct LincsDev {
+  int nblocks = 0, order = 4, iterations = 1;
+  double cos_warn = -1.0;  // cos(lincs-warnangle)
+  const LincsBlockDev* blocks = nullptr;
+  const int* atoms = nullptr;  // per slot: the atom (original index), ascending within a block
+  const LincsConDev* con = nullptr;
+  // Per constraint (CSR over con): the coupled constraints (block-local index) and their coefficients
+  // (cpu/lincs.h's Coupling).
+  const int* coupling_start = nullptr;
+  const int* coupling_other = nullptr;
+  const double* coupling_coef = nullptr;
+  // Per slot (CSR over atoms): the block-local constraints of the atom, ascending, as c << 1 | (atom is b).
+  const int* atom_con_start = nullptr;
+  const int* atom_con = nullptr;
+};
+
+// The update kernel (update.cu), every step: leap-frog, SETTLE, LINCS, kinetic energy, and the end of the
+// step.
 struct UpdateParams {
   int n, nsettle, nfree;
   const SettleDev* settles;
@@ -268,6 +303,7 @@ struct UpdateParams {
   // Domain decomposition with a transport that lets the update pack the next coordinate halo's home atoms
   // (comm::GpuHaloTransport::prepack); null otherwise.
   const comm::HaloPrepackDev* prepack = nullptr;
+  LincsDev lincs;  // one GPU with constraints; none otherwise
 };
 
 }  // namespace halomd::cuda

@@ -68,6 +68,8 @@ void setup_device_system(const ExecutorConfig& cfg, int multiprocessors, int tpa
     a.settles.push_back({s.o, s.h1, s.h2, 0, top.mass[s.o], top.mass[s.h1], s.d_oh, s.d_hh});
     in_settle[s.o] = in_settle[s.h1] = in_settle[s.h2] = 1;
   }
+  // LINCS's atoms have their own blocks in the update (cuda/lincs_gpu.h): one GPU only, domains refuse them.
+  for (const Constraint& c : top.constraints) in_settle[c.a] = in_settle[c.b] = 1;
   for (int i = 0; i < n; ++i)
     if (!in_settle[i]) a.free_atoms.push_back(i);
   const int lanes = tpa > 0 ? tpa : choose_lanes_per_atom(n, multiprocessors);

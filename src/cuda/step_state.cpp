@@ -13,10 +13,11 @@ const char* error_text(int kind) {
       return "the system blew up: an atom moved more than 0.1 nm in one step or its position is not finite "
              "(time step too long, or bad starting structure?)";
     case kErrSettle:
-      return "the system blew up: a water could not be constrained (time step too long, or bad starting "
+      return "the system blew up: a water (SETTLE) or a LINCS constraint could not be satisfied, or a "
+             "constraint turned more than lincs-warnangle in one step (time step too long, or bad starting "
              "structure?)";
     case kErrForce:
-      return "non-finite or extreme non-bonded force (atoms overlapping?)";
+      return "non-finite or extreme force (atoms overlapping?)";
     default:
       return "the pair list is full: this atom (with HALOMD_GPU_CLUSTER=1: some super-cluster) has far more "
              "neighbours than any atom had at the start (the density changed a lot, or the system blew up)";

@@ -17,6 +17,104 @@ namespace {
 // waters' update one atom outside waters per thread.
 constexpr int kBlockWaters = 32;
 constexpr int kBlock = 3 * kBlockWaters;
+static_assert(kBlock == kUpdateBlock, "device_data.h's kUpdateBlock is the update kernel's block");
+
+// x_a - x_b in the minimum image (core/box.h's minimum_image).
+__device__ inline Vec3 min_image(const Vec3& a, const Vec3& b, const double* len) {
+  Vec3 d = a - b;
+  for (int k = 0; k < 3; ++k) d[k] -= len[k] * round(d[k] / len[k]);
+  return d;
+}
+
+// LINCS for one block's constraints (cpu/lincs.cpp's apply, the same expansion and corrections), every
+// thread of the block here: thread t holds slot t's atom (xn: its unconstrained new position, moved onto the
+// constraints here; xo_s / xn_s: the block's old and new positions in shared memory) and, for t < ncon,
+// constraint t, whose mlambda it returns. The position corrections are gathered per atom over its
+// constraints in their order, so the sums do not depend on the schedule. Flags a constraint that cannot be
+// solved or turned further than lincs-warnangle (kErrSettle).
+__device__ double lincs_block(const UpdateParams& p, const LincsBlockDev& lb, long long step, Vec3& xn,
+                              double (*xo_s)[kBlock], double (*xn_s)[kBlock]) {
+  __shared__ double s_r[3][kBlock];
+  __shared__ double s_rhs[kBlock];
+  __shared__ double s_mvb[kBlock];
+  const LincsDev& L = p.lincs;
+  const int t = threadIdx.x;
+  const bool has_con = t < lb.ncon, has_atom = t < lb.natoms;
+  LincsConDev c{};
+  Vec3 r;
+  if (has_con) {
+    c = L.con[lb.con_start + t];
+    const Vec3 d = min_image(Vec3{xo_s[0][c.a], xo_s[1][c.a], xo_s[2][c.a]},
+                             Vec3{xo_s[0][c.b], xo_s[1][c.b], xo_s[2][c.b]}, p.len);
+    r = d * (1.0 / sqrt(norm2(d)));
+    for (int k = 0; k < 3; ++k) s_r[k][t] = r[k];
+  }
+  __syncthreads();
+  double sol = 0.0, mlambda = 0.0;
+  // sum_k A^k rhs with A_ij = coef_ij (r_i . r_j), from this thread's rhs (in s_rhs on return: the last
+  // term).
+  auto expand = [&](double rhs) {
+    sol = rhs;
+    if (has_con) s_rhs[t] = rhs;
+    __syncthreads();
+    for (int k = 0; k < L.order; ++k) {
+      double next = 0.0;
+      if (has_con)
+        for (int q = L.coupling_start[lb.con_start + t]; q < L.coupling_start[lb.con_start + t + 1]; ++q) {
+          const int o = L.coupling_other[q];
+          next += L.coupling_coef[q] * (r.x * s_r[0][o] + r.y * s_r[1][o] + r.z * s_r[2][o]) * s_rhs[o];
+        }
+      __syncthreads();
+      if (has_con) s_rhs[t] = next;
+      sol += next;
+      __syncthreads();
+    }
+  };
+  // Moves the atoms along their constraints' old directions by blc sol, weighted by inverse mass.
+  const int a = has_atom ? L.atoms[lb.atom_start + t] : -1;
+  const double im = a >= 0 ? p.inv_mass[a] : 0.0;
+  auto update = [&]() {
+    if (has_con) {
+      const double mvb = c.blc * sol;
+      mlambda += mvb;
+      s_mvb[t] = mvb;
+    }
+    __syncthreads();
+    if (has_atom) {
+      for (int q = L.atom_con_start[lb.atom_start + t]; q < L.atom_con_start[lb.atom_start + t + 1]; ++q) {
+        const int e = L.atom_con[q], k = e >> 1;
+        const double s = (e & 1) ? im * s_mvb[k] : -im * s_mvb[k];
+        xn += Vec3{s_r[0][k], s_r[1][k], s_r[2][k]} * s;
+      }
+      for (int d = 0; d < 3; ++d) xn_s[d][t] = xn[d];
+    }
+    __syncthreads();
+  };
+  auto bond = [&]() {
+    return min_image(Vec3{xn_s[0][c.a], xn_s[1][c.a], xn_s[2][c.a]},
+                     Vec3{xn_s[0][c.b], xn_s[1][c.b], xn_s[2][c.b]}, p.len);
+  };
+  expand(has_con ? c.blc * (dot(r, bond()) - c.length) : 0.0);
+  update();
+  bool failed = false;
+  for (int it = 0; it < L.iterations; ++it) {
+    double rhs = 0.0;
+    if (has_con) {
+      const double dlen2 = 2.0 * c.length * c.length - norm2(bond());
+      failed = failed || dlen2 < 0.0;
+      rhs = c.blc * (c.length - (dlen2 > 0.0 ? sqrt(dlen2) : 0.0));
+    }
+    __syncthreads();  // every thread has read xn_s before the update writes it
+    expand(rhs);
+    update();
+  }
+  if (has_con) {
+    const Vec3 d = bond();
+    if (failed || dot(d, r) < L.cos_warn * sqrt(norm2(d)))
+      flag_error(p.st, step, L.atoms[lb.atom_start + c.a], kErrSettle);
+  }
+  return mlambda;
+}
 
 // The same rules as the MD loop's StepRequest (engine/md_run.cpp); the executor checks that they agree.
 __device__ inline bool tcouple_at(const UpdateParams& p, long long step) {
@@ -174,7 +272,9 @@ __device__ inline bool reduce_at(const UpdateParams& p, long long step) {
 }
 
 // The waters' blocks (kBlockWaters waters each), then one thread per atom outside waters.
-template <bool kEnergy>
+// kLincs: the run has LINCS constraints (their blocks follow the waters'); without, none of LINCS's code is
+// compiled in.
+template <bool kEnergy, bool kLincs>
 __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host_reduce) {
   __shared__ long long s_scratch[32 * 9];
   __shared__ bool s_last;
@@ -182,6 +282,11 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host
   __shared__ unsigned char s_settled[kBlockWaters];
   const int water_blocks = (p.nsettle + kBlockWaters - 1) / kBlockWaters;
   const bool waters = static_cast<int>(blockIdx.x) < water_blocks;
+  const int lincs_blocks = kLincs ? p.lincs.nblocks : 0;
+  const int lincs_index = static_cast<int>(blockIdx.x) - water_blocks;
+  const bool constrained = kLincs && !waters && lincs_index < lincs_blocks;
+  LincsBlockDev lb{};
+  if (constrained) lb = p.lincs.blocks[lincs_index];
   // Waters' blocks: this thread's water (of the whole system) and its atom in it (0 O, 1 H1, 2 H2).
   const int wi = blockIdx.x * kBlockWaters + threadIdx.x / 3, k = threadIdx.x % 3;
   // The water first: the gathers of its atoms wait on it, the step state's loads can wait with them.
@@ -196,10 +301,12 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host
   long long mom[3] = {0, 0, 0};
   long long cvir[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   int a = -1;  // this thread's atom
-  if (waters && wi < p.nsettle)
+  if (waters && wi < p.nsettle) {
     a = k == 0 ? w.o : (k == 1 ? w.h1 : w.h2);
-  else if (!waters) {
-    const int fi = (blockIdx.x - water_blocks) * kBlock + threadIdx.x;
+  } else if (constrained) {
+    if (static_cast<int>(threadIdx.x) < lb.natoms) a = p.lincs.atoms[lb.atom_start + threadIdx.x];
+  } else if (!waters) {
+    const int fi = (blockIdx.x - water_blocks - lincs_blocks) * kBlock + threadIdx.x;
     if (fi < p.nfree) a = p.free_atoms[fi];
   }
   // The exchange after this kernel learns that the home atoms are packed (read only after it ends).
@@ -257,6 +364,28 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host
       const Vec3 dl = c - xn;
       xn = c;
       vn += dl * inv_dt;
+    }
+  }
+  if (kLincs &&
+      constrained) {  // the same for the whole block: its __syncthreads are reached by all its threads
+    const int t = threadIdx.x;
+    for (int d = 0; d < 3; ++d) {
+      s_x[0][d][t] = xo[d];
+      s_x[1][d][t] = xn[d];
+    }
+    __syncthreads();
+    const Vec3 x_start = xn;
+    const double mlambda = lincs_block(p, lb, step, xn, s_x[0], s_x[1]);
+    if (a >= 0) vn += (xn - x_start) * (1.0 / p.dt);
+    if (kEnergy && t < lb.ncon) {
+      // F_a = -mlambda r / dt^2 on the first atom, at distance length along r (cpu/lincs.cpp).
+      const LincsConDev c = p.lincs.con[lb.con_start + t];
+      const Vec3 d = min_image(Vec3{s_x[0][0][c.a], s_x[0][1][c.a], s_x[0][2][c.a]},
+                               Vec3{s_x[0][0][c.b], s_x[0][1][c.b], s_x[0][2][c.b]}, p.len);
+      const Vec3 r = d * (1.0 / sqrt(norm2(d)));
+      const double f = 0.5 * c.length * mlambda / (p.dt * p.dt);
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) cvir[3 * i + j] += to_fixed(f * r[i] * r[j], kEnergyScale);
     }
   }
   if (a >= 0) finish_atom(p, a, sa, step, xo, xn, vn, rec, ke, mom);
@@ -382,11 +511,19 @@ __global__ void copy_home_state_kernel(HomeState src, HomeState dst, int n) {
 }  // namespace
 
 void launch_update(gpu::GpuCalls& calls, const UpdateParams& p, bool energy, int host_reduce) {
-  const int blocks = (p.nsettle + kBlockWaters - 1) / kBlockWaters + (p.nfree + kBlock - 1) / kBlock;
-  if (energy)
-    calls.launch("update_kernel<energy>", update_kernel<true>, blocks, kBlock, 0, p, host_reduce);
-  else
-    calls.launch("update_kernel", update_kernel<false>, blocks, kBlock, 0, p, host_reduce);
+  const int blocks =
+      (p.nsettle + kBlockWaters - 1) / kBlockWaters + p.lincs.nblocks + (p.nfree + kBlock - 1) / kBlock;
+  if (p.lincs.nblocks > 0) {
+    if (energy)
+      calls.launch("update_kernel<energy, lincs>", update_kernel<true, true>, blocks, kBlock, 0, p,
+                   host_reduce);
+    else
+      calls.launch("update_kernel<lincs>", update_kernel<false, true>, blocks, kBlock, 0, p, host_reduce);
+  } else if (energy) {
+    calls.launch("update_kernel<energy>", update_kernel<true, false>, blocks, kBlock, 0, p, host_reduce);
+  } else {
+    calls.launch("update_kernel", update_kernel<false, false>, blocks, kBlock, 0, p, host_reduce);
+  }
 }
 
 void launch_begin_step(gpu::GpuCalls& calls, const UpdateParams& p) {

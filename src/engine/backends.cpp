@@ -247,14 +247,18 @@ std::string describe_gpus() {
 }
 
 std::unique_ptr<Executor> make_executor(const RunOptions& options, const ExecutorConfig& config) {
-  // Listed interactions (bonds, angles, dihedrals, 1-4 pairs) and LINCS exist in the CPU reference only so
-  // far.
-  if ((!config.top->bonded.empty() || !config.top->constraints.empty()) &&
-      (options.backend != "cpu" || decomposed(options)))
+  // Listed interactions (bonds, angles, dihedrals, 1-4 pairs) and LINCS run with one domain: in the CPU
+  // reference and on one GPU.
+  if (!config.top->constraints.empty() && decomposed(options))
+    throw InputError(
+        config.mdp->constraints_line > 0 ? options.mdp : options.top, config.mdp->constraints_line,
+        "the run has LINCS constraints (the .mdp's constraints option or [ constraints ] in the "
+        "topology), which run with one domain so far (no --dd, one rank; --backend cpu or cuda)");
+  if (!config.top->bonded.empty() && decomposed(options))
     throw InputError(
         options.top, 0,
-        "the topology has bonded interactions ([ bonds ], [ angles ], [ dihedrals ], [ pairs ]) or LINCS "
-        "constraints, which run with --backend cpu and one domain so far (no --dd, one rank)");
+        "the topology has bonded interactions ([ bonds ], [ angles ], [ dihedrals ], [ pairs ]), "
+        "which run with one domain so far (no --dd, one rank; --backend cpu or cuda)");
   if (config.tc_group && (options.backend != "cpu" || decomposed(options)))
     throw InputError(options.mdp, config.mdp->tc_grps_line,
                      "several tc-grps run with --backend cpu and one domain so far (no --dd, one rank)");

@@ -1,0 +1,85 @@
+#include "cpu/listed_term.h"
+#include "cuda/device_util.cuh"
+#include "cuda/listed_kernels.h"
+
+namespace halomd::cuda {
+namespace {
+
+constexpr int kBlock = 128;
+constexpr int kSums = kNumBondedTerms + 9;
+
+template <bool kEnergy>
+__global__ void listed_kernel(ListedParams p) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  double sums[kSums];
+  for (int c = 0; c < kSums; ++c) sums[c] = 0.0;
+  if (t < p.n_terms) {
+    const BondedTerm term = p.terms[t];
+    const int* a = term.atoms;
+    // The minimum image of x_i - x_j, as core/box.h's minimum_image.
+    auto dx = [&p, a](int i, int j) {
+      Vec3 d;
+      for (int k = 0; k < 3; ++k) {
+        const double v = p.x[k][a[i]] - p.x[k][a[j]];
+        d[k] = v - p.len[k] * round(v / p.len[k]);
+      }
+      return d;
+    };
+    Vec3 fa[4];
+    double v = 0.0, v_coulomb = 0.0;
+    listed_term(term, p.coulomb_factor, dx, fa, v, v_coulomb);
+    const int n = listed_atom_count(term.kind);
+    for (int k = 0; k < n; ++k) {
+      for (int c = 0; c < 3; ++c) {
+        const double f = fa[k][c];
+        if (!(fabs(f) < kListedForceLimit)) {  // also NaN: the run stops naming the step and atom
+          flag_error(p.st, p.st->step, a[k], kErrForce);
+          continue;
+        }
+        atomicAdd(p.f_fixed + 3 * static_cast<long long>(a[k]) + c,
+                  static_cast<unsigned long long>(llrint(f * kListedForceScale)));
+      }
+    }
+    if (kEnergy) {
+      sums[bonded_term_of(term.kind)] += v;
+      if (term.kind == BondedKind::Pair14) sums[static_cast<int>(BondedTermIndex::Coulomb14)] += v_coulomb;
+      // -1/2 sum_a r_a (x) F_a with r_a relative to the first atom, as BondedCpu.
+      for (int k = 1; k < n; ++k) {
+        const Vec3 r = dx(k, 0);
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) sums[kListedVirial + 3 * i + j] += -0.5 * r[i] * fa[k][j];
+      }
+    }
+  }
+  if (kEnergy) {
+    __shared__ double s_scratch[32 * kSums];
+    block_sum(sums, s_scratch);
+    if (threadIdx.x == 0)
+      for (int c = 0; c < kSums; ++c) add_fixed(&p.st->listed_acc[c], to_fixed(sums[c], kEnergyScale));
+  }
+}
+
+__global__ void listed_add_kernel(ListedParams p) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= p.n_atoms) return;
+  unsigned long long* acc = p.f_fixed + 3 * static_cast<long long>(i);
+  float4& f = p.f[p.sorted_of[i]];
+  f.x += static_cast<float>(static_cast<double>(static_cast<long long>(acc[0])) * (1.0 / kListedForceScale));
+  f.y += static_cast<float>(static_cast<double>(static_cast<long long>(acc[1])) * (1.0 / kListedForceScale));
+  f.z += static_cast<float>(static_cast<double>(static_cast<long long>(acc[2])) * (1.0 / kListedForceScale));
+  acc[0] = acc[1] = acc[2] = 0;
+}
+
+int blocks_for(long long items) { return static_cast<int>((items + kBlock - 1) / kBlock); }
+
+}  // namespace
+
+void launch_listed(gpu::GpuCalls& calls, const ListedParams& p, bool energy) {
+  if (energy)
+    calls.launch("listed_kernel<energy>", listed_kernel<true>, blocks_for(p.n_terms), kBlock, 0, p);
+  else
+    calls.launch("listed_kernel", listed_kernel<false>, blocks_for(p.n_terms), kBlock, 0, p);
+  calls.launch("listed_add_kernel", listed_add_kernel, blocks_for(p.n_atoms), kBlock, 0, p);
+}
+
+}  // namespace halomd::cuda
