@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include "io/trr.h"
@@ -184,6 +185,42 @@ TEST(CudaRun, ListedInteractionsAndLincsNveRunsMatchGromacsAndRepeatBitwise) {
   expect_nve_like_gromacs(h, ref_h);
   EXPECT_EQ(read_text(out + "/ha/energy.csv"), read_text(out + "/hb/energy.csv"));
   EXPECT_EQ(read_text(out + "/ha/confout.gro"), read_text(out + "/hb/confout.gro"));
+}
+
+// Several tc-grps on one GPU (Protein Non-Protein, tau-t 0.1 and 0.2 ps, ref-t 0 0: the thermostats take
+// energy out without noise; h-bonds by LINCS, PME): 20 steps against gmx_d's path (tcgroups/reference.txt,
+// as test_tcgroups' CPU run) within the GPU's float error; a continuation from a checkpoint at step 10
+// (which carries each group's KE(n - 1/2)) gives the uninterrupted run's bits.
+TEST(CudaRun, SeveralTcGroupsFollowGromacsNoiselessPathAndContinueBitwise) {
+  SKIP_WITHOUT_GPU();
+  const char* const sys = "bonded/solvated";
+  const char* const mdp = "../../tcgroups/two_groups.mdp";
+  const std::string out = make_temp_dir("cuda_tcgroups");
+  std::string log;
+  ASSERT_EQ(run_halomd(sys, mdp, {}, out + "/a", kCuda, &log), 0) << log;
+  auto e = read_csv(out + "/a/energy.csv");
+  const std::vector<std::string> rows = read_rows(data_path("tcgroups/reference.txt"));
+  ASSERT_EQ(e["step"].size(), rows.size());
+  for (size_t k = 0; k < rows.size(); ++k) {
+    std::istringstream w(rows[k]);
+    double step, total, conserved, tp, tn;
+    w >> step >> total >> conserved >> tp >> tn;
+    SCOPED_TRACE(::testing::Message() << "step " << step);
+    EXPECT_NEAR(e["total"][k], total, kGpuPathsEnergyRelTol * std::fabs(total));
+    EXPECT_NEAR(e["conserved"][k], conserved, kGpuPathsEnergyRelTol * std::fabs(conserved));
+    EXPECT_NEAR(e["t_Protein"][k], tp, kGpuThermostatRelTol * tp);
+    EXPECT_NEAR(e["t_Non-Protein"][k], tn, kGpuThermostatRelTol * tn);
+  }
+  EXPECT_LT(e["t_Protein"].back() / e["t_Protein"].front(),
+            e["t_Non-Protein"].back() / e["t_Non-Protein"].front());
+  const std::map<std::string, std::string> noisy = {
+      {"ref-t", "300 310"}, {"ld-seed", "3"}, {"nsttcouple", "5"}};
+  ASSERT_EQ(run_halomd(sys, mdp, noisy, out + "/b", kCuda, &log), 0) << log;
+  EXPECT_NE(run_halomd(sys, mdp, noisy, out + "/part", kCuda + " --stop-at-step 10", &log), 0);
+  ASSERT_EQ(run_halomd(sys, mdp, noisy, out + "/part", kCuda + " --cpi " + out + "/part/state.cpt", &log), 0)
+      << log;
+  for (const char* f : {"energy.csv", "confout.gro"})
+    EXPECT_EQ(read_text(out + "/b/" + f), read_text(out + "/part/" + f)) << f;
 }
 
 // traj.trr from one GPU: the frames of the CPU run, and at step 0 its forces within the GPU's float error.

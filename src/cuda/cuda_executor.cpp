@@ -7,6 +7,9 @@
 
 #include "core/env.h"
 #include "core/errors.h"
+#include "core/random.h"
+#include "core/units.h"
+#include "cpu/update.h"
 #include "cuda/cluster_build.h"
 #include "cuda/cluster_list.h"
 #include "cuda/cluster_nonbonded.h"
@@ -66,6 +69,7 @@ class CudaExecutor::Impl {
     pme.setup(*cfg.mdp, cfg.box, *cfg.top, calls);
     listed.setup(*cfg.mdp, cfg.box, *cfg.top, calls);
     lincs.setup(cfg, calls, ds.update);
+    setup_groups();
     // HALOMD_GPU_PME_OVERLAP=1: the mesh (which needs x(n) only) on a second stream beside the pair kernel;
     // the gather waits for both. Off until measured (bench/NOTES.md, twenty-first session).
     pme_overlap = pme.active() && env_int("HALOMD_GPU_PME_OVERLAP", 0) != 0;
@@ -91,6 +95,31 @@ class CudaExecutor::Impl {
   // kernel reads forces from and writes positions to slot-sized buffers of its own.
   // Work items of at most `chunk` j-clusters: 8 below 20k atoms, 16 above (bench/NOTES.md, sixteenth
   // session: fewer, longer items leave a small system's GPU idle; shorter ones add i-force atomics).
+  // Several tc-grps: each atom's group on the device and each group's v-rescale parameters, as CpuExecutor's.
+  void setup_groups() {
+    if (!cfg.tc_group) return;
+    const int groups = static_cast<int>(cfg.tc_ndf.size());
+    if (groups > cuda::kMaxTcGroups)
+      throw InputError(
+          "", 0,
+          fmt::format("tc-grps has {} groups; the GPU couples at most {} (--backend cpu has no limit)",
+                      groups, cuda::kMaxTcGroups));
+    cuda::UpdateParams& up = ds.update;
+    up.ngroups = groups;
+    tc_group.allocate(cfg.tc_group->size(), "tc-grps of the atoms");
+    calls.copy_sync(tc_group.get(), cfg.tc_group->data(), cfg.tc_group->size() * sizeof(int),
+                    cudaMemcpyHostToDevice);
+    up.tc_group = tc_group.get();
+    const MdParams& mdp = *cfg.mdp;
+    for (int g = 0; g < groups; ++g) {
+      up.group_ref_kinetic[g] = 0.5 * cfg.tc_ndf[g] * units::kBoltzmann * mdp.ref_ts[g];
+      up.group_ndf[g] = cfg.tc_ndf[g];
+      up.group_tau_steps[g] = mdp.tau_ts[g] / (mdp.nsttcouple * mdp.dt);
+      // vrescale_lambda's streams: group 0 the single group's, the others their own.
+      up.group_seed[g] = g == 0 ? cfg.ld_seed : mix64(cfg.ld_seed ^ (0x7c15ULL * static_cast<uint64_t>(g)));
+    }
+  }
+
   void setup_cluster(int multiprocessors) {
     chunk = env_int("HALOMD_GPU_CLUSTER_CHUNK", ds.n < 20000 ? 8 : 16);
     cuda::reserve_cluster_list(ds.n, cfg.box, cfg.mdp->rlist, chunk, cl);
@@ -224,9 +253,10 @@ class CudaExecutor::Impl {
   bool every_step_timed = false;
   bool searched = false;
   bool cluster = false;
-  cuda::PmeMesh pme;       // coulombtype = PME only
-  cuda::ListedGpu listed;  // a topology with listed interactions only
-  cuda::LincsGpu lincs;    // a run with LINCS constraints only
+  cuda::PmeMesh pme;                // coulombtype = PME only
+  cuda::ListedGpu listed;           // a topology with listed interactions only
+  cuda::LincsGpu lincs;             // a run with LINCS constraints only
+  gpu::DeviceBuffer<int> tc_group;  // several tc-grps only
   bool pme_overlap = false;
   cudaStream_t pme_stream = nullptr;
   cudaEvent_t pme_fork = nullptr, pme_join = nullptr;
@@ -294,6 +324,14 @@ void CudaExecutor::load(const MdState& s) {
     m.calls.copy_async(m.ds.v[d].get(), m.hv.get() + d * n, n * sizeof(double), cudaMemcpyHostToDevice);
   }
   m.hst[0] = cuda::initial_step_state(s);
+  if (m.ds.update.ngroups > 0) {  // KE(n - 1/2) per group: the checkpoint's, else from v as CpuExecutor::load
+    const int groups = m.ds.update.ngroups;
+    const std::vector<double> ke =
+        s.ke_half_prev_groups.size() == static_cast<size_t>(groups)
+            ? s.ke_half_prev_groups
+            : kinetic_energy_by_group(s.v, m.cfg.top->mass, *m.cfg.tc_group, groups);
+    for (int g = 0; g < groups; ++g) m.hst[0].group_ke_prev[g] = ke[g];
+  }
   m.calls.copy_async(m.ds.st.get(), m.hst.get(), sizeof(StepState), cudaMemcpyHostToDevice);
   if (!m.cluster && cuda::size_pair_list(s.x, m.calls, m.ds)) {
     m.graph.invalidate();
@@ -357,6 +395,7 @@ void CudaExecutor::step(const StepRequest& r, StepEnergies* e) {
     cuda::fill_energies(m.hst[0], m.ds.self_energy, e);
     m.pme.add_energies(m.hst[0], e);
     m.listed.add_energies(m.hst[0], e);
+    e->group_kinetic.assign(m.hst[0].rep_group_ke, m.hst[0].rep_group_ke + m.ds.update.ngroups);
   }
 }
 
@@ -380,6 +419,7 @@ void CudaExecutor::save(MdState& s) {
   }
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b) s.ke_half_prev.m[a][b] = h.ke_prev[3 * a + b];
+  s.ke_half_prev_groups.assign(h.group_ke_prev, h.group_ke_prev + m.ds.update.ngroups);
   s.thermostat_integral = h.integral_before;
 }
 

@@ -36,6 +36,9 @@ constexpr double kEnergyScale = 268435456.0;
 constexpr double kMomentumScale = 4294967296.0;
 
 // The state of the step that the next update kernel advances, in device memory.
+// The most tc-grps the GPU's update couples separately.
+constexpr int kMaxTcGroups = 8;
+
 struct StepState {
   long long step;            // that step
   double lambda;             // its v-rescale factor (1 without coupling)
@@ -59,6 +62,13 @@ struct StepState {
       pme_acc[8];  // PME's mesh part (energy steps): energy, then sum_m E_m (delta - ...) xx yy zz xy xz yz
   // Listed interactions (energy steps): the energy terms (core/bonded_terms.h), then their virial, row-major.
   long long listed_acc[kNumBondedTerms + 9];
+  // Several tc-grps (one GPU, UpdateParams::ngroups > 0): per group the step's v-rescale factor, KE(step -
+  // 1/2) (the trace, kJ/mol), the half-step average the last energy step reported, and the step's sum (fixed
+  // point).
+  double group_lambda[kMaxTcGroups];
+  double group_ke_prev[kMaxTcGroups];
+  double rep_group_ke[kMaxTcGroups];
+  long long group_ke_acc[kMaxTcGroups];
   // What the last energy step reported (written by the update kernel's last block).
   double rep_ke_prev[9];
   double rep_ke_now[9];
@@ -304,6 +314,14 @@ struct UpdateParams {
   // (comm::GpuHaloTransport::prepack); null otherwise.
   const comm::HaloPrepackDev* prepack = nullptr;
   LincsDev lincs;  // one GPU with constraints; none otherwise
+  // Several tc-grps (one GPU): each atom's group (original index) and each group's v-rescale parameters, as
+  // CpuExecutor's (ref_kinetic, ndf, tau_steps, seed above are then unused).
+  int ngroups = 0;
+  const int* tc_group = nullptr;
+  double group_ref_kinetic[kMaxTcGroups] = {};
+  double group_ndf[kMaxTcGroups] = {};
+  double group_tau_steps[kMaxTcGroups] = {};
+  unsigned long long group_seed[kMaxTcGroups] = {};
 };
 
 }  // namespace halomd::cuda

@@ -124,16 +124,36 @@ __device__ inline bool comm_at(const UpdateParams& p, long long step) {
   return p.comm_linear && step % p.nstcomm == 0;
 }
 
-// The coupling of st->step from KE(step - 1/2), as vrescale_lambda (cpu/cpu_executor.cpp).
+// The coupling of st->step from KE(step - 1/2), as vrescale_lambda (cpu/cpu_executor.cpp). With several
+// tc-grps, begin_step_groups_kernel draws the groups' factors after the kernel that called this.
 __device__ void begin_step(const UpdateParams& p, StepState* st) {
   st->integral = st->integral_before;
   st->lambda = 1.0;
+  if (p.ngroups > 0) return;
   if (tcouple_at(p, st->step)) {
     const double ek = st->ke_prev[0] + st->ke_prev[4] + st->ke_prev[8];
     const double ek_new = vrescale_resample_kinetic(ek, p.ref_kinetic, p.ndf, p.tau_steps, p.seed,
                                                     static_cast<int64_t>(st->step));
     st->integral = st->integral_before - (ek_new - ek);
     st->lambda = ek > 0 ? sqrt(ek_new / ek) : 1.0;
+  }
+}
+
+// Several tc-grps (one thread, after the update or begin_step_kernel): each group's factor for st->step from
+// its KE(step - 1/2), the integral summed over the groups in order (CpuExecutor). A kernel of its own: a
+// second copy of the resampling inside the update kernel made it spill (72 registers and 620 bytes of
+// spills in the water runs' instance, from 126 and none).
+__global__ void begin_step_groups_kernel(UpdateParams p) {
+  StepState* st = p.st;
+  for (int g = 0; g < p.ngroups; ++g) {
+    st->group_lambda[g] = 1.0;
+    if (!tcouple_at(p, st->step)) continue;
+    const double ek = st->group_ke_prev[g];
+    const double ek_new =
+        vrescale_resample_kinetic(ek, p.group_ref_kinetic[g], p.group_ndf[g], p.group_tau_steps[g],
+                                  p.group_seed[g], static_cast<int64_t>(st->step));
+    st->integral -= ek_new - ek;
+    st->group_lambda[g] = ek > 0 ? sqrt(ek_new / ek) : 1.0;
   }
 }
 
@@ -251,6 +271,13 @@ __device__ void end_step(const UpdateParams& p, StepState* st, long long step, c
     st->rep_integral = st->integral;
   }
   for (int c = 0; c < 9; ++c) st->ke_prev[c] = ke_now[c];
+  for (int g = 0; g < p.ngroups; ++g) {
+    const long long acc =
+        static_cast<long long>(atomicExch(reinterpret_cast<unsigned long long*>(&st->group_ke_acc[g]), 0ull));
+    const double ke_group = static_cast<double>(acc) / kEnergyScale;
+    if (kEnergy) st->rep_group_ke[g] = 0.5 * (st->group_ke_prev[g] + ke_group);
+    st->group_ke_prev[g] = ke_group;
+  }
   for (int d = 0; d < 3; ++d)
     st->vcm[d] = comm_at(p, step) && p.total_mass > 0
                      ? static_cast<double>(mom[d]) / kMomentumScale / p.total_mass
@@ -272,9 +299,9 @@ __device__ inline bool reduce_at(const UpdateParams& p, long long step) {
 }
 
 // The waters' blocks (kBlockWaters waters each), then one thread per atom outside waters.
-// kLincs: the run has LINCS constraints (their blocks follow the waters'); without, none of LINCS's code is
-// compiled in.
-template <bool kEnergy, bool kLincs>
+// kExtended: the run has LINCS constraints (their blocks follow the waters') or several tc-grps; water runs
+// launch the instance without, which has none of that code.
+template <bool kEnergy, bool kExtended>
 __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host_reduce) {
   __shared__ long long s_scratch[32 * 9];
   __shared__ bool s_last;
@@ -282,9 +309,9 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host
   __shared__ unsigned char s_settled[kBlockWaters];
   const int water_blocks = (p.nsettle + kBlockWaters - 1) / kBlockWaters;
   const bool waters = static_cast<int>(blockIdx.x) < water_blocks;
-  const int lincs_blocks = kLincs ? p.lincs.nblocks : 0;
+  const int lincs_blocks = kExtended ? p.lincs.nblocks : 0;
   const int lincs_index = static_cast<int>(blockIdx.x) - water_blocks;
-  const bool constrained = kLincs && !waters && lincs_index < lincs_blocks;
+  const bool constrained = kExtended && !waters && lincs_index < lincs_blocks;
   LincsBlockDev lb{};
   if (constrained) lb = p.lincs.blocks[lincs_index];
   // Waters' blocks: this thread's water (of the whole system) and its atom in it (0 O, 1 H1, 2 H2).
@@ -314,9 +341,10 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host
   int sa = 0;
   Vec3 xo, xn, vn;
   AtomRecord rec{};
+  const bool groups = kExtended && p.ngroups > 0;
   if (a >= 0) {
     sa = p.sorted_of[a];
-    leapfrog(p, a, sa, lambda, vcm, step, xo, xn, vn, rec);
+    leapfrog(p, a, sa, groups ? st->group_lambda[p.tc_group[a]] : lambda, vcm, step, xo, xn, vn, rec);
   }
   if (waters) {  // the same for the whole block: its __syncthreads are reached by all its threads
     const int t = threadIdx.x;
@@ -366,7 +394,7 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host
       vn += dl * inv_dt;
     }
   }
-  if (kLincs &&
+  if (kExtended &&
       constrained) {  // the same for the whole block: its __syncthreads are reached by all its threads
     const int t = threadIdx.x;
     for (int d = 0; d < 3; ++d) {
@@ -389,6 +417,13 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host
     }
   }
   if (a >= 0) finish_atom(p, a, sa, step, xo, xn, vn, rec, ke, mom);
+  if (groups) {  // each group's kinetic energy (CpuExecutor's kinetic_energy_by_group)
+    long long gke[kMaxTcGroups] = {};
+    if (a >= 0) gke[p.tc_group[a]] = to_fixed(0.5 * p.mass[a] * norm2(vn), kEnergyScale);
+    block_sum(gke, s_scratch);
+    if (threadIdx.x == 0)
+      for (int g = 0; g < p.ngroups; ++g) add_fixed(&st->group_ke_acc[g], gke[g]);
+  }
 
   block_sum(ke, s_scratch);
   if (threadIdx.x == 0)
@@ -513,21 +548,23 @@ __global__ void copy_home_state_kernel(HomeState src, HomeState dst, int n) {
 void launch_update(gpu::GpuCalls& calls, const UpdateParams& p, bool energy, int host_reduce) {
   const int blocks =
       (p.nsettle + kBlockWaters - 1) / kBlockWaters + p.lincs.nblocks + (p.nfree + kBlock - 1) / kBlock;
-  if (p.lincs.nblocks > 0) {
+  if (p.lincs.nblocks > 0 || p.ngroups > 0) {
     if (energy)
-      calls.launch("update_kernel<energy, lincs>", update_kernel<true, true>, blocks, kBlock, 0, p,
+      calls.launch("update_kernel<energy, extended>", update_kernel<true, true>, blocks, kBlock, 0, p,
                    host_reduce);
     else
-      calls.launch("update_kernel<lincs>", update_kernel<false, true>, blocks, kBlock, 0, p, host_reduce);
+      calls.launch("update_kernel<extended>", update_kernel<false, true>, blocks, kBlock, 0, p, host_reduce);
   } else if (energy) {
     calls.launch("update_kernel<energy>", update_kernel<true, false>, blocks, kBlock, 0, p, host_reduce);
   } else {
     calls.launch("update_kernel", update_kernel<false, false>, blocks, kBlock, 0, p, host_reduce);
   }
+  if (p.ngroups > 0) calls.launch("begin_step_groups_kernel", begin_step_groups_kernel, 1, 1, 0, p);
 }
 
 void launch_begin_step(gpu::GpuCalls& calls, const UpdateParams& p) {
   calls.launch("begin_step_kernel", begin_step_kernel, 1, 1, 0, p);
+  if (p.ngroups > 0) calls.launch("begin_step_groups_kernel", begin_step_groups_kernel, 1, 1, 0, p);
 }
 
 void launch_finish_dd_step(gpu::GpuCalls& calls, const UpdateParams& p, bool energy) {

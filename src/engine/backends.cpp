@@ -259,9 +259,9 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
         options.top, 0,
         "the topology has bonded interactions ([ bonds ], [ angles ], [ dihedrals ], [ pairs ]), "
         "which run with one domain so far (no --dd, one rank; --backend cpu or cuda)");
-  if (config.tc_group && (options.backend != "cpu" || decomposed(options)))
+  if (config.tc_group && decomposed(options))
     throw InputError(options.mdp, config.mdp->tc_grps_line,
-                     "several tc-grps run with --backend cpu and one domain so far (no --dd, one rank)");
+                     "several tc-grps run with one domain so far (no --dd, one rank; --backend cpu or cuda)");
   if (config.mdp->pcoupl != Pcoupl::No && (options.backend != "cpu" || decomposed(options)))
     throw InputError(options.mdp, config.mdp->pcoupl_line,
                      "pcoupl = C-rescale runs with --backend cpu and one domain so far (no --dd, one rank)");
