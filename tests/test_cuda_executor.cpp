@@ -316,6 +316,20 @@ TEST(CudaExecutor, LincsLayoutKeepsCoupledConstraintsInOneBlock) {
       EXPECT_EQ(got, expected) << "atom " << atom;
     }
 
+  // An atom both in a SETTLE water and in a LINCS constraint would be moved by two blocks at once.
+  Topology overlap;
+  overlap.mass = {15.9994, 1.008, 1.008};
+  overlap.settles = {{0, 1, 2, 0.1, 0.1633}};
+  overlap.constraints = {{0, 1, 0.1}};
+  try {
+    (void)cuda::lincs_layout(overlap);
+    ADD_FAILURE() << "an atom in SETTLE and LINCS gave no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("atom 1 is in a SETTLE water and in a LINCS constraint"),
+              std::string::npos)
+        << e.what();
+  }
+
   System all;
   load_system("bonded/amber99sb-ildn", "../allbonds_step0.mdp", all);
   try {

@@ -24,6 +24,18 @@ LincsLayout lincs_layout(const Topology& top) {
     while (parent[i] != i) i = parent[i] = parent[parent[i]];
     return i;
   };
+  // The update kernel moves a SETTLE water's atoms in the water's block and LINCS's in theirs: an atom in
+  // both would be updated twice at once.
+  std::vector<char> in_settle(na, 0);
+  for (const Settle& w : top.settles) in_settle[w.o] = in_settle[w.h1] = in_settle[w.h2] = 1;
+  for (const Constraint& c : top.constraints)
+    for (int atom : {c.a, c.b})
+      if (in_settle[atom])
+        throw InputError(
+            "", 0,
+            "atom " + std::to_string(atom + 1) +
+                " is in a SETTLE water and in a LINCS constraint; the GPU's update solves each atom "
+                "by one of them only (use --backend cpu, or leave the water's bonds unconstrained)");
   std::vector<std::vector<int>> of_atom(na);
   for (int i = 0; i < n; ++i)
     for (int atom : {top.constraints[i].a, top.constraints[i].b}) {

@@ -12,10 +12,11 @@
 
 namespace halomd::cuda {
 
-// Listed forces' fixed point: 2^32 units per kJ/mol/nm (cpu/fixed_point.h's force scale). A force at or
-// above kListedForceLimit stops the run (a blow-up), before the fixed point could overflow.
+// Listed forces' fixed point: 2^32 units per kJ/mol/nm (cpu/fixed_point.h's force scale), so an atom's sum
+// overflows above ~2.1e9. A term's force component at or above kListedForceLimit stops the run (a blow-up;
+// the update stops any atom's force above 1e8 too), so twenty such terms on one atom still fit.
 constexpr double kListedForceScale = 4294967296.0;
-constexpr double kListedForceLimit = 1e9;
+constexpr double kListedForceLimit = 1e8;
 
 // StepState::listed_acc: the energy terms (core/bonded_terms.h's order), then the virial, row-major.
 constexpr int kListedVirial = kNumBondedTerms;

@@ -45,9 +45,10 @@ __device__ __forceinline__ float lj_rf_pair(float2 cc, float qq, float r2, bool 
 constexpr float kTwoOverSqrtPiF = 1.1283791671f;
 
 // erfc(x) exp(x^2) = t Q(t) with t = 1 / (1 + kErfcxP x), for 0 <= x <= kErfcxMaxX (device_data.h): relative
-// error 2.2e-7 in float (about erfcf's), from scripts/fit_ewald_erfc.py, which prints these constants. The
-// pair kernels then need one exponential per pair, shared by erfc and the force's Gaussian term, and no erfcf
-// (its own exponential and branches doubled the PME pair kernel's time against reaction field's).
+// error 2.2e-7 (3.2e-7 with t rounded to float, as here: about erfcf's), from scripts/fit_ewald_erfc.py,
+// which prints these constants. The pair kernels then need one exponential per pair, shared by erfc and the
+// force's Gaussian term, and no erfcf (its own exponential and branches doubled the PME pair kernel's time
+// against reaction field's).
 constexpr float kErfcxP = 0.4f;
 __device__ __forceinline__ float erfcx_poly(float x) {
   constexpr float c[] = {2.254446431e-01f,  2.292896453e-01f,  1.837314793e-01f,
