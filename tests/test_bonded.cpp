@@ -43,6 +43,7 @@ const std::pair<const char*, const char*> kTerms[] = {
     {"Per._Imp._Dih.", "per_imp_dih"},
     {"LJ-14", "lj14"},
     {"Coulomb-14", "coulomb14"},
+    {"Position_Rest.", "posres"},
     {"LJ_(SR)", "lj_sr"},
     {"Coulomb_(SR)", "coulomb_sr"},
     {"Coul._recip.", "coul_recip"},
@@ -52,9 +53,10 @@ const std::pair<const char*, const char*> kTerms[] = {
 };
 
 // reference.txt: per case, GROMACS's terms at step 0.
-std::map<std::string, std::map<std::string, double>> read_terms() {
+std::map<std::string, std::map<std::string, double>> read_terms(
+    const std::string& file = "bonded/reference.txt") {
   std::map<std::string, std::map<std::string, double>> ref;
-  for (const std::string& row : read_rows(data_path("bonded/reference.txt"))) {
+  for (const std::string& row : read_rows(data_path(file))) {
     std::istringstream words(row);
     std::string c, term;
     double v = 0;
@@ -65,11 +67,11 @@ std::map<std::string, std::map<std::string, double>> read_terms() {
 }
 
 void expect_step0_like_gromacs(const std::string& system, const std::string& mdp,
-                               const std::map<std::string, double>& ref) {
+                               const std::map<std::string, double>& ref, const std::string& args = "") {
   SCOPED_TRACE(system);
   const std::string out = make_temp_dir("bonded_step0");
   std::string log;
-  ASSERT_EQ(run_halomd(system, mdp, {}, out + "/run", "--threads 2", &log), 0) << log;
+  ASSERT_EQ(run_halomd(system, mdp, {}, out + "/run", "--threads 2 " + args, &log), 0) << log;
   auto e = read_csv(out + "/run/energy.csv");
   ASSERT_EQ(e["step"].size(), 1u);
   for (const auto& [gmx, csv] : kTerms) {
@@ -93,6 +95,32 @@ TEST(Bonded, Step0EnergyTermsMatchGromacsInFourForceFields) {
   const auto ref = read_terms();
   for (const char* ff : kForceFields)
     expect_step0_like_gromacs(std::string("bonded/") + ff, "../step0.mdp", ref.at(ff));
+}
+
+// [ position_restraints ] 1 on the peptide's heavy atoms (define = -DPOSRES, force constants differing by
+// dimension), the reference from -r and the start 50 MD steps away (tests/make_posres_refdata.sh): every
+// term, Position Rest. included, and the pressure (whose virial takes GROMACS's -1/2 (dx + ref) F per
+// dimension). Without -r the reference is the start itself: no restraint energy.
+TEST(Bonded, PositionRestraintsMatchGromacsAtStep0) {
+  const std::string ref = data_path("posres/ref.gro");
+  expect_step0_like_gromacs("posres", "step0.mdp", read_terms("posres/reference.txt").at("posres"),
+                            "-r " + ref);
+  const std::string out = make_temp_dir("posres_self");
+  std::string log;
+  ASSERT_EQ(run_halomd("posres", "step0.mdp", {}, out + "/run", "", &log), 0) << log;
+  auto e = read_csv(out + "/run/energy.csv");
+  ASSERT_TRUE(e.count("posres"));
+  EXPECT_EQ(e["posres"][0], 0.0);
+  // Without the define the restraints are not there, nor their column.
+  ASSERT_EQ(run_halomd("posres", "step0.mdp", {{"define", ""}}, out + "/nodefine", "", &log), 0) << log;
+  EXPECT_FALSE(read_csv(out + "/nodefine/energy.csv").count("posres"));
+  // refcoord-scaling other than no is refused naming the line; so is a reference of another size.
+  EXPECT_EQ(run_halomd("posres", "step0.mdp", {{"refcoord-scaling", "com"}}, out + "/com", "", &log), 2);
+  EXPECT_NE(log.find("refcoord-scaling = all or com"), std::string::npos) << log;
+  EXPECT_EQ(
+      run_halomd("posres", "step0.mdp", {}, out + "/badref", "-r " + data_path("spce_1k5/conf.gro"), &log),
+      2);
+  EXPECT_NE(log.find("the position restraints' reference structure has"), std::string::npos) << log;
 }
 
 TEST(Bonded, SolvatedPeptideWithPmeMatchesGromacsAtStep0) {

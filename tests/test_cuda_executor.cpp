@@ -59,11 +59,12 @@ struct System {
   }
 };
 
-void load_system(const std::string& sys, const std::string& mdp, System& s) {
+void load_system(const std::string& sys, const std::string& mdp, System& s, const std::string& ref = "") {
   RunOptions opt;
   opt.conf = data_path(sys + "/conf.gro");
   opt.top = data_path(sys + "/topol.top");
   opt.mdp = data_path(sys + "/" + mdp);
+  if (!ref.empty()) opt.ref = data_path(ref);
   s.in = load_inputs(opt);
   s.state.step = 0;
   s.state.x = s.in.gro.x;
@@ -202,12 +203,13 @@ TEST(CudaExecutor, PmeMatchesTheCpuDoublePath) {
 
 // Listed interactions on one GPU (cpu/listed_term.h in double, forces summed in fixed point) against the CPU
 // double path at step 0: every energy term, LJ and Coulomb, the virial, the forces (pairs, mesh and listed)
-// and the positions after one step; the tests/data/bonded peptide in four force fields (reaction field), and
-// solvated with PME.
-void expect_listed_matches_cpu(const std::string& system, const std::string& mdp) {
+// and the positions after one step; the tests/data/bonded peptide in four force fields (reaction field),
+// solvated with PME, and with position restraints (tests/data/posres).
+void expect_listed_matches_cpu(const std::string& system, const std::string& mdp,
+                               const std::string& ref = "") {
   SCOPED_TRACE(system);
   System sys;
-  load_system(system, mdp, sys);
+  load_system(system, mdp, sys, ref);
   ASSERT_FALSE(sys.in.top.bonded.empty());
   CpuExecutor cpu(sys.config());
   CudaExecutor gpu(sys.config());
@@ -244,6 +246,8 @@ TEST(CudaExecutor, ListedInteractionsMatchTheCpuDoublePath) {
   expect_listed_matches_cpu("bonded/solvated", "step0.mdp");
   // With constraints = h-bonds: LINCS in the update (the constraint virial, the positions after one step).
   expect_listed_matches_cpu("bonded/solvated", "hbonds_step0.mdp");
+  // Position restraints (define = -DPOSRES) off their reference: energy, forces, the diagonal virial.
+  expect_listed_matches_cpu("posres", "step0.mdp", "posres/ref.gro");
 }
 
 // No device needed: LINCS's grouping for the update kernel's blocks. Every constraint is in one block with

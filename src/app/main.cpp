@@ -33,6 +33,9 @@ int main(int argc, char** argv) {
   auto* run_cmd = app.add_subcommand("run", "run molecular dynamics");
   run_cmd->add_option("-c", run.conf, "coordinates (.gro)")->required();
   run_cmd->add_option("-p", run.top, "topology (.top)")->required();
+  run_cmd->add_option(
+      "-r", run.ref,
+      "reference positions of position restraints (.gro; default: the -c structure, as grompp)");
   run_cmd->add_option("-f", run.mdp, "run parameters (.mdp)")->required();
   run_cmd->add_option("-o", run.outdir, "output folder")->required();
   // "cuda" is accepted in every build; a build without CUDA says so when the executor is made.

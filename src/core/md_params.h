@@ -93,6 +93,10 @@ struct MdParams {
   Pcoupl pcoupl = Pcoupl::No;
   int pcoupl_line = 0;
   PcouplType pcoupltype = PcouplType::Isotropic;
+  // refcoord-scaling (0 no, 1 all, 2 com): how position restraints' references follow the box; halomd runs
+  // no (GROMACS's default: absolute references).
+  int refcoord_scaling = 0;
+  int refcoord_scaling_line = 0;
   double tau_p = 1.0;                  // ps
   double compressibility[2] = {0, 0};  // 1/bar
   double ref_p[2] = {1.0, 1.0};        // bar

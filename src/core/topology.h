@@ -14,7 +14,8 @@ struct Settle {
 };
 
 // GROMACS's listed interactions that halomd runs, by the energy term each goes to (GROMACS's function type in
-// brackets: [ bonds ] 1 and 2, [ angles ] 1, 2 and 5, [ dihedrals ] 1 and 9, 3, 2 and 4, [ pairs ] 1).
+// brackets: [ bonds ] 1 and 2, [ angles ] 1, 2 and 5, [ dihedrals ] 1 and 9, 3, 2 and 4, [ pairs ] 1,
+// [ position_restraints ] 1).
 enum class BondedKind {
   Bond,              // 1/2 kb (r - b0)^2                                   p: b0, kb
   G96Bond,           // 1/4 kb (r^2 - b0^2)^2                               p: b0, kb
@@ -26,8 +27,10 @@ enum class BondedKind {
   ImproperDih,       // 1/2 k (xi - xi0)^2, the difference taken in (-pi, pi]  p: xi0 (rad), k
   PeriodicImproper,  // as ProperDih                                         p: phi_s, k, n
   Pair14,            // LJ-14 c12/r^12 - c6/r^6 and Coulomb-14 fudgeQQ qi qj f/(eps_r r)  p: c6, c12, qq
+  PosRes,            // sum_d 1/2 k_d (x_d - ref_d)^2, the minimum image (refcoord-scaling = no)
+                     //                                                p: kx, ky, kz, ref x, y, z (nm)
 };
-inline constexpr int kNumBondedKinds = 10;
+inline constexpr int kNumBondedKinds = 11;
 
 // One listed interaction on global atom indices (2, 3 or 4 of them, by kind).
 struct BondedTerm {

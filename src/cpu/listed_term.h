@@ -16,6 +16,8 @@ namespace halomd {
 
 HALOMD_HOST_DEVICE inline int listed_atom_count(BondedKind k) {
   switch (k) {
+    case BondedKind::PosRes:
+      return 1;
     case BondedKind::Bond:
     case BondedKind::G96Bond:
     case BondedKind::Pair14:
@@ -100,7 +102,8 @@ HALOMD_HOST_DEVICE inline void dihedral_forces(const DihedralGeometry& g, double
 
 // The forces fa[0..n) on the interaction's atoms (n = listed_atom_count(t.kind)), its energy v and, for a 1-4
 // pair, its Coulomb energy v_coulomb (coulomb_factor: f / epsilon_r). dx(i, j) gives the minimum-image
-// x_i - x_j of the interaction's atoms i and j (0..3).
+// x_i - x_j of the interaction's atoms i and j (0..3); dx(0, -1) the atom's minus its position restraint's
+// reference (t.p[3..5]).
 template <class Dx>
 HALOMD_HOST_DEVICE inline void listed_term(const BondedTerm& t, double coulomb_factor, Dx dx, Vec3 fa[4],
                                            double& v, double& v_coulomb) {
@@ -177,6 +180,14 @@ HALOMD_HOST_DEVICE inline void listed_term(const BondedTerm& t, double coulomb_f
       dihedral_forces(g, ddphi, fa);
       break;
     }
+    case BondedKind::PosRes: {
+      const Vec3 d = dx(0, -1);
+      for (int k = 0; k < 3; ++k) {
+        v += 0.5 * p[k] * d[k] * d[k];
+        fa[0][k] = -p[k] * d[k];
+      }
+      break;
+    }
     case BondedKind::Pair14: {
       const Vec3 d = dx(0, 1);
       const double rinv2 = 1.0 / norm2(d);
@@ -190,6 +201,13 @@ HALOMD_HOST_DEVICE inline void listed_term(const BondedTerm& t, double coulomb_f
       break;
     }
   }
+}
+
+// A position restraint's virial (diagonal; GROMACS's posres with refcoord-scaling = no): -1/2 (dx + ref) F,
+// dx = dx(0, -1), the force f on its atom, added to vir[0..2] (xx yy zz).
+template <class T>
+HALOMD_HOST_DEVICE inline void posres_virial(const BondedTerm& t, const Vec3& dx, const Vec3& f, T* vir) {
+  for (int k = 0; k < 3; ++k) vir[k] += -0.5 * (dx[k] + t.p[3 + k]) * f[k];
 }
 
 }  // namespace halomd

@@ -17,10 +17,10 @@ __global__ void listed_kernel(ListedParams p) {
     const BondedTerm term = p.terms[t];
     const int* a = term.atoms;
     // The minimum image of x_i - x_j, as core/box.h's minimum_image.
-    auto dx = [&p, a](int i, int j) {
+    auto dx = [&p, &term, a](int i, int j) {
       Vec3 d;
       for (int k = 0; k < 3; ++k) {
-        const double v = p.x[k][a[i]] - p.x[k][a[j]];
+        const double v = p.x[k][a[i]] - (j < 0 ? term.p[3 + k] : p.x[k][a[j]]);
         d[k] = v - p.len[k] * round(v / p.len[k]);
       }
       return d;
@@ -48,6 +48,11 @@ __global__ void listed_kernel(ListedParams p) {
         const Vec3 r = dx(k, 0);
         for (int i = 0; i < 3; ++i)
           for (int j = 0; j < 3; ++j) sums[kListedVirial + 3 * i + j] += -0.5 * r[i] * fa[k][j];
+      }
+      if (term.kind == BondedKind::PosRes) {
+        double vir[3] = {0, 0, 0};
+        posres_virial(term, dx(0, -1), fa[0], vir);
+        for (int k = 0; k < 3; ++k) sums[kListedVirial + 4 * k] += vir[k];
       }
     }
   }

@@ -205,6 +205,28 @@ void assign_tc_groups(const MdParams& p, const std::string& mdp_path, Simulation
   for (int g = 0; g < groups; ++g) in.tc_ndf[g] = total > 0 ? uc[g] * (total - com) / total : 0.0;
 }
 
+// Position restraints: each one's reference position from the -r structure (the -c one without -r), as grompp
+// stores them with refcoord-scaling = no; the other scalings are refused.
+void set_position_restraint_references(const RunOptions& options, SimulationInputs& in) {
+  const bool any = std::any_of(in.top.bonded.begin(), in.top.bonded.end(),
+                               [](const BondedTerm& t) { return t.kind == BondedKind::PosRes; });
+  if (!any) return;
+  if (in.mdp.refcoord_scaling != 0)
+    throw InputError(options.mdp, in.mdp.refcoord_scaling_line,
+                     "refcoord-scaling = all or com: halomd's position restraints keep absolute reference "
+                     "positions (refcoord-scaling = no)");
+  const bool own = !options.ref.empty() && options.ref != options.conf;
+  const io::GroFile ref = own ? io::read_gro(options.ref) : in.gro;
+  const std::string& ref_path = own ? options.ref : options.conf;
+  if (ref.x.size() != static_cast<size_t>(in.top.num_atoms()))
+    throw InputError(ref_path, 0,
+                     "the position restraints' reference structure has " + std::to_string(ref.x.size()) +
+                         " atoms, the topology " + std::to_string(in.top.num_atoms()));
+  for (BondedTerm& t : in.top.bonded)
+    if (t.kind == BondedKind::PosRes)
+      for (int d = 0; d < 3; ++d) t.p[3 + d] = ref.x[t.atoms[0]][d];
+}
+
 }  // namespace
 
 SimulationInputs load_inputs(const RunOptions& options) {
@@ -218,12 +240,15 @@ SimulationInputs load_inputs(const RunOptions& options) {
   in.top = io::read_top(options.top, topt);
   io::check_topology_matches(in.top, options.top, in.gro, options.conf);
   if (!in.top.unsupported.empty())
-    throw InputError("", 0,  // the message starts with the file and line of the entry
-                     in.top.unsupported +
-                         ": not supported yet (halomd runs [ settles ], [ bonds ] 1, 2 and 5, [ angles ] "
-                         "1, 2 and 5, [ dihedrals ] 1, 2, 3, 4 and 9, and [ pairs ] 1)");
+    throw InputError(
+        "", 0,  // the message starts with the file and line of the entry
+        in.top.unsupported +
+            ": not supported yet (halomd runs [ settles ], [ bonds ] 1, 2 and 5, [ angles ] "
+            "1, 2 and 5, [ dihedrals ] 1, 2, 3, 4 and 9, [ pairs ] 1 and [ position_restraints ] "
+            "1)");
 
   MdParams& p = in.mdp;
+  set_position_restraint_references(options, in);
   check_whole_system_groups(p, in.top, options.mdp);
   convert_bonds_to_constraints(p, in.top);
   if (p.constraint_shake && !in.top.constraints.empty())

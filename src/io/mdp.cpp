@@ -61,7 +61,7 @@ struct Entry {
 constexpr const char* kNoEffect =
     "title cpp bd-fric niter fcstep nstcgsteep nbfgscorr rtpi shake-sor "
     "shake-tol ewald-rtol-lj lj-pme-comb-rule rcoulomb-switch "
-    "rvdw-switch table-extension refcoord-scaling nstcalclr nh-chain-length "
+    "rvdw-switch table-extension nstcalclr nh-chain-length "
     "print-nose-hoover-chain-variables simulation-part "
     "wall-type wall-r-linpot wall-atomtype wall-density wall-ewald-zfac disre-weighting disre-mixed disre-fc "
     "disre-tau nstdisreout orire-fc orire-tau orire-fitgrp nstorireout couple-moltype couple-lambda0 "
@@ -306,6 +306,11 @@ void MdpReader::register_options() {
     pcoupltype_ = e;
   });
   add({"tau-p"}, [this](const Entry& e) { p_.tau_p = real(e); });
+  add({"refcoord-scaling"}, [this](const Entry& e) {
+    // Read for position restraints (engine/setup.cpp runs them with no scaling, refuses the others there).
+    p_.refcoord_scaling = choice(e, {"no", "all", "com"});
+    p_.refcoord_scaling_line = e.line;
+  });
   add({"compressibility"}, [this](const Entry& e) { one_or_two(e, p_.compressibility); });
   add({"ref-p"}, [this](const Entry& e) { one_or_two(e, p_.ref_p); });
   add({"nstpcouple"}, [this](const Entry& e) { p_.nstpcouple = integer(e); });

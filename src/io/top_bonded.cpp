@@ -43,6 +43,11 @@ bool funct_info(const std::string& directive, int funct, FunctInfo* info) {
     if (funct == 1) *info = {2, BondedKind::Pair14, false};
     return funct == 1;
   }
+  if (directive == "positionrestraints") {  // [ position_restraints ] (the parser drops the _); the
+                                            // references: the run's -r
+    if (funct == 1) *info = {3, BondedKind::PosRes, false};
+    return funct == 1;
+  }
   if (directive == "constraints") {  // funct 1 also makes exclusions (the parser's bond graph), 2 does not
     *info = {1, BondedKind::Bond, false, true};
     return funct == 1 || funct == 2;
@@ -226,6 +231,8 @@ bool add_interaction(const TopData& d, TopMoleculeType& m, const std::string& di
   if (!funct_info(directive, funct, &info)) return false;
   if (info.connection) return true;
   std::vector<std::vector<double>> sets;
+  if (info.kind == BondedKind::PosRes && params.empty())
+    fail("a position restraint needs its force constants (fcx fcy fcz, kJ/mol/nm^2)");
   if (!params.empty()) {
     sets.push_back(a_state(params, info.nparams, fail));
     if (info.kind == BondedKind::Pair14)

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Makes tests/data/posres: the amber99sb-ildn peptide of tests/data/bonded with position restraints on its
+# heavy atoms (gmx genrestr on the Protein-H group, force constants 1000 700 400 kJ/mol/nm^2 so that the
+# dimensions differ), included by topol.top's #ifdef POSRES as pdb2gmx writes it. ref.gro is the bonded
+# data's structure (the restraints' reference, grompp -r); conf.gro the same peptide after 50 steps of 300 K
+# MD (gmx_d), so that every restrained atom is off its reference. gmx_d's step-0 energy terms and pressure
+# with define = -DPOSRES (step0.mdp: the bonded data's reaction-field step0.mdp plus the define) go to
+# reference.txt. Every number is read from GROMACS output.
+# Needs GROMACS 2022 (gmx, gmx_d), python3. Usage: bash tests/make_posres_refdata.sh
+set -euo pipefail
+TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SRC=$TESTS/data/bonded/amber99sb-ildn
+OUT=$TESTS/data/posres
+GMX=${GMX:-gmx}
+GMXD=${GMX_D:-gmx_d}
+for exe in "$GMX" "$GMXD" python3; do
+  command -v "$exe" > /dev/null || { echo "make_posres_refdata.sh: $exe not found" >&2; exit 1; }
+done
+version=$("$GMXD" --version 2> /dev/null | sed -n 's/^GROMACS version: *//p')
+[[ $version == 2022* ]] || { echo "make_posres_refdata.sh: needs GROMACS 2022, $GMXD is $version" >&2; exit 1; }
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/halomd_posres.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$OUT"
+run() {  # run NAME COMMAND...: runs in $WORK, shows the log's tail on failure
+  local name=$1
+  shift
+  (cd "$WORK" && "$@" > "$name.log" 2>&1) || {
+    echo "make_posres_refdata.sh: $name failed:" >&2
+    tail -20 "$WORK/$name.log" >&2
+    exit 1
+  }
+}
+
+cp "$SRC/conf.gro" "$OUT/ref.gro"
+cp "$SRC/topol.top" "$OUT/topol.top"
+# Group 2 of gmx's default index groups is Protein-H (the heavy atoms).
+(cd "$WORK" && echo 2 | "$GMX" genrestr -f "$OUT/ref.gro" -o "$OUT/posre.itp" -fc 1000 700 400 > genrestr.log 2>&1) ||
+  { tail -20 "$WORK/genrestr.log" >&2; exit 1; }
+grep -q "position_restraints" "$OUT/posre.itp"
+
+# 50 steps of 1 fs from 300 K velocities, without restraints: the start structure.
+cat > "$WORK/move.mdp" << 'MDP'
+integrator = md
+dt = 0.001
+nsteps = 50
+coulombtype = Reaction-Field
+epsilon-rf = 0
+cutoff-scheme = Verlet
+rcoulomb = 1.0
+rvdw = 1.0
+tcoupl = no
+gen-vel = yes
+gen-temp = 300
+gen-seed = 11
+constraints = none
+MDP
+run move_grompp "$GMXD" grompp -maxwarn 0 -f move.mdp -c "$OUT/ref.gro" -p "$OUT/topol.top" -o move.tpr
+run move_mdrun "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -s move.tpr -deffnm move
+cp "$WORK/move.gro" "$OUT/conf.gro"
+
+{
+  echo "; written by tests/make_posres_refdata.sh: tests/data/bonded/step0.mdp with the heavy atoms restrained"
+  grep -v '^;' "$TESTS/data/bonded/step0.mdp"
+  echo "define = -DPOSRES"
+} > "$OUT/step0.mdp"
+run step0_grompp "$GMXD" grompp -maxwarn 0 -f "$OUT/step0.mdp" -c "$OUT/conf.gro" -r "$OUT/ref.gro" \
+  -p "$OUT/topol.top" -o step0.tpr
+run step0_mdrun "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -s step0.tpr -deffnm step0
+(cd "$WORK" && seq 1 30 | "$GMXD" energy -f step0.edr -o step0.xvg > step0.energy.log 2>&1)
+python3 - "$WORK/step0.xvg" "$version" > "$OUT/reference.txt" << 'PY'
+import re, sys
+legends, row = {}, None
+for line in open(sys.argv[1]):
+    m = re.match(r'@ s(\d+) legend "(.*)"', line)
+    if m:
+        legends[m.group(2)] = int(m.group(1)) + 1
+    elif line.strip() and line[0] not in '#@' and row is None:
+        row = line.split()
+print("# case term value (kJ/mol, bar; step 0, GROMACS's term names with '_' for spaces)")
+print(f"# gmx_d {sys.argv[2]}; written by tests/make_posres_refdata.sh")
+for name, col in legends.items():
+    print("posres", name.replace(' ', '_'), row[col])
+PY
+grep -q "Position_Rest." "$OUT/reference.txt" || { echo "make_posres_refdata.sh: no Position Rest. term" >&2; exit 1; }
+echo "make_posres_refdata.sh: wrote $OUT"
