@@ -27,6 +27,8 @@ struct MdState {
   Tensor ke_half_prev;                      // 1/2 sum m v(step - dt/2) (x) v(step - dt/2)
   std::vector<double> ke_half_prev_groups;  // its trace per tc-grps group (empty: one group)
   double thermostat_integral = 0.0;
+  // tcoupl = Nose-Hoover: each group's xi and its rate vxi (GROMACS's nosehoover_xi, _vxi; empty otherwise).
+  std::vector<double> nh_xi, nh_vxi;
 };
 
 // What one step must do besides advancing x and v.
@@ -34,7 +36,7 @@ struct StepRequest {
   int64_t step = 0;
   bool ns = false;       // rebuild the pair lists (and the domain decomposition)
   bool energy = false;   // compute energies and virial
-  bool tcouple = false;  // a v-rescale coupling step
+  bool tcouple = false;  // a temperature-coupling step (v-rescale or Nose-Hoover)
   bool comm = false;     // remove the centre-of-mass velocity after the update
 };
 

@@ -11,7 +11,7 @@ enum class CoulombType { ReactionField, CutOff, Pme };
 enum class CoulombModifier { PotentialShift, None };
 enum class VdwModifier { PotentialShift, None };
 enum class DispCorr { No, EnerPres, Ener };
-enum class Tcoupl { No, VRescale };
+enum class Tcoupl { No, VRescale, NoseHoover };
 enum class CommMode { Linear, None };
 enum class Integrator { Md, Steep };
 enum class Pcoupl { No, CRescale };
@@ -61,6 +61,7 @@ struct MdParams {
   DispCorr dispcorr = DispCorr::No;
   // Temperature coupling (one group: System)
   Tcoupl tcoupl = Tcoupl::No;
+  int tcoupl_line = 0;
   double tau_t = 0.1;    // ps, the first group's
   double ref_t = 300.0;  // K, the first group's
   // tc-grps with a tau-t and ref-t each: one group holding every atom, or several that share the atoms out

@@ -42,6 +42,11 @@ class CpuExecutor final : public Executor {
   // step's v-rescale factor (empty with one group, which keeps the single-group path's bits).
   std::vector<double> group_ref_kinetic_, group_tau_, group_ke_prev_, group_lambda_;
   double thermostat_integral_ = 0.0;
+  // tcoupl = Nose-Hoover (one entry per group, or one): GROMACS's xi, vxi, 1/Q, reference temperature and
+  // degrees of freedom, and the step's friction factor.
+  std::vector<double> nh_xi_, nh_vxi_, nh_qinv_, nh_ref_t_, nh_ndf_, nh_factor_;
+  void nose_hoover_coupling(int64_t step);
+  double nose_hoover_energy() const;
 };
 
 // The v-rescale scaling factor of a coupling step from the half-step kinetic energy ek (kJ/mol); adds the

@@ -29,6 +29,23 @@ void leapfrog(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std::vecto
 
 }  // namespace
 
+void leapfrog_nose_hoover(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std::vector<Vec3>& f,
+                          const std::vector<double>& inv_mass, const std::vector<double>& factor,
+                          const std::vector<int>* group, double dt, std::vector<Vec3>& x_new, int threads) {
+  const int n = static_cast<int>(x.size());
+#pragma omp parallel for num_threads(std::max(1, threads)) schedule(static)
+  for (int i = 0; i < n; ++i) {
+    const double im = inv_mass[i];
+    if (im == 0.0) {
+      x_new[i] = x[i];
+      continue;
+    }
+    const double fnh = factor[group ? (*group)[i] : 0];
+    for (int d = 0; d < 3; ++d) v[i][d] = (v[i][d] + (f[i][d] * (im * dt) - fnh * v[i][d])) / (1.0 + fnh);
+    x_new[i] = x[i] + v[i] * dt;
+  }
+}
+
 void leapfrog_update(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std::vector<Vec3>& f,
                      const std::vector<double>& inv_mass, double lambda, double dt, std::vector<Vec3>& x_new,
                      int threads) {

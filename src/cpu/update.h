@@ -13,6 +13,13 @@ void leapfrog_update(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std
                      const std::vector<double>& inv_mass, double lambda, double dt, std::vector<Vec3>& x_new,
                      int threads);
 
+// A Nose-Hoover coupling step of the leap-frog (GROMACS's reversible form, Holian et al. 1995):
+// v(t+dt/2) = (v(t-dt/2) + f/m dt - c v(t-dt/2)) / (1 + c) with c = factor[group[i]] (factor[0] without
+// groups; GROMACS's 0.5 nsttcouple dt vxi), x' = x + v(t+dt/2) dt.
+void leapfrog_nose_hoover(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std::vector<Vec3>& f,
+                          const std::vector<double>& inv_mass, const std::vector<double>& factor,
+                          const std::vector<int>* group, double dt, std::vector<Vec3>& x_new, int threads);
+
 // The same with a v-rescale factor per temperature-coupling group: atom i takes lambdas[group[i]].
 void leapfrog_update(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std::vector<Vec3>& f,
                      const std::vector<double>& inv_mass, const std::vector<double>& lambdas,

@@ -259,6 +259,11 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
         options.top, 0,
         "the topology has bonded interactions ([ bonds ], [ angles ], [ dihedrals ], [ pairs ]), "
         "which run with one domain so far (no --dd, one rank; --backend cpu or cuda)");
+  if (config.mdp->tcoupl == Tcoupl::NoseHoover && (options.backend != "cpu" || decomposed(options)))
+    throw InputError(
+        options.mdp, config.mdp->tcoupl_line,
+        "tcoupl = Nose-Hoover runs with --backend cpu and one domain so far (no --dd, one rank); "
+        "V-rescale runs everywhere");
   if (config.tc_group && decomposed(options))
     throw InputError(options.mdp, config.mdp->tc_grps_line,
                      "several tc-grps run with one domain so far (no --dd, one rank; --backend cpu or cuda)");

@@ -80,6 +80,8 @@ MdState to_md_state(const io::Checkpoint& c) {
   s.ke_half_prev = c.ke_half_prev;
   s.ke_half_prev_groups = c.ke_half_prev_groups;
   s.thermostat_integral = c.thermostat_integral;
+  s.nh_xi = c.nh_xi;
+  s.nh_vxi = c.nh_vxi;
   return s;
 }
 
@@ -90,6 +92,8 @@ void from_md_state(const MdState& s, io::Checkpoint& c) {
   c.ke_half_prev = s.ke_half_prev;
   c.ke_half_prev_groups = s.ke_half_prev_groups;
   c.thermostat_integral = s.thermostat_integral;
+  c.nh_xi = s.nh_xi;
+  c.nh_vxi = s.nh_vxi;
 }
 
 void print_progress(int64_t step, int64_t last, int64_t first, double elapsed, double dt) {
@@ -269,7 +273,7 @@ RunSummary run_md(const RunOptions& options) {
     // C-rescale acts after steps 0, nstpcouple, ... with that step's pressure (GROMACS 2022).
     const bool pcouple_step = pcoupl && step % mdp.nstpcouple == 0;
     req.energy = energy_row_step || pcouple_step;
-    req.tcouple = mdp.tcoupl == Tcoupl::VRescale && (step + mdp.nsttcouple - 1) % mdp.nsttcouple == 0;
+    req.tcouple = mdp.tcoupl != Tcoupl::No && (step + mdp.nsttcouple - 1) % mdp.nsttcouple == 0;
     req.comm = mdp.comm_mode == CommMode::Linear && step % mdp.nstcomm == 0;
     const bool checkpoint_step = step > first && mdp.nstcheckpoint > 0 && step % mdp.nstcheckpoint == 0;
     const bool frame_step = every(mdp.nstxout_compressed, step);

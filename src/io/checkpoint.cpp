@@ -13,8 +13,9 @@ namespace {
 
 constexpr char kMagic[8] = {'H', 'A', 'L', 'O', 'M', 'D', 'C', 'P'};
 // Version 2 added trr_bytes (after atoms_hash), version 3 barostat_integral and the temperature groups'
-// kinetic energies (after it); versions 1 and 2 are still read.
-constexpr uint32_t kVersion = 3;
+// kinetic energies (after it), version 4 the Nose-Hoover variables (after them); versions 1 to 3 are still
+// read.
+constexpr uint32_t kVersion = 4;
 
 // FNV-1a over the payload: catches truncation and corruption.
 uint64_t fnv1a(const std::string& data) {
@@ -97,6 +98,11 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
   w.put(c.barostat_integral);
   w.put(static_cast<uint64_t>(c.ke_half_prev_groups.size()));
   for (double k : c.ke_half_prev_groups) w.put(k);
+  w.put(static_cast<uint64_t>(c.nh_xi.size()));
+  for (size_t g = 0; g < c.nh_xi.size(); ++g) {
+    w.put(c.nh_xi[g]);
+    w.put(c.nh_vxi[g]);
+  }
   const uint64_t sum = fnv1a(w.buf_);
 
   const std::string tmp = path + ".tmp";
@@ -150,6 +156,14 @@ Checkpoint read_checkpoint(const std::string& path) {
     const uint64_t groups = r.get<uint64_t>();
     if (groups > 4096) throw InputError(path, 0, "checkpoint is corrupted (temperature groups)");
     for (uint64_t g = 0; g < groups; ++g) c.ke_half_prev_groups.push_back(r.get<double>());
+  }
+  if (version >= 4) {
+    const uint64_t groups = r.get<uint64_t>();
+    if (groups > 4096) throw InputError(path, 0, "checkpoint is corrupted (Nose-Hoover groups)");
+    for (uint64_t g = 0; g < groups; ++g) {
+      c.nh_xi.push_back(r.get<double>());
+      c.nh_vxi.push_back(r.get<double>());
+    }
   }
   if (c.v.size() != c.x.size()) throw InputError(path, 0, "checkpoint has different numbers of x and v");
   return c;

@@ -30,6 +30,7 @@ struct Checkpoint {
   int64_t trr_bytes = -1;
   double barostat_integral = 0.0;           // kJ/mol: C-rescale's work on the box (Conserved adds it)
   std::vector<double> ke_half_prev_groups;  // per tc-grps group, with several groups
+  std::vector<double> nh_xi, nh_vxi;        // tcoupl = Nose-Hoover: per group
 };
 
 // Written to path + ".tmp" and renamed, so an interrupted write never destroys the previous checkpoint.

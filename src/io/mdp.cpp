@@ -287,7 +287,9 @@ void MdpReader::register_options() {
     p_.dispcorr = values[choice(e, {"no", "EnerPres", "Ener"})];
   });
   add({"tcoupl"}, [this](const Entry& e) {
-    p_.tcoupl = choice(e, {"no", "V-rescale"}) == 0 ? Tcoupl::No : Tcoupl::VRescale;
+    const Tcoupl kinds[] = {Tcoupl::No, Tcoupl::VRescale, Tcoupl::NoseHoover};
+    p_.tcoupl = kinds[choice(e, {"no", "V-rescale", "Nose-Hoover"})];
+    p_.tcoupl_line = e.line;
   });
   add({"tc-grps"}, [this](const Entry& e) {
     // One group must hold every atom (checked with the topology); several must share the atoms out.
@@ -414,11 +416,12 @@ void MdpReader::derive() {
     fail(line_of("epsilon-r"), "epsilon-r must be positive (0, meaning infinity, is not supported)");
   if (p.epsilon_rf < 0.0) fail(line_of("epsilon-rf"), "epsilon-rf must be 0 (infinity) or positive");
 
-  if (p.tcoupl == Tcoupl::VRescale) {
+  if (p.tcoupl != Tcoupl::No) {
+    const std::string name = p.tcoupl == Tcoupl::VRescale ? "V-rescale" : "Nose-Hoover";
     for (const char* key : {"tc-grps", "tau-t", "ref-t"})
       if (!given(key))
         fail(line_of("tcoupl"),
-             std::string("tcoupl = V-rescale needs ") + key +
+             "tcoupl = " + name + " needs " + key +
                  " (expected tc-grps = System, or another group of every atom, and one tau-t and ref-t)");
     for (const char* key : {"tau-t", "ref-t"}) {
       const size_t n = std::string(key) == "tau-t" ? p.tau_ts.size() : p.ref_ts.size();
@@ -428,7 +431,7 @@ void MdpReader::derive() {
                                " groups of tc-grps (expected one per group)");
     }
     for (double t : p.tau_ts)
-      if (t <= 0.0) fail(line_of("tau-t"), "tau-t must be positive with tcoupl = V-rescale");
+      if (t <= 0.0) fail(line_of("tau-t"), "tau-t must be positive with tcoupl = " + name);
   }
   for (double t : p.ref_ts)
     if (t < 0.0) fail(line_of("ref-t"), "ref-t must not be negative");

@@ -1,0 +1,87 @@
+// Nose-Hoover temperature coupling (tcoupl = Nose-Hoover, leap-frog, no chains) on the CPU reference against
+// GROMACS 2022 (gmx_d, tests/make_nosehoover_refdata.sh). The thermostat has no noise, so both follow one
+// path: SPC/E water coupled every step and every 5 steps (GROMACS's friction times nsttcouple), and the
+// solvated peptide with two groups and h-bonds, step by step the total and conserved energy and each group's
+// temperature; a continuation from a checkpoint (which carries xi and vxi) gives the bits of the
+// uninterrupted run; domains and GPUs refuse it naming the line.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/run_helpers.h"
+#include "support/test_support.h"
+#include "tolerances.h"
+
+namespace halomd::test {
+namespace {
+
+// halomd's run of <mdp> (in tests/data/nosehoover) on <system> against <case>.txt, column by column: energy
+// columns relative, temperatures within `t_tol` K.
+void expect_path_like_gromacs(const std::string& system, const std::string& mdp,
+                              const std::vector<std::string>& columns) {
+  SCOPED_TRACE(mdp);
+  const std::string out = make_temp_dir("nosehoover");
+  std::string log;
+  ASSERT_EQ(run_halomd(system,
+                       "../" + std::string(system.find('/') == std::string::npos ? "" : "../") +
+                           "nosehoover/" + mdp + ".mdp",
+                       {}, out + "/run", "--threads 2", &log),
+            0)
+      << log;
+  auto e = read_csv(out + "/run/energy.csv");
+  const std::vector<std::string> rows = read_rows(data_path("nosehoover/" + mdp + ".txt"));
+  ASSERT_EQ(e["step"].size(), rows.size());
+  for (size_t k = 0; k < rows.size(); ++k) {
+    std::istringstream w(rows[k]);
+    double step = 0;
+    w >> step;
+    SCOPED_TRACE(::testing::Message() << "step " << step);
+    for (const std::string& c : columns) {
+      double ref = 0;
+      w >> ref;
+      ASSERT_TRUE(e.count(c)) << c;
+      // gmx energy prints 6 decimals; the paths agree to ~1e-8 relative.
+      EXPECT_NEAR(e[c][k], ref, kPcouplPathRelTol * std::fabs(ref) + 1e-6) << c;
+    }
+  }
+}
+
+TEST(NoseHoover, WaterFollowsGromacsPathCoupledEveryStepAndEveryFifth) {
+  expect_path_like_gromacs("spce_1k5", "water", {"total", "conserved", "temperature"});
+  expect_path_like_gromacs("spce_1k5", "water_nst5", {"total", "conserved", "temperature"});
+}
+
+TEST(NoseHoover, TwoGroupsOnTheSolvatedPeptideFollowGromacsPath) {
+  expect_path_like_gromacs("bonded/solvated", "two_groups",
+                           {"total", "conserved", "t_Protein", "t_Non-Protein"});
+}
+
+TEST(NoseHoover, ContinuationFromACheckpointChangesNoBit) {
+  const std::string out = make_temp_dir("nosehoover_cpt");
+  const std::string mdp = "../nosehoover/water_nst5.mdp";
+  const std::map<std::string, std::string> set = {{"nsteps", "60"}, {"nstcheckpoint", "30"}};
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", mdp, set, out + "/whole", "--threads 2", &log), 0) << log;
+  EXPECT_NE(run_halomd("spce_1k5", mdp, set, out + "/part", "--threads 2 --stop-at-step 33", &log), 0);
+  ASSERT_EQ(
+      run_halomd("spce_1k5", mdp, set, out + "/part", "--threads 2 --cpi " + out + "/part/state.cpt", &log),
+      0)
+      << log;
+  for (const char* f : {"energy.csv", "confout.gro"})
+    EXPECT_EQ(read_text(out + "/whole/" + f), read_text(out + "/part/" + f)) << f;
+}
+
+TEST(NoseHoover, DomainsAndGpusRefuseItNamingTheLine) {
+  const std::string out = make_temp_dir("nosehoover_refuse");
+  std::string log;
+  EXPECT_EQ(run_halomd("spce_1k5", "../nosehoover/water.mdp", {}, out + "/dd", "--domains 2", &log), 2);
+  EXPECT_NE(log.find("dd.mdp:21: tcoupl = Nose-Hoover runs with --backend cpu"), std::string::npos) << log;
+  EXPECT_EQ(run_halomd("spce_1k5", "../nosehoover/water.mdp", {}, out + "/gpu", "--backend cuda", &log), 2);
+  EXPECT_NE(log.find("tcoupl = Nose-Hoover runs with --backend cpu"), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace halomd::test
