@@ -38,6 +38,10 @@ struct StepRequest {
   bool energy = false;   // compute energies and virial
   bool tcouple = false;  // a temperature-coupling step (v-rescale or Nose-Hoover)
   bool comm = false;     // remove the centre-of-mass velocity after the update
+  // Parrinello-Rahman coupling step: the update takes - pr_scale[d] v[d] off each velocity (GROMACS's
+  // nstpcouple dt M v, M diagonal for a rectangular box).
+  bool pr = false;
+  Vec3 pr_scale{};
 };
 
 // Energies of one step, summed over all atoms (and domains), before the dispersion correction.
@@ -99,6 +103,12 @@ class Executor {
   // Pressure coupling after a step: x(step + 1) scaled by mu (diagonal) atom by atom, v(step + 1/2) by 1/mu,
   // and the new box. Only executors that run pressure coupling implement it (the factory refuses the rest).
   virtual void scale_coordinates(const Tensor& mu, const Box& box) {
+    (void)mu;
+    (void)box;
+    throw std::logic_error("this executor has no pressure coupling");
+  }
+  // Parrinello-Rahman after a coupling step: x(step + 1) scaled by mu (diagonal), v unchanged, the new box.
+  virtual void scale_positions(const Tensor& mu, const Box& box) {
     (void)mu;
     (void)box;
     throw std::logic_error("this executor has no pressure coupling");

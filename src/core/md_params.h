@@ -14,7 +14,7 @@ enum class DispCorr { No, EnerPres, Ener };
 enum class Tcoupl { No, VRescale, NoseHoover };
 enum class CommMode { Linear, None };
 enum class Integrator { Md, Steep };
-enum class Pcoupl { No, CRescale };
+enum class Pcoupl { No, CRescale, ParrinelloRahman };
 enum class PcouplType { Isotropic, SemiIsotropic };
 
 // A group option of the .mdp (tc-grps, comm-grps, energygrps, compressed-x-grps) naming one group, which

@@ -137,30 +137,45 @@ void CpuExecutor::scale_coordinates(const Tensor& mu, const Box& box) {
   forces_.set_box(box);
 }
 
+void CpuExecutor::scale_positions(const Tensor& mu, const Box& box) {
+  for (Vec3& x : x_)
+    for (int d = 0; d < 3; ++d) x[d] *= mu.m[d][d];
+  cfg_.box = box;
+  forces_.set_box(box);
+}
+
 void CpuExecutor::step(const StepRequest& r, StepEnergies* e) {
   PhaseTimers& timers = *cfg_.timers;
   const int threads = cfg_.threads;
   forces_.compute(x_, r.ns, r.step, f_, e, timers);
 
   timers.start(Phase::Update);
-  if (!nh_xi_.empty() && r.tcouple) {
-    nose_hoover_coupling(r.step);
-    leapfrog_nose_hoover(x_, v_, f_, inv_mass_, nh_factor_, group_tau_.empty() ? nullptr : cfg_.tc_group,
-                         mdp_.dt, x_new_, threads);
-  } else if (!nh_xi_.empty()) {
-    leapfrog_update(x_, v_, f_, inv_mass_, 1.0, mdp_.dt, x_new_, threads);
-  } else if (group_tau_.empty()) {
-    const double lambda = r.tcouple ? vrescale_lambda(ke_half_prev_.trace(), ref_kinetic_, cfg_.ndf, mdp_,
-                                                      cfg_.ld_seed, r.step, &thermostat_integral_)
-                                    : 1.0;
-    leapfrog_update(x_, v_, f_, inv_mass_, lambda, mdp_.dt, x_new_, threads);
-  } else {
+  const bool nh_step = !nh_xi_.empty() && r.tcouple;
+  if (nh_step) nose_hoover_coupling(r.step);
+  // v-rescale's factors: one, or one per group.
+  double lambda = 1.0;
+  if (nh_xi_.empty() && group_tau_.empty() && r.tcouple)
+    lambda = vrescale_lambda(ke_half_prev_.trace(), ref_kinetic_, cfg_.ndf, mdp_, cfg_.ld_seed, r.step,
+                             &thermostat_integral_);
+  if (nh_xi_.empty() && !group_tau_.empty())
     for (size_t g = 0; g < group_tau_.size(); ++g)
       group_lambda_[g] =
           r.tcouple ? vrescale_lambda(group_ke_prev_[g], group_ref_kinetic_[g], cfg_.tc_ndf[g], group_tau_[g],
                                       mdp_, cfg_.ld_seed, static_cast<int>(g), r.step, &thermostat_integral_)
                     : 1.0;
+  const std::vector<int>* group = group_tau_.empty() ? nullptr : cfg_.tc_group;
+  if (nh_step || r.pr) {
+    // Nose-Hoover's friction and Parrinello-Rahman's M in the update (GROMACS's general leap-frog).
+    const size_t groups = group ? group_tau_.size() : 1;
+    const std::vector<double> lambdas = nh_xi_.empty() ? (group ? group_lambda_ : std::vector<double>{lambda})
+                                                       : std::vector<double>(groups, 1.0);
+    const std::vector<double> friction = nh_step ? nh_factor_ : std::vector<double>(groups, 0.0);
+    leapfrog_coupled(x_, v_, f_, inv_mass_, lambdas, friction, group, r.pr ? r.pr_scale : Vec3{}, mdp_.dt,
+                     x_new_, threads);
+  } else if (group) {
     leapfrog_update(x_, v_, f_, inv_mass_, group_lambda_, *cfg_.tc_group, mdp_.dt, x_new_, threads);
+  } else {
+    leapfrog_update(x_, v_, f_, inv_mass_, lambda, mdp_.dt, x_new_, threads);
   }
   timers.stop();
 

@@ -20,6 +20,7 @@ class CpuExecutor final : public Executor {
   void save(MdState& state) override;
   void positions(std::vector<Vec3>& x) override { x = x_; }
   void scale_coordinates(const Tensor& mu, const Box& box) override;
+  void scale_positions(const Tensor& mu, const Box& box) override;
   bool last_forces(std::vector<Vec3>& f) override {
     f = f_;  // the step's forces at x(step), as the update used them
     return true;

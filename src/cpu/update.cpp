@@ -29,9 +29,10 @@ void leapfrog(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std::vecto
 
 }  // namespace
 
-void leapfrog_nose_hoover(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std::vector<Vec3>& f,
-                          const std::vector<double>& inv_mass, const std::vector<double>& factor,
-                          const std::vector<int>* group, double dt, std::vector<Vec3>& x_new, int threads) {
+void leapfrog_coupled(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std::vector<Vec3>& f,
+                      const std::vector<double>& inv_mass, const std::vector<double>& lambda,
+                      const std::vector<double>& factor, const std::vector<int>* group, const Vec3& pr_scale,
+                      double dt, std::vector<Vec3>& x_new, int threads) {
   const int n = static_cast<int>(x.size());
 #pragma omp parallel for num_threads(std::max(1, threads)) schedule(static)
   for (int i = 0; i < n; ++i) {
@@ -40,8 +41,10 @@ void leapfrog_nose_hoover(const std::vector<Vec3>& x, std::vector<Vec3>& v, cons
       x_new[i] = x[i];
       continue;
     }
-    const double fnh = factor[group ? (*group)[i] : 0];
-    for (int d = 0; d < 3; ++d) v[i][d] = (v[i][d] + (f[i][d] * (im * dt) - fnh * v[i][d])) / (1.0 + fnh);
+    const int g = group ? (*group)[i] : 0;
+    const double lg = lambda[g], fnh = factor[g];
+    for (int d = 0; d < 3; ++d)
+      v[i][d] = (lg * v[i][d] + (f[i][d] * (im * dt) - fnh * v[i][d] - pr_scale[d] * v[i][d])) / (1.0 + fnh);
     x_new[i] = x[i] + v[i] * dt;
   }
 }

@@ -13,12 +13,14 @@ void leapfrog_update(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std
                      const std::vector<double>& inv_mass, double lambda, double dt, std::vector<Vec3>& x_new,
                      int threads);
 
-// A Nose-Hoover coupling step of the leap-frog (GROMACS's reversible form, Holian et al. 1995):
-// v(t+dt/2) = (v(t-dt/2) + f/m dt - c v(t-dt/2)) / (1 + c) with c = factor[group[i]] (factor[0] without
-// groups; GROMACS's 0.5 nsttcouple dt vxi), x' = x + v(t+dt/2) dt.
-void leapfrog_nose_hoover(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std::vector<Vec3>& f,
-                          const std::vector<double>& inv_mass, const std::vector<double>& factor,
-                          const std::vector<int>* group, double dt, std::vector<Vec3>& x_new, int threads);
+// The leap-frog of a Nose-Hoover or Parrinello-Rahman coupling step (GROMACS's updateMDLeapfrogGeneral, the
+// reversible Nose-Hoover form of Holian et al. 1995): v(t+dt/2)_d = (l v_d + (f_d/m dt - c v_d - p_d v_d)) /
+// (1 + c) with l = lambda[g] (v-rescale), c = factor[g] (0.5 nsttcouple dt vxi) for atom i's group g
+// (group[i], or 0 without groups) and p = pr_scale (nstpcouple dt M); x' = x + v(t+dt/2) dt.
+void leapfrog_coupled(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std::vector<Vec3>& f,
+                      const std::vector<double>& inv_mass, const std::vector<double>& lambda,
+                      const std::vector<double>& factor, const std::vector<int>* group, const Vec3& pr_scale,
+                      double dt, std::vector<Vec3>& x_new, int threads);
 
 // The same with a v-rescale factor per temperature-coupling group: atom i takes lambdas[group[i]].
 void leapfrog_update(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std::vector<Vec3>& f,

@@ -269,7 +269,9 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
                      "several tc-grps run with one domain so far (no --dd, one rank; --backend cpu or cuda)");
   if (config.mdp->pcoupl != Pcoupl::No && (options.backend != "cpu" || decomposed(options)))
     throw InputError(options.mdp, config.mdp->pcoupl_line,
-                     "pcoupl = C-rescale runs with --backend cpu and one domain so far (no --dd, one rank)");
+                     std::string("pcoupl = ") +
+                         (config.mdp->pcoupl == Pcoupl::CRescale ? "C-rescale" : "Parrinello-Rahman") +
+                         " runs with --backend cpu and one domain so far (no --dd, one rank)");
   // PME exists in the CPU executors and on one GPU; the GPU domains would run reaction field.
   if (config.mdp->coulombtype == CoulombType::Pme && options.backend == "cuda" && decomposed(options))
     throw InputError(options.mdp, config.mdp->coulombtype_line,

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -105,6 +106,64 @@ void print_progress(int64_t step, int64_t last, int64_t first, double elapsed, d
   std::fprintf(stderr, "\rstep %lld / %lld, %.1f ns/day, %.0f s left   ", static_cast<long long>(step),
                static_cast<long long>(last), nsday, left);
   std::fflush(stderr);
+}
+
+// Parrinello-Rahman for a rectangular box (GROMACS 2022's parrinellorahman_pcoupl, isotropic and
+// semi-isotropic), at a coupling step with the pressure of the step before it: the box velocity grows by
+// dt_pc W^-1 V a, W^-1 = 4 pi^2 compressibility / (3 tau-p^2 L_max), a the relative volume acceleration
+// shared by the coupled directions; then M = boxv / L, which the update takes off the velocities, and mu =
+// (L + dt_pc boxv) / L, which scales the positions after it (the box follows). The first step of a new run
+// does not accelerate the box (GROMACS's bInitStep).
+struct ParrinelloRahmanStep {
+  Vec3 m, mu;
+};
+double pr_inv_mass(const MdParams& p, int d, double max_len) {
+  const double c =
+      p.pcoupltype == PcouplType::Isotropic ? p.compressibility[0] : p.compressibility[d < 2 ? 0 : 1];
+  return 4.0 * units::kPi * units::kPi * c / (3.0 * p.tau_p * p.tau_p * max_len);
+}
+double pr_ref(const MdParams& p, int d) {
+  return p.pcoupltype == PcouplType::Isotropic ? p.ref_p[0] : p.ref_p[d < 2 ? 0 : 1];
+}
+ParrinelloRahmanStep parrinello_rahman(const MdParams& p, const Tensor& pres, const Box& box, bool init,
+                                       Vec3& boxv) {
+  const double dtpc = p.nstpcouple * p.dt;
+  const Vec3& l = box.len;
+  if (!init) {
+    const double vol = box.volume(), max_len = std::max({l.x, l.y, l.z});
+    double t[3];
+    for (int d = 0; d < 3; ++d) t[d] = (pres.m[d][d] - pr_ref(p, d)) / l[d];
+    Vec3 a;
+    if (p.pcoupltype == PcouplType::Isotropic) {
+      const double atot = l.x * l.y * t[2] + l.x * t[1] * l.z + t[0] * l.y * l.z;
+      const double arel = atot / (3.0 * vol);
+      for (int d = 0; d < 3; ++d) a[d] = pr_inv_mass(p, 0, max_len) * vol * arel * l[d];
+    } else {
+      const double atot = l.x * t[1] + t[0] * l.y;
+      const double arel = atot / (2.0 * l.x * l.y);
+      for (int d = 0; d < 2; ++d) a[d] = pr_inv_mass(p, d, max_len) * vol * arel * l[d];
+      a[2] = t[2] * pr_inv_mass(p, 2, max_len) * vol;
+    }
+    for (int d = 0; d < 3; ++d) boxv[d] += dtpc * a[d];
+  }
+  ParrinelloRahmanStep s;
+  for (int d = 0; d < 3; ++d) {
+    s.m[d] = boxv[d] / l[d];
+    s.mu[d] = (l[d] + dtpc * boxv[d]) / l[d];
+  }
+  return s;
+}
+// The barostat's share of the conserved energy (GROMACS's NPT_energy): the box's kinetic energy
+// sum_d boxv_d^2 / (2 W^-1_d PRESFAC) and P_ref V (the mean reference pressure).
+double parrinello_rahman_energy(const MdParams& p, const Box& box, const Vec3& boxv) {
+  const double max_len = std::max({box.len.x, box.len.y, box.len.z});
+  double e = 0.0, trace = 0.0;
+  for (int d = 0; d < 3; ++d) {
+    const double inv_mass = pr_inv_mass(p, d, max_len);
+    if (inv_mass > 0) e += 0.5 * boxv[d] * boxv[d] / (inv_mass * units::kPresFac);
+    trace += pr_ref(p, d);
+  }
+  return e + box.volume() * trace / (3.0 * units::kPresFac);
 }
 
 }  // namespace
@@ -261,6 +320,7 @@ RunSummary run_md(const RunOptions& options) {
   std::vector<Vec3> trr_x, trr_f;
   auto every = [](int n, int64_t step) { return n > 0 && step % n == 0; };
   const bool pcoupl = mdp.pcoupl == Pcoupl::CRescale;
+  const bool pr = mdp.pcoupl == Pcoupl::ParrinelloRahman;
   double total_mass = 0.0;
   for (double m : top.mass) total_mass += m;
 
@@ -272,7 +332,11 @@ RunSummary run_md(const RunOptions& options) {
     const bool energy_row_step = step % mdp.nstenergy == 0 || step == last || step == first;
     // C-rescale acts after steps 0, nstpcouple, ... with that step's pressure (GROMACS 2022).
     const bool pcouple_step = pcoupl && step % mdp.nstpcouple == 0;
-    req.energy = energy_row_step || pcouple_step;
+    // Parrinello-Rahman couples at steps 0, ... (step + nstpcouple - 1 a multiple of nstpcouple) with the
+    // pressure of the step before, kept from steps 0, nstpcouple, ... (GROMACS 2022's pres_prev).
+    const bool pr_step = pr && (step + mdp.nstpcouple - 1) % mdp.nstpcouple == 0;
+    const bool pr_pressure_step = pr && step % mdp.nstpcouple == 0;
+    req.energy = energy_row_step || pcouple_step || pr_pressure_step;
     req.tcouple = mdp.tcoupl != Tcoupl::No && (step + mdp.nsttcouple - 1) % mdp.nsttcouple == 0;
     req.comm = mdp.comm_mode == CommMode::Linear && step % mdp.nstcomm == 0;
     const bool checkpoint_step = step > first && mdp.nstcheckpoint > 0 && step % mdp.nstcheckpoint == 0;
@@ -310,6 +374,12 @@ RunSummary run_md(const RunOptions& options) {
       steady_first = step;
     }
 
+    ParrinelloRahmanStep prs;
+    if (pr_step) {
+      prs = parrinello_rahman(mdp, st.pr_pres_prev, box, step == first && !resume, st.pr_boxv);
+      req.pr = true;
+      req.pr_scale = prs.m * (mdp.nstpcouple * mdp.dt);
+    }
     const CallCounters before = exec->counters();
     const auto t_step = Clock::now();
     StepEnergies se;
@@ -341,6 +411,14 @@ RunSummary run_md(const RunOptions& options) {
         exec->scale_coordinates(mu, box);
       }
       row.conserved += st.barostat_integral;
+      if (pr) {
+        if (pr_pressure_step) st.pr_pres_prev = row.pressure_tensor;
+        // With the box and box velocity at the step's end, as GROMACS's conserved energy.
+        Box next = box;
+        if (pr_step)
+          for (int d = 0; d < 3; ++d) next.len[d] += mdp.nstpcouple * mdp.dt * st.pr_boxv[d];
+        row.conserved += parrinello_rahman_energy(mdp, next, st.pr_boxv);
+      }
       if (energy_row_step && writer) {
         out->write_energy(row);
         report.add_energy(row);
@@ -357,6 +435,19 @@ RunSummary run_md(const RunOptions& options) {
         out->write_trr(step, st.tinit + step * mdp.dt, box, trr_x_step ? &trr_x : nullptr,
                        trr_v_step ? &trr_state.v : nullptr, trr_f_step ? &trr_f : nullptr);
       }
+    }
+    if (pr_step) {  // after the step's outputs, which show x(step) in box(step)
+      Tensor mu;
+      for (int d = 0; d < 3; ++d) {
+        box.len[d] += mdp.nstpcouple * mdp.dt * st.pr_boxv[d];
+        mu.m[d][d] = prs.mu[d];
+      }
+      if (mdp.rlist >= box.min_half_edge())
+        throw RuntimeError(step, -1,
+                           fmt::format("pressure coupling shrank the box to {:.4f} nm, less than twice the "
+                                       "pair-list cut-off {:.4f} nm",
+                                       2.0 * box.min_half_edge(), mdp.rlist));
+      exec->scale_positions(mu, box);
     }
     timers.stop();
 

@@ -13,8 +13,8 @@ namespace {
 
 constexpr char kMagic[8] = {'H', 'A', 'L', 'O', 'M', 'D', 'C', 'P'};
 // Version 2 added trr_bytes (after atoms_hash), version 3 barostat_integral and the temperature groups'
-// kinetic energies (after it), version 4 the Nose-Hoover variables (after them); versions 1 to 3 are still
-// read.
+// kinetic energies (after it), version 4 the Nose-Hoover variables and Parrinello-Rahman's box velocity and
+// pressure (after them); versions 1 to 3 are still read.
 constexpr uint32_t kVersion = 4;
 
 // FNV-1a over the payload: catches truncation and corruption.
@@ -103,6 +103,9 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
     w.put(c.nh_xi[g]);
     w.put(c.nh_vxi[g]);
   }
+  for (int d = 0; d < 3; ++d) w.put(c.pr_boxv[d]);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) w.put(c.pr_pres_prev.m[i][j]);
   const uint64_t sum = fnv1a(w.buf_);
 
   const std::string tmp = path + ".tmp";
@@ -164,6 +167,9 @@ Checkpoint read_checkpoint(const std::string& path) {
       c.nh_xi.push_back(r.get<double>());
       c.nh_vxi.push_back(r.get<double>());
     }
+    for (int d = 0; d < 3; ++d) c.pr_boxv[d] = r.get<double>();
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) c.pr_pres_prev.m[i][j] = r.get<double>();
   }
   if (c.v.size() != c.x.size()) throw InputError(path, 0, "checkpoint has different numbers of x and v");
   return c;

@@ -31,6 +31,8 @@ struct Checkpoint {
   double barostat_integral = 0.0;           // kJ/mol: C-rescale's work on the box (Conserved adds it)
   std::vector<double> ke_half_prev_groups;  // per tc-grps group, with several groups
   std::vector<double> nh_xi, nh_vxi;        // tcoupl = Nose-Hoover: per group
+  Vec3 pr_boxv;                             // pcoupl = Parrinello-Rahman: the box velocity (nm/ps, diagonal)
+  Tensor pr_pres_prev;                      // and the pressure (bar) the next coupling step reads
 };
 
 // Written to path + ".tmp" and renamed, so an interrupted write never destroys the previous checkpoint.

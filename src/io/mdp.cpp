@@ -298,9 +298,10 @@ void MdpReader::register_options() {
     if (p_.tc_grps.size() == 1) p_.groups.push_back({e.key, e.value, e.line});
   });
   add({"pcoupl"}, [this](const Entry& e) {
-    // GROMACS's other barostats are refused by name: C-rescale samples the same NPT ensemble.
-    const int k = choice(e, {"no", "C-rescale"});
-    p_.pcoupl = k == 0 ? Pcoupl::No : Pcoupl::CRescale;
+    // GROMACS's other barostats (Berendsen, MTTK) are refused by name.
+    const int k = choice(e, {"no", "C-rescale", "Parrinello-Rahman"});
+    const Pcoupl kinds[] = {Pcoupl::No, Pcoupl::CRescale, Pcoupl::ParrinelloRahman};
+    p_.pcoupl = kinds[k];
     p_.pcoupl_line = e.line;
   });
   add({"pcoupltype"}, [this](const Entry& e) {
@@ -469,7 +470,8 @@ void MdpReader::derive() {
   if (p.nstcomm < 0)
     fail(line_of("nstcomm"), "nstcomm must not be negative (use comm-mode to choose the mode)");
   if (p.nstcomm == 0) p.comm_mode = CommMode::None;
-  if (p.pcoupl == Pcoupl::CRescale) {
+  if (p.pcoupl != Pcoupl::No) {
+    const std::string barostat = p.pcoupl == Pcoupl::CRescale ? "C-rescale" : "Parrinello-Rahman";
     if (pcoupltype_.line > 0)
       p.pcoupltype = choice(pcoupltype_, {"isotropic", "semiisotropic"}) == 0 ? PcouplType::Isotropic
                                                                               : PcouplType::SemiIsotropic;
@@ -482,8 +484,8 @@ void MdpReader::derive() {
     // As grompp 2022 (readir.cpp): a thermostat is needed, tau-p and the compressibility must be positive;
     // nstpcouple = -1 is ir_optimal_nstpcouple: 10, or fewer (a divisor of 10) when tau-p < 10 x 10 dt.
     if (p.tcoupl == Tcoupl::No)
-      fail(p.pcoupl_line,
-           "pcoupl = C-rescale needs temperature coupling (tcoupl = V-rescale), as in GROMACS");
+      fail(p.pcoupl_line, "pcoupl = " + barostat +
+                              " needs temperature coupling (tcoupl = V-rescale or Nose-Hoover), as in GROMACS");
     if (p.tau_p <= 0.0) fail(line_of("tau-p"), "tau-p must be positive");
     if (p.compressibility[0] <= 0.0 || p.compressibility[1] <= 0.0)
       fail(line_of("compressibility"), "compressibility must be positive (e.g. 4.5e-5 1/bar for water)");

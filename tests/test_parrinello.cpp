@@ -1,0 +1,81 @@
+// pcoupl = Parrinello-Rahman (rectangular box, isotropic and semi-isotropic) on the CPU reference against
+// GROMACS 2022 (gmx_d, tests/make_parrinello_refdata.sh). With deterministic thermostats (Nose-Hoover, or
+// v-rescale at ref-t 0) both codes follow one path: step by step the total and conserved energy (the box's
+// kinetic energy and P_ref V included), the pressure, the volume and the box, coupled every step and every
+// fifth; a continuation from a checkpoint (which carries the box velocity and the pressure the next coupling
+// step reads) gives the uninterrupted run's bits; domains and GPUs refuse it naming the line.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/run_helpers.h"
+#include "support/test_support.h"
+#include "tolerances.h"
+
+namespace halomd::test {
+namespace {
+
+void expect_path_like_gromacs(const std::string& mdp) {
+  SCOPED_TRACE(mdp);
+  const std::string out = make_temp_dir("parrinello");
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", "../parrinello/" + mdp + ".mdp", {}, out + "/run", "--threads 2", &log), 0)
+      << log;
+  auto e = read_csv(out + "/run/energy.csv");
+  const std::vector<std::string> rows = read_rows(data_path("parrinello/" + mdp + ".txt"));
+  ASSERT_EQ(e["step"].size(), rows.size());
+  for (size_t k = 0; k < rows.size(); ++k) {
+    std::istringstream w(rows[k]);
+    double step, total, conserved, pressure, volume, box_x, box_z;
+    w >> step >> total >> conserved >> pressure >> volume >> box_x >> box_z;
+    SCOPED_TRACE(::testing::Message() << "step " << step);
+    // gmx energy prints 6 decimals; the paths agree to ~1e-9 relative.
+    EXPECT_NEAR(e["total"][k], total, kPcouplPathRelTol * std::fabs(total));
+    EXPECT_NEAR(e["conserved"][k], conserved, kPcouplPathRelTol * std::fabs(conserved));
+    EXPECT_NEAR(e["pressure"][k], pressure, 1e-3);
+    EXPECT_NEAR(e["volume"][k], volume, 1e-6);
+    EXPECT_NEAR(e["box_x"][k], box_x, 1e-6);
+    EXPECT_NEAR(e["box_z"][k], box_z, 1e-6);
+  }
+  EXPECT_GT(std::fabs(e["volume"].back() - e["volume"].front()), 1e-3);
+}
+
+TEST(ParrinelloRahman, IsotropicFollowsGromacsPathEveryStepAndEveryFifth) {
+  expect_path_like_gromacs("iso");
+  expect_path_like_gromacs("iso_nst5");
+}
+
+TEST(ParrinelloRahman, SemiIsotropicAndWithVrescaleFollowGromacsPath) {
+  expect_path_like_gromacs("semi");
+  expect_path_like_gromacs("vrescale");
+}
+
+TEST(ParrinelloRahman, ContinuationFromACheckpointChangesNoBit) {
+  const std::string out = make_temp_dir("parrinello_cpt");
+  const std::string mdp = "../parrinello/iso_nst5.mdp";
+  const std::map<std::string, std::string> set = {{"nsteps", "60"}, {"nstcheckpoint", "30"}};
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", mdp, set, out + "/whole", "--threads 2", &log), 0) << log;
+  EXPECT_NE(run_halomd("spce_1k5", mdp, set, out + "/part", "--threads 2 --stop-at-step 33", &log), 0);
+  ASSERT_EQ(
+      run_halomd("spce_1k5", mdp, set, out + "/part", "--threads 2 --cpi " + out + "/part/state.cpt", &log),
+      0)
+      << log;
+  for (const char* f : {"energy.csv", "confout.gro"})
+    EXPECT_EQ(read_text(out + "/whole/" + f), read_text(out + "/part/" + f)) << f;
+}
+
+TEST(ParrinelloRahman, DomainsAndGpusRefuseIt) {
+  const std::string out = make_temp_dir("parrinello_refuse");
+  std::string log;
+  EXPECT_EQ(run_halomd("spce_1k5", "../parrinello/vrescale.mdp", {}, out + "/dd", "--domains 2", &log), 2);
+  EXPECT_NE(log.find("pcoupl = Parrinello-Rahman runs with --backend cpu"), std::string::npos) << log;
+  EXPECT_EQ(run_halomd("spce_1k5", "../parrinello/vrescale.mdp", {}, out + "/gpu", "--backend cuda", &log), 2);
+  EXPECT_NE(log.find("pcoupl = Parrinello-Rahman runs with --backend cpu"), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace halomd::test
