@@ -114,6 +114,19 @@ TEST(Bonded, PositionRestraintsMatchGromacsAtStep0) {
   // Without the define the restraints are not there, nor their column.
   ASSERT_EQ(run_halomd("posres", "step0.mdp", {{"define", ""}}, out + "/nodefine", "", &log), 0) << log;
   EXPECT_FALSE(read_csv(out + "/nodefine/energy.csv").count("posres"));
+  // A restraint needs 3 force constants (6 with the B state); 5 is an error naming the line.
+  const std::string bad = make_temp_dir("posres_bad");
+  std::filesystem::copy(data_path("posres"), bad, std::filesystem::copy_options::recursive);
+  {
+    std::ofstream itp(bad + "/posre.itp");
+    itp << "[ position_restraints ]\n1 1 1000 1000 1000 5 5\n";
+  }
+  const std::string cmd = std::string(HALOMD_BIN) + " run -c " + bad + "/conf.gro -p " + bad +
+                          "/topol.top -f " + bad + "/step0.mdp -o " + bad + "/out";
+  EXPECT_EQ(run_command(cmd, &log), 2);
+  EXPECT_NE(log.find("posre.itp:2: [ position_restraints ]: a position restraint needs its force constants"),
+            std::string::npos)
+      << log;
   // refcoord-scaling other than no is refused naming the line; so is a reference of another size.
   EXPECT_EQ(run_halomd("posres", "step0.mdp", {{"refcoord-scaling", "com"}}, out + "/com", "", &log), 2);
   EXPECT_NE(log.find("refcoord-scaling = all or com"), std::string::npos) << log;

@@ -68,12 +68,45 @@ TEST(ParrinelloRahman, ContinuationFromACheckpointChangesNoBit) {
     EXPECT_EQ(read_text(out + "/whole/" + f), read_text(out + "/part/" + f)) << f;
 }
 
+// What grompp 2022 accepts or refuses around it: without a thermostat it runs (NPH, no message); a
+// continuation with another barostat or thermostat is refused (their state is the checkpoint's); position
+// restraints with absolute references under pressure coupling are refused (grompp warns of artefacts, and
+// refcoord-scaling = com is not in halomd yet); a tau-p below 20 nstpcouple dt runs with grompp's warning.
+TEST(ParrinelloRahman, InputsAroundItAsGrompp) {
+  const std::string out = make_temp_dir("parrinello_inputs");
+  const std::string mdp = "../parrinello/vrescale.mdp";
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", mdp, {{"tcoupl", "no"}, {"nsteps", "5"}}, out + "/nph", "", &log), 0)
+      << log;
+  ASSERT_EQ(run_halomd("spce_1k5", mdp, {{"nsteps", "10"}, {"nstcheckpoint", "5"}}, out + "/a",
+                       "--stop-at-step 7", &log),
+            3)
+      << log;
+  EXPECT_EQ(run_halomd("spce_1k5", mdp, {{"nsteps", "10"}, {"pcoupl", "C-rescale"}}, out + "/a",
+                       "--cpi " + out + "/a/state.cpt", &log),
+            2);
+  EXPECT_NE(log.find("pcoupl differs from the checkpoint's run"), std::string::npos) << log;
+  EXPECT_EQ(run_halomd("posres", "step0.mdp",
+                       {{"pcoupl", "Parrinello-Rahman"}, {"tau-p", "1"}, {"compressibility", "4.5e-5"}},
+                       out + "/posres", "", &log),
+            2);
+  EXPECT_NE(log.find("position restraints with pressure coupling need refcoord-scaling = com"),
+            std::string::npos)
+      << log;
+  ASSERT_EQ(run_halomd("spce_1k5", mdp, {{"tau-p", "0.2"}, {"nstpcouple", "10"}, {"nsteps", "2"}},
+                       out + "/short", "", &log),
+            0)
+      << log;
+  EXPECT_NE(log.find("tau-p (0.2) should be at least 20 times nstpcouple*dt"), std::string::npos) << log;
+}
+
 TEST(ParrinelloRahman, DomainsAndGpusRefuseIt) {
   const std::string out = make_temp_dir("parrinello_refuse");
   std::string log;
   EXPECT_EQ(run_halomd("spce_1k5", "../parrinello/vrescale.mdp", {}, out + "/dd", "--domains 2", &log), 2);
   EXPECT_NE(log.find("pcoupl = Parrinello-Rahman runs with --backend cpu"), std::string::npos) << log;
-  EXPECT_EQ(run_halomd("spce_1k5", "../parrinello/vrescale.mdp", {}, out + "/gpu", "--backend cuda", &log), 2);
+  EXPECT_EQ(run_halomd("spce_1k5", "../parrinello/vrescale.mdp", {}, out + "/gpu", "--backend cuda", &log),
+            2);
   EXPECT_NE(log.find("pcoupl = Parrinello-Rahman runs with --backend cpu"), std::string::npos) << log;
 }
 

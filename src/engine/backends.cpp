@@ -255,15 +255,15 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
         "the run has LINCS constraints (the .mdp's constraints option or [ constraints ] in the "
         "topology), which run with one domain so far (no --dd, one rank; --backend cpu or cuda)");
   if (!config.top->bonded.empty() && decomposed(options))
-    throw InputError(
-        options.top, 0,
-        "the topology has bonded interactions ([ bonds ], [ angles ], [ dihedrals ], [ pairs ]), "
-        "which run with one domain so far (no --dd, one rank; --backend cpu or cuda)");
+    throw InputError(options.top, 0,
+                     "the topology has bonded interactions ([ bonds ], [ angles ], [ dihedrals ], [ pairs ], "
+                     "[ position_restraints ]), "
+                     "which run with one domain so far (no --dd, one rank; --backend cpu or cuda)");
   if (config.mdp->tcoupl == Tcoupl::NoseHoover && (options.backend != "cpu" || decomposed(options)))
     throw InputError(
         options.mdp, config.mdp->tcoupl_line,
         "tcoupl = Nose-Hoover runs with --backend cpu and one domain so far (no --dd, one rank); "
-        "V-rescale runs everywhere");
+        "V-rescale with one group runs with domains and GPUs");
   if (config.tc_group && decomposed(options))
     throw InputError(options.mdp, config.mdp->tc_grps_line,
                      "several tc-grps run with one domain so far (no --dd, one rank; --backend cpu or cuda)");

@@ -252,8 +252,23 @@ RunSummary run_md(const RunOptions& options) {
     if (static_cast<int>(st.x.size()) != natoms || st.atoms_hash != atoms_hash(top))
       throw InputError(options.cpi, 0, "checkpoint is of a different system than " + options.top);
     if (st.dt != mdp.dt) throw InputError(options.mdp, 0, "dt differs from the checkpoint's");
+    // As GROMACS, a continuation keeps the run's coupling algorithms (their state is in the checkpoint).
+    if (st.tcoupl >= 0 && st.tcoupl != static_cast<int32_t>(mdp.tcoupl))
+      throw InputError(options.mdp, mdp.tcoupl_line,
+                       "tcoupl differs from the checkpoint's run: a continuation keeps the thermostat");
+    if (st.pcoupl >= 0 && st.pcoupl != static_cast<int32_t>(mdp.pcoupl))
+      throw InputError(options.mdp, mdp.pcoupl_line,
+                       "pcoupl differs from the checkpoint's run: a continuation keeps the barostat");
+    if (mdp.tcoupl == Tcoupl::NoseHoover && st.tcoupl >= 0 &&
+        st.nh_xi.size() != std::max<size_t>(1, mdp.tc_grps.size()))
+      throw InputError(options.mdp, mdp.tc_grps_line,
+                       "tc-grps has another number of groups than the checkpoint's Nose-Hoover run");
+    st.tcoupl = static_cast<int32_t>(mdp.tcoupl);  // also for a checkpoint of a version before 5
+    st.pcoupl = static_cast<int32_t>(mdp.pcoupl);
     box = st.box;
   } else {
+    st.tcoupl = static_cast<int32_t>(mdp.tcoupl);
+    st.pcoupl = static_cast<int32_t>(mdp.pcoupl);
     SettleCpu settle(top);
     LincsCpu lincs(top, mdp.lincs_order, mdp.lincs_iter, mdp.lincs_warnangle);
     st.step = 0;

@@ -215,6 +215,13 @@ void set_position_restraint_references(const RunOptions& options, SimulationInpu
     throw InputError(options.mdp, in.mdp.refcoord_scaling_line,
                      "refcoord-scaling = all or com: halomd's position restraints keep absolute reference "
                      "positions (refcoord-scaling = no)");
+  // grompp warns that absolute references under pressure coupling give artefacts (an error without
+  // -maxwarn); GROMACS's answer, refcoord-scaling = com, is not in halomd yet.
+  if (in.mdp.pcoupl != Pcoupl::No)
+    throw InputError(
+        options.mdp, in.mdp.pcoupl_line,
+        "position restraints with pressure coupling need refcoord-scaling = com, which halomd does "
+        "not have yet (with refcoord-scaling = no, grompp warns of artefacts)");
   const bool own = !options.ref.empty() && options.ref != options.conf;
   const io::GroFile ref = own ? io::read_gro(options.ref) : in.gro;
   const std::string& ref_path = own ? options.ref : options.conf;
@@ -225,6 +232,24 @@ void set_position_restraint_references(const RunOptions& options, SimulationInpu
   for (BondedTerm& t : in.top.bonded)
     if (t.kind == BondedKind::PosRes)
       for (int d = 0; d < 3; ++d) t.p[3 + d] = ref.x[t.atoms[0]][d];
+}
+
+// What grompp 2022 warns about (an error there without -maxwarn) for the extended-ensemble couplings: halomd
+// runs the input and says so.
+void warn_like_grompp(const RunOptions& options, const SimulationInputs& in) {
+  const MdParams& p = in.mdp;
+  if (p.tcoupl == Tcoupl::NoseHoover)
+    for (double tau : p.tau_ts)
+      if (tau < 20.0 * p.nsttcouple * p.dt)
+        std::fprintf(stderr,
+                     "halomd: warning: %s: for proper integration of the Nose-Hoover thermostat, tau-t (%g) "
+                     "should be at least 20 times nsttcouple*dt (%g) (grompp warns likewise)\n",
+                     options.mdp.c_str(), tau, p.nsttcouple * p.dt);
+  if (p.pcoupl == Pcoupl::ParrinelloRahman && p.tau_p < 20.0 * p.nstpcouple * p.dt)
+    std::fprintf(stderr,
+                 "halomd: warning: %s: for proper integration of the Parrinello-Rahman barostat, tau-p (%g) "
+                 "should be at least 20 times nstpcouple*dt (%g) (grompp warns likewise)\n",
+                 options.mdp.c_str(), p.tau_p, p.nstpcouple * p.dt);
 }
 
 }  // namespace
@@ -249,6 +274,7 @@ SimulationInputs load_inputs(const RunOptions& options) {
 
   MdParams& p = in.mdp;
   set_position_restraint_references(options, in);
+  warn_like_grompp(options, in);
   check_whole_system_groups(p, in.top, options.mdp);
   convert_bonds_to_constraints(p, in.top);
   if (p.constraint_shake && !in.top.constraints.empty())

@@ -13,9 +13,10 @@ namespace {
 
 constexpr char kMagic[8] = {'H', 'A', 'L', 'O', 'M', 'D', 'C', 'P'};
 // Version 2 added trr_bytes (after atoms_hash), version 3 barostat_integral and the temperature groups'
-// kinetic energies (after it), version 4 the Nose-Hoover variables and Parrinello-Rahman's box velocity and
-// pressure (after them); versions 1 to 3 are still read.
-constexpr uint32_t kVersion = 4;
+// kinetic energies (after it), version 4 the Nose-Hoover variables (after them), version 5
+// Parrinello-Rahman's box velocity and pressure and the run's coupling algorithms (after those); versions 1
+// to 4 are still read.
+constexpr uint32_t kVersion = 5;
 
 // FNV-1a over the payload: catches truncation and corruption.
 uint64_t fnv1a(const std::string& data) {
@@ -106,6 +107,8 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
   for (int d = 0; d < 3; ++d) w.put(c.pr_boxv[d]);
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) w.put(c.pr_pres_prev.m[i][j]);
+  w.put(c.tcoupl);
+  w.put(c.pcoupl);
   const uint64_t sum = fnv1a(w.buf_);
 
   const std::string tmp = path + ".tmp";
@@ -167,9 +170,13 @@ Checkpoint read_checkpoint(const std::string& path) {
       c.nh_xi.push_back(r.get<double>());
       c.nh_vxi.push_back(r.get<double>());
     }
+  }
+  if (version >= 5) {
     for (int d = 0; d < 3; ++d) c.pr_boxv[d] = r.get<double>();
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) c.pr_pres_prev.m[i][j] = r.get<double>();
+    c.tcoupl = r.get<int32_t>();
+    c.pcoupl = r.get<int32_t>();
   }
   if (c.v.size() != c.x.size()) throw InputError(path, 0, "checkpoint has different numbers of x and v");
   return c;

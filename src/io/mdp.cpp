@@ -481,11 +481,13 @@ void MdpReader::derive() {
         if (it != value_counts_.end() && it->second != 2)
           fail(line_of(key), std::string(key) + ": pcoupltype = semiisotropic takes two values (xy and z)");
       }
-    // As grompp 2022 (readir.cpp): a thermostat is needed, tau-p and the compressibility must be positive;
-    // nstpcouple = -1 is ir_optimal_nstpcouple: 10, or fewer (a divisor of 10) when tau-p < 10 x 10 dt.
-    if (p.tcoupl == Tcoupl::No)
-      fail(p.pcoupl_line, "pcoupl = " + barostat +
-                              " needs temperature coupling (tcoupl = V-rescale or Nose-Hoover), as in GROMACS");
+    // As grompp 2022 (readir.cpp): C-rescale needs a thermostat (Parrinello-Rahman without one is NPH), tau-p
+    // and the compressibility must be positive; nstpcouple = -1 is ir_optimal_nstpcouple: 10, or fewer (a
+    // divisor of 10) when tau-p < 10 x 10 dt.
+    if (p.tcoupl == Tcoupl::No && p.pcoupl == Pcoupl::CRescale)
+      fail(p.pcoupl_line,
+           "pcoupl = " + barostat +
+               " needs temperature coupling (tcoupl = V-rescale or Nose-Hoover), as in GROMACS");
     if (p.tau_p <= 0.0) fail(line_of("tau-p"), "tau-p must be positive");
     if (p.compressibility[0] <= 0.0 || p.compressibility[1] <= 0.0)
       fail(line_of("compressibility"), "compressibility must be positive (e.g. 4.5e-5 1/bar for water)");

@@ -231,8 +231,11 @@ bool add_interaction(const TopData& d, TopMoleculeType& m, const std::string& di
   if (!funct_info(directive, funct, &info)) return false;
   if (info.connection) return true;
   std::vector<std::vector<double>> sets;
-  if (info.kind == BondedKind::PosRes && params.empty())
-    fail("a position restraint needs its force constants (fcx fcy fcz, kJ/mol/nm^2)");
+  if (info.kind == BondedKind::PosRes && params.size() != 3 && params.size() != 6)
+    fail(
+        "a position restraint needs its force constants (fcx fcy fcz, kJ/mol/nm^2; 6 with the B state), "
+        "got " +
+        std::to_string(params.size()) + " values");
   if (!params.empty()) {
     sets.push_back(a_state(params, info.nparams, fail));
     if (info.kind == BondedKind::Pair14)
