@@ -42,21 +42,14 @@ case_run() {
     "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -s "$name.tpr" -deffnm "$name" > "$name.mdrun.log" 2>&1) ||
     { tail -n 20 "$WORK/$name.grompp.log" "$WORK/$name.mdrun.log"; exit 1; }
   (cd "$WORK" && printf '%s\n' "$@" "" | "$GMXD" energy -f "$name.edr" -o "$name.xvg" > "$name.energy.log" 2>&1)
+  # gmx energy's legends: the selection names with the first '-' as a space for the two energies.
+  local legends=()
+  for t in "$@"; do
+    case $t in Total-Energy | Conserved-En.) legends+=("${t/-/ }") ;; *) legends+=("$t") ;; esac
+  done
   {
     echo "# step $*: gmx_d $version, $name.mdp; written by tests/make_nosehoover_refdata.sh"
-    python3 - "$WORK/$name.xvg" "$@" << 'PY'
-import re, sys
-legend, rows = {}, []
-for line in open(sys.argv[1]):
-    m = re.match(r'@ s(\d+) legend "(.*)"', line)
-    if m:
-        legend[m.group(2)] = int(m.group(1)) + 1
-    elif line.strip() and line[0] not in '#@':
-        rows.append(line.split())
-names = [t.replace('-', ' ', 1) if t in ("Total-Energy", "Conserved-En.") else t for t in sys.argv[2:]]
-for step, r in enumerate(rows):
-    print(step, *(r[legend[t]] for t in names))
-PY
+    python3 "$TESTS/refdata/refdata.py" columns "$WORK/$name.xvg" "${legends[@]}"
   } > "$OUT/$name.txt"
 }
 case_run water "$water" Total-Energy Conserved-En. Temperature

@@ -46,18 +46,8 @@ for name in iso iso_nst5 semi vrescale; do
   {
     echo "# step total conserved pressure volume box_x box_z: gmx_d $version, $name.mdp;"
     echo "# written by tests/make_parrinello_refdata.sh"
-    python3 - "$WORK/$name.xvg" << 'PY'
-import re, sys
-legend, rows = {}, []
-for line in open(sys.argv[1]):
-    m = re.match(r'@ s(\d+) legend "(.*)"', line)
-    if m:
-        legend[m.group(2)] = int(m.group(1)) + 1
-    elif line.strip() and line[0] not in '#@':
-        rows.append(line.split())
-for step, r in enumerate(rows):
-    print(step, *(r[legend[t]] for t in ["Total Energy", "Conserved En.", "Pressure", "Volume", "Box-X", "Box-Z"]))
-PY
+    python3 "$TESTS/refdata/refdata.py" columns "$WORK/$name.xvg" "Total Energy" "Conserved En." Pressure Volume \
+      Box-X Box-Z
   } > "$OUT/$name.txt"
 done
 head -4 "$OUT/iso.txt"

@@ -2,8 +2,8 @@
 // GROMACS 2022 (gmx_d, tests/make_nosehoover_refdata.sh). The thermostat has no noise, so both follow one
 // path: SPC/E water coupled every step and every 5 steps (GROMACS's friction times nsttcouple), and the
 // solvated peptide with two groups and h-bonds, step by step the total and conserved energy and each group's
-// temperature; a continuation from a checkpoint (which carries xi and vxi) gives the bits of the
-// uninterrupted run; domains and GPUs refuse it naming the line.
+// temperature; threads and a continuation from a checkpoint (which carries xi and vxi) change no bit; domains
+// and GPUs refuse it naming the line.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -59,19 +59,10 @@ TEST(NoseHoover, TwoGroupsOnTheSolvatedPeptideFollowGromacsPath) {
                            {"total", "conserved", "t_Protein", "t_Non-Protein"});
 }
 
-TEST(NoseHoover, ContinuationFromACheckpointChangesNoBit) {
-  const std::string out = make_temp_dir("nosehoover_cpt");
-  const std::string mdp = "../nosehoover/water_nst5.mdp";
+TEST(NoseHoover, ThreadCountAndContinuationChangeNoBit) {
   const std::map<std::string, std::string> set = {{"nsteps", "60"}, {"nstcheckpoint", "30"}};
-  std::string log;
-  ASSERT_EQ(run_halomd("spce_1k5", mdp, set, out + "/whole", "--threads 2", &log), 0) << log;
-  EXPECT_NE(run_halomd("spce_1k5", mdp, set, out + "/part", "--threads 2 --stop-at-step 33", &log), 0);
-  ASSERT_EQ(
-      run_halomd("spce_1k5", mdp, set, out + "/part", "--threads 2 --cpi " + out + "/part/state.cpt", &log),
-      0)
-      << log;
-  for (const char* f : {"energy.csv", "confout.gro"})
-    EXPECT_EQ(read_text(out + "/whole/" + f), read_text(out + "/part/" + f)) << f;
+  expect_threads_and_continuation_change_no_bit("spce_1k5", "../nosehoover/water_nst5.mdp", set, 33,
+                                                {"energy.csv", "confout.gro"});
 }
 
 TEST(NoseHoover, DomainsAndGpusRefuseItNamingTheLine) {

@@ -5,6 +5,7 @@ Subcommands:
   strip-top PP_TOP OUT_TOP       make a self-contained topology from `gmx grompp -pp` output
   energy GMX EDR OUT_XVG TERM..  run `GMX energy` on the terms of TERM.. present in EDR (others skipped)
   same-energies A.xvg B.xvg      fail unless two rerun energy files agree exactly
+  columns XVG TERM..             print "row value.." per frame, the values of the named legends in order
   reference ...                  write reference.txt (and nve_energy.csv) from GROMACS output
 
 Every number written by `reference` is read from GROMACS output files (xvg from `gmx energy`, .gro, .top,
@@ -209,6 +210,15 @@ def read_xvg(path):
     return cols
 
 
+def columns(xvg, names):
+    cols = read_xvg(xvg)
+    for name in names:
+        if name not in cols:
+            fail("term %r missing from %s (legends: %s)" % (name, xvg, list(cols)))
+    for row in range(len(cols["time"])):
+        print(row, *(repr(cols[name][row]) for name in names))
+
+
 def same_energies(a, b):
     ea, eb = read_xvg(a), read_xvg(b)
     for k in ea:
@@ -375,6 +385,9 @@ def main():
     p = sub.add_parser("same-energies")
     p.add_argument("a")
     p.add_argument("b")
+    p = sub.add_parser("columns")
+    p.add_argument("xvg")
+    p.add_argument("names", nargs="+")
     p = sub.add_parser("reference")
     for a in ("--rerun", "--step0", "--gro", "--top", "--log", "--header", "--out"):
         p.add_argument(a, required=True)
@@ -389,6 +402,8 @@ def main():
         energy(args.gmx, args.edr, args.xvg, args.terms)
     elif args.cmd == "same-energies":
         same_energies(args.a, args.b)
+    elif args.cmd == "columns":
+        columns(args.xvg, args.names)
     else:
         reference(args)
 
