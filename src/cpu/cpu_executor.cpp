@@ -20,7 +20,7 @@ double vrescale_lambda(double ek, double ref_kinetic, double ndf, const MdParams
 
 double vrescale_lambda(double ek, double ref_kinetic, double ndf, double tau_t, const MdParams& mdp,
                        uint64_t seed, int group, int64_t step, double* integral) {
-  if (group > 0) seed = mix64(seed ^ (0x7c15ULL * static_cast<uint64_t>(group)));
+  seed = vrescale_group_seed(seed, group);
   const double tau_steps = tau_t / (mdp.nsttcouple * mdp.dt);
   const double ek_new = vrescale_resample_kinetic(ek, ref_kinetic, ndf, tau_steps, seed, step);
   *integral -= ek_new - ek;
@@ -103,7 +103,7 @@ void CpuExecutor::save(MdState& s) {
 
 // GROMACS's nosehoover_tcoupl at a coupling step (leap-frog, no chains): vxi += dt_tc / Q (T_half - ref-t),
 // xi += dt_tc (vxi_old + vxi) / 2, T_half from KE(step - 1/2); then the update's friction 0.5 dt_tc vxi.
-void CpuExecutor::nose_hoover_coupling(int64_t /*step*/) {
+void CpuExecutor::nose_hoover_coupling() {
   const double dt_tc = mdp_.nsttcouple * mdp_.dt;
   for (size_t g = 0; g < nh_xi_.size(); ++g) {
     const double ke = group_ke_prev_.empty() ? ke_half_prev_.trace() : group_ke_prev_[g];
@@ -127,21 +127,17 @@ double CpuExecutor::nose_hoover_energy() const {
   return e;
 }
 
-void CpuExecutor::scale_coordinates(const Tensor& mu, const Box& box) {
-  for (size_t i = 0; i < x_.size(); ++i)
-    for (int d = 0; d < 3; ++d) {
-      x_[i][d] *= mu.m[d][d];
-      v_[i][d] /= mu.m[d][d];
-    }
-  cfg_.box = box;
-  forces_.set_box(box);
-}
-
 void CpuExecutor::scale_positions(const Tensor& mu, const Box& box) {
   for (Vec3& x : x_)
     for (int d = 0; d < 3; ++d) x[d] *= mu.m[d][d];
   cfg_.box = box;
   forces_.set_box(box);
+}
+
+void CpuExecutor::scale_coordinates(const Tensor& mu, const Box& box) {
+  scale_positions(mu, box);
+  for (Vec3& v : v_)
+    for (int d = 0; d < 3; ++d) v[d] /= mu.m[d][d];
 }
 
 void CpuExecutor::step(const StepRequest& r, StepEnergies* e) {
@@ -151,7 +147,7 @@ void CpuExecutor::step(const StepRequest& r, StepEnergies* e) {
 
   timers.start(Phase::Update);
   const bool nh_step = !nh_xi_.empty() && r.tcouple;
-  if (nh_step) nose_hoover_coupling(r.step);
+  if (nh_step) nose_hoover_coupling();
   // v-rescale's factors: one, or one per group.
   double lambda = 1.0;
   if (nh_xi_.empty() && group_tau_.empty() && r.tcouple)

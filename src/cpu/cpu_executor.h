@@ -46,7 +46,7 @@ class CpuExecutor final : public Executor {
   // tcoupl = Nose-Hoover (one entry per group, or one): GROMACS's xi, vxi, 1/Q, reference temperature and
   // degrees of freedom, and the step's friction factor.
   std::vector<double> nh_xi_, nh_vxi_, nh_qinv_, nh_ref_t_, nh_ndf_, nh_factor_;
-  void nose_hoover_coupling(int64_t step);
+  void nose_hoover_coupling();
   double nose_hoover_energy() const;
 };
 

@@ -11,6 +11,11 @@
 
 namespace halomd {
 
+// The random stream of tc-grps group `group`: group 0 draws the single group's numbers, the others their own.
+HALOMD_HOST_DEVICE inline uint64_t vrescale_group_seed(uint64_t seed, int group) {
+  return group == 0 ? seed : mix64(seed ^ (0x7c15ULL * static_cast<uint64_t>(group)));
+}
+
 // New kinetic energy drawn from the canonical-sampling stochastic equation (the paper's eq. A7):
 // kinetic, ref_kinetic in kJ/mol; tau_steps = tau_t / (coupling interval); ndf degrees of freedom.
 HALOMD_HOST_DEVICE inline double vrescale_resample_kinetic(double kinetic, double ref_kinetic, double ndf,

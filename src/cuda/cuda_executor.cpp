@@ -7,8 +7,8 @@
 
 #include "core/env.h"
 #include "core/errors.h"
-#include "core/random.h"
 #include "core/units.h"
+#include "cpu/thermostat.h"
 #include "cpu/update.h"
 #include "cuda/cluster_build.h"
 #include "cuda/cluster_list.h"
@@ -115,8 +115,7 @@ class CudaExecutor::Impl {
       up.group_ref_kinetic[g] = 0.5 * cfg.tc_ndf[g] * units::kBoltzmann * mdp.ref_ts[g];
       up.group_ndf[g] = cfg.tc_ndf[g];
       up.group_tau_steps[g] = mdp.tau_ts[g] / (mdp.nsttcouple * mdp.dt);
-      // vrescale_lambda's streams: group 0 the single group's, the others their own.
-      up.group_seed[g] = g == 0 ? cfg.ld_seed : mix64(cfg.ld_seed ^ (0x7c15ULL * static_cast<uint64_t>(g)));
+      up.group_seed[g] = vrescale_group_seed(cfg.ld_seed, g);  // the CPU's streams
     }
   }
 
