@@ -5,7 +5,8 @@
 # data's structure (the restraints' reference, grompp -r); conf.gro the same peptide after 50 steps of 300 K
 # MD (gmx_d), so that every restrained atom is off its reference. gmx_d's step-0 energy terms and pressure
 # with define = -DPOSRES (step0.mdp: the bonded data's reaction-field step0.mdp plus the define) go to
-# reference.txt. Every number is read from GROMACS output.
+# reference.txt; the same with refcoord-scaling = com (case posres_com); and an NPT path of the solvated peptide
+# restrained with refcoord-scaling = com (solvated/). Every number is read from GROMACS output.
 # Needs GROMACS 2022 (gmx, gmx_d), python3. Usage: bash tests/make_posres_refdata.sh
 set -euo pipefail
 TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -34,6 +35,7 @@ run() {  # run NAME COMMAND...: runs in $WORK, shows the log's tail on failure
 cp "$SRC/conf.gro" "$OUT/ref.gro"
 cp "$SRC/topol.top" "$OUT/topol.top"
 # Group 2 of gmx's default index groups is Protein-H (the heavy atoms).
+rm -f "$OUT/posre.itp"
 (cd "$WORK" && echo 2 | "$GMX" genrestr -f "$OUT/ref.gro" -o "$OUT/posre.itp" -fc 1000 700 400 > genrestr.log 2>&1) ||
   { tail -20 "$WORK/genrestr.log" >&2; exit 1; }
 grep -q "position_restraints" "$OUT/posre.itp"
@@ -82,4 +84,48 @@ for name, col in legends.items():
     print("posres", name.replace(' ', '_'), row[col])
 PY
 grep -q "Position_Rest." "$OUT/reference.txt" || { echo "make_posres_refdata.sh: no Position Rest. term" >&2; exit 1; }
+
+# refcoord-scaling = com: the same step 0 (energies equal; the virial takes the references relative to their
+# centre of mass, so the pressure differs), case posres_com in reference.txt.
+sed 's/^define = -DPOSRES$/define = -DPOSRES\nrefcoord-scaling = com/' "$OUT/step0.mdp" > "$OUT/step0_com.mdp"
+run com_grompp "$GMXD" grompp -maxwarn 0 -f "$OUT/step0_com.mdp" -c "$OUT/conf.gro" -r "$OUT/ref.gro" \
+  -p "$OUT/topol.top" -o com.tpr
+run com_mdrun "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -s com.tpr -deffnm com
+(cd "$WORK" && seq 1 30 | "$GMXD" energy -f com.edr -o com.xvg > com.energy.log 2>&1)
+python3 - "$WORK/com.xvg" >> "$OUT/reference.txt" << 'PY'
+import re, sys
+legends, row = {}, None
+for line in open(sys.argv[1]):
+    m = re.match(r'@ s(\d+) legend "(.*)"', line)
+    if m:
+        legends[m.group(2)] = int(m.group(1)) + 1
+    elif line.strip() and line[0] not in '#@' and row is None:
+        row = line.split()
+for name, col in legends.items():
+    print("posres_com", name.replace(' ', '_'), row[col])
+PY
+
+# NPT with the heavy atoms restrained (refcoord-scaling = com): the solvated peptide of tests/data/bonded,
+# Parrinello-Rahman and Nose-Hoover (deterministic), h-bonds, a search every step, 40 steps of 1 fs from its
+# own structure as reference; per step total, conserved, Position Rest., pressure and volume in npt.txt.
+mkdir -p "$OUT/solvated"
+cp "$TESTS/data/bonded/solvated/conf.gro" "$TESTS/data/bonded/solvated/topol.top" "$OUT/posre.itp" "$OUT/solvated/"
+{
+  echo "; written by tests/make_posres_refdata.sh"
+  grep -v -E '^(;|nsteps|nstlist|dt|tcoupl|continuation)' "$TESTS/data/bonded/solvated/hbonds_step0.mdp"
+  printf 'define = -DPOSRES\nrefcoord-scaling = com\ndt = 0.001\nnsteps = 40\nnstlist = 1\ncontinuation = yes\n'
+  printf 'tcoupl = nose-hoover\ntc-grps = System\ntau-t = 0.5\nref-t = 300\nnsttcouple = 1\n'
+  printf 'pcoupl = Parrinello-Rahman\ntau-p = 1.0\ncompressibility = 4.5e-5\nref-p = 1\nnstpcouple = 1\n'
+} > "$OUT/solvated/npt.mdp"
+run npt_grompp "$GMXD" grompp -maxwarn 0 -f "$OUT/solvated/npt.mdp" -c "$OUT/solvated/conf.gro" \
+  -r "$OUT/solvated/conf.gro" -p "$OUT/solvated/topol.top" -o npt.tpr
+run npt_mdrun "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -s npt.tpr -deffnm npt
+(cd "$WORK" && printf 'Total-Energy\nConserved-En.\nPosition-Rest.\nPressure\nVolume\n\n' |
+  "$GMXD" energy -f npt.edr -o npt.xvg > npt.energy.log 2>&1)
+{
+  echo "# step total conserved posres pressure volume: gmx_d $version, solvated/npt.mdp;"
+  echo "# written by tests/make_posres_refdata.sh"
+  python3 "$TESTS/refdata/refdata.py" columns "$WORK/npt.xvg" "Total Energy" "Conserved En." "Position Rest." \
+    Pressure Volume
+} > "$OUT/solvated/npt.txt"
 echo "make_posres_refdata.sh: wrote $OUT"

@@ -127,13 +127,41 @@ TEST(Bonded, PositionRestraintsMatchGromacsAtStep0) {
   EXPECT_NE(log.find("posre.itp:2: [ position_restraints ]: a position restraint needs its force constants"),
             std::string::npos)
       << log;
-  // refcoord-scaling other than no is refused naming the line; so is a reference of another size.
-  EXPECT_EQ(run_halomd("posres", "step0.mdp", {{"refcoord-scaling", "com"}}, out + "/com", "", &log), 2);
-  EXPECT_NE(log.find("refcoord-scaling = all or com"), std::string::npos) << log;
+  // refcoord-scaling = com: the same energies, the virial from the references relative to their centre of
+  // mass (the pressure differs from no's by ~2 bar).
+  expect_step0_like_gromacs("posres", "step0_com.mdp", read_terms("posres/reference.txt").at("posres_com"),
+                            "-r " + ref);
+  // refcoord-scaling = all is refused naming the line; so is a reference of another size.
+  EXPECT_EQ(run_halomd("posres", "step0.mdp", {{"refcoord-scaling", "all"}}, out + "/all", "", &log), 2);
+  EXPECT_NE(log.find("refcoord-scaling = all: halomd's position restraints take"), std::string::npos) << log;
   EXPECT_EQ(
       run_halomd("posres", "step0.mdp", {}, out + "/badref", "-r " + data_path("spce_1k5/conf.gro"), &log),
       2);
   EXPECT_NE(log.find("the position restraints' reference structure has"), std::string::npos) << log;
+}
+
+// NPT with the peptide's heavy atoms restrained (refcoord-scaling = com: the references' centre of mass
+// follows the box), Parrinello-Rahman and Nose-Hoover, h-bonds, PME: 40 steps of 1 fs against gmx_d's path
+// (tests/make_posres_refdata.sh, posres/solvated/npt.txt).
+TEST(Bonded, RestrainedNptPathOfTheSolvatedPeptideMatchesGromacs) {
+  const std::string out = make_temp_dir("posres_npt");
+  std::string log;
+  ASSERT_EQ(run_halomd("posres/solvated", "npt.mdp", {}, out + "/run", "--threads 2", &log), 0) << log;
+  auto e = read_csv(out + "/run/energy.csv");
+  const std::vector<std::string> rows = read_rows(data_path("posres/solvated/npt.txt"));
+  ASSERT_EQ(e["step"].size(), rows.size());
+  for (size_t k = 0; k < rows.size(); ++k) {
+    std::istringstream w(rows[k]);
+    double step, total, conserved, posres, pressure, volume;
+    w >> step >> total >> conserved >> posres >> pressure >> volume;
+    SCOPED_TRACE(::testing::Message() << "step " << step);
+    EXPECT_NEAR(e["total"][k], total, kPcouplPathRelTol * std::fabs(total));
+    EXPECT_NEAR(e["conserved"][k], conserved, kPcouplPathRelTol * std::fabs(conserved));
+    EXPECT_NEAR(e["posres"][k], posres, 1e-5 * posres + 1e-5);
+    EXPECT_NEAR(e["pressure"][k], pressure, 1e-2);
+    EXPECT_NEAR(e["volume"][k], volume, 1e-6);
+  }
+  EXPECT_GT(e["posres"].back(), 1.0);
 }
 
 TEST(Bonded, SolvatedPeptideWithPmeMatchesGromacsAtStep0) {

@@ -81,6 +81,9 @@ struct Topology {
   std::vector<Settle> settles;
   std::vector<BondedTerm> bonded;  // in the order of the molecules and of their [ bonds ], [ pairs ], ...
   std::vector<Constraint> constraints;  // LINCS's (water's SETTLE is separate)
+  // Position restraints with refcoord-scaling = com: the references' centre of mass as a fraction of the
+  // box (the references p[3..5] are then relative to it, and it follows the box); zero otherwise.
+  double posres_com_frac[3] = {0, 0, 0};
   std::vector<MoleculeBlock> molecules;
 
   // Interactions that were parsed but that this version cannot run ([ constraints ], [ cmap ], a [ bonds ]

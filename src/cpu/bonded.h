@@ -29,7 +29,8 @@ class BondedCpu {
 
  private:
   std::vector<BondedTerm> terms_;
-  double coulomb_factor_;  // f / epsilon_r
+  double coulomb_factor_;      // f / epsilon_r
+  double posres_com_frac_[3];  // Topology::posres_com_frac
 };
 
 }  // namespace halomd

@@ -103,7 +103,7 @@ HALOMD_HOST_DEVICE inline void dihedral_forces(const DihedralGeometry& g, double
 // The forces fa[0..n) on the interaction's atoms (n = listed_atom_count(t.kind)), its energy v and, for a 1-4
 // pair, its Coulomb energy v_coulomb (coulomb_factor: f / epsilon_r). dx(i, j) gives the minimum-image
 // x_i - x_j of the interaction's atoms i and j (0..3); dx(0, -1) the atom's minus its position restraint's
-// reference (t.p[3..5]).
+// reference (t.p[3..5], plus the box-scaled centre of mass with refcoord-scaling = com).
 template <class Dx>
 HALOMD_HOST_DEVICE inline void listed_term(const BondedTerm& t, double coulomb_factor, Dx dx, Vec3 fa[4],
                                            double& v, double& v_coulomb) {
@@ -203,8 +203,9 @@ HALOMD_HOST_DEVICE inline void listed_term(const BondedTerm& t, double coulomb_f
   }
 }
 
-// A position restraint's virial (diagonal; GROMACS's posres with refcoord-scaling = no): -1/2 (dx + ref) F,
-// dx = dx(0, -1), the force f on its atom, added to vir[0..2] (xx yy zz).
+// A position restraint's virial (diagonal; GROMACS's posres): -1/2 (dx + rdist) F with rdist = t.p[3..5] (the
+// absolute reference with refcoord-scaling = no, the one relative to the centre of mass with com), dx =
+// dx(0, -1), the force f on its atom, added to vir[0..2] (xx yy zz).
 template <class T>
 HALOMD_HOST_DEVICE inline void posres_virial(const BondedTerm& t, const Vec3& dx, const Vec3& f, T* vir) {
   for (int k = 0; k < 3; ++k) vir[k] += -0.5 * (dx[k] + t.p[3 + k]) * f[k];

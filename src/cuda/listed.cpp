@@ -9,7 +9,10 @@ void ListedGpu::setup(const MdParams& mdp, const Box& box, const Topology& top, 
   p_.n_terms = static_cast<int>(top.bonded.size());
   p_.n_atoms = top.num_atoms();
   p_.coulomb_factor = units::kCoulomb / mdp.epsilon_r;
-  for (int d = 0; d < 3; ++d) p_.len[d] = box.len[d];
+  for (int d = 0; d < 3; ++d) {
+    p_.len[d] = box.len[d];
+    p_.posres_com[d] = top.posres_com_frac[d] * box.len[d];  // the GPU's box does not change
+  }
   terms_.allocate(top.bonded.size(), "listed interactions");
   calls.copy_sync(terms_.get(), top.bonded.data(), top.bonded.size() * sizeof(BondedTerm),
                   cudaMemcpyHostToDevice);

@@ -20,7 +20,7 @@ __global__ void listed_kernel(ListedParams p) {
     auto dx = [&p, &term, a](int i, int j) {
       Vec3 d;
       for (int k = 0; k < 3; ++k) {
-        const double v = p.x[k][a[i]] - (j < 0 ? term.p[3 + k] : p.x[k][a[j]]);
+        const double v = p.x[k][a[i]] - (j < 0 ? term.p[3 + k] + p.posres_com[k] : p.x[k][a[j]]);
         d[k] = v - p.len[k] * round(v / p.len[k]);
       }
       return d;

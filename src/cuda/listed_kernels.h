@@ -26,6 +26,7 @@ struct ListedParams {
   int n_atoms = 0;
   double coulomb_factor = 0.0;  // f / epsilon_r, for Coulomb-14
   double len[3] = {};
+  double posres_com[3] = {};  // the position restraints' centre of mass (refcoord-scaling = com), nm
   const BondedTerm* terms = nullptr;
   const double* x[3] = {};                // original order, unwrapped (DeviceSystem::x)
   unsigned long long* f_fixed = nullptr;  // 3 per atom, original order; zero between steps

@@ -211,17 +211,17 @@ void set_position_restraint_references(const RunOptions& options, SimulationInpu
   const bool any = std::any_of(in.top.bonded.begin(), in.top.bonded.end(),
                                [](const BondedTerm& t) { return t.kind == BondedKind::PosRes; });
   if (!any) return;
-  if (in.mdp.refcoord_scaling != 0)
-    throw InputError(options.mdp, in.mdp.refcoord_scaling_line,
-                     "refcoord-scaling = all or com: halomd's position restraints keep absolute reference "
-                     "positions (refcoord-scaling = no)");
+  if (in.mdp.refcoord_scaling == 1)
+    throw InputError(
+        options.mdp, in.mdp.refcoord_scaling_line,
+        "refcoord-scaling = all: halomd's position restraints take refcoord-scaling = no or com");
   // grompp warns that absolute references under pressure coupling give artefacts (an error without
-  // -maxwarn); GROMACS's answer, refcoord-scaling = com, is not in halomd yet.
-  if (in.mdp.pcoupl != Pcoupl::No)
+  // -maxwarn): refcoord-scaling = com is the answer.
+  if (in.mdp.pcoupl != Pcoupl::No && in.mdp.refcoord_scaling == 0)
     throw InputError(
         options.mdp, in.mdp.pcoupl_line,
-        "position restraints with pressure coupling need refcoord-scaling = com, which halomd does "
-        "not have yet (with refcoord-scaling = no, grompp warns of artefacts)");
+        "position restraints with pressure coupling need refcoord-scaling = com (with no, grompp "
+        "warns of artefacts from absolute references)");
   const bool own = !options.ref.empty() && options.ref != options.conf;
   const io::GroFile ref = own ? io::read_gro(options.ref) : in.gro;
   const std::string& ref_path = own ? options.ref : options.conf;
@@ -232,6 +232,22 @@ void set_position_restraint_references(const RunOptions& options, SimulationInpu
   for (BondedTerm& t : in.top.bonded)
     if (t.kind == BondedKind::PosRes)
       for (int d = 0; d < 3; ++d) t.p[3 + d] = ref.x[t.atoms[0]][d];
+  if (in.mdp.refcoord_scaling != 2) return;
+  // refcoord-scaling = com (grompp 2022): the mass-weighted centre of the restrained atoms' references, kept
+  // as a fraction of the reference box, and each reference relative to it.
+  Vec3 sum;
+  double mass = 0.0;
+  for (const BondedTerm& t : in.top.bonded)
+    if (t.kind == BondedKind::PosRes) {
+      sum += ref.x[t.atoms[0]] * in.top.mass[t.atoms[0]];
+      mass += in.top.mass[t.atoms[0]];
+    }
+  for (int d = 0; d < 3; ++d) {
+    const double com = mass > 0 ? sum[d] / mass : 0.0;
+    in.top.posres_com_frac[d] = com / ref.box.len[d];
+    for (BondedTerm& t : in.top.bonded)
+      if (t.kind == BondedKind::PosRes) t.p[3 + d] -= com;
+  }
 }
 
 // What grompp 2022 warns about (an error there without -maxwarn) for the extended-ensemble couplings: halomd
