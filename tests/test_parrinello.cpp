@@ -89,6 +89,21 @@ TEST(ParrinelloRahman, InputsAroundItAsGrompp) {
             0)
       << log;
   EXPECT_NE(log.find("tau-p (0.2) should be at least 20 times nstpcouple*dt"), std::string::npos) << log;
+  // A zero compressibility keeps that direction (semi-isotropic z here, as grompp allows); all zero is
+  // refused.
+  ASSERT_EQ(run_halomd("spce_1k5", "../parrinello/semi.mdp",
+                       {{"compressibility", "4.5e-5 0"}, {"nsteps", "20"}}, out + "/z0", "", &log),
+            0)
+      << log;
+  auto z = read_csv(out + "/z0/energy.csv");
+  EXPECT_EQ(z["box_z"].front(), z["box_z"].back());
+  EXPECT_NE(z["box_x"].front(), z["box_x"].back());
+  EXPECT_EQ(
+      run_halomd("spce_1k5", "../parrinello/semi.mdp", {{"compressibility", "0 0"}}, out + "/z00", "", &log),
+      2);
+  EXPECT_NE(log.find("compressibility must be > 0 when using pressure coupling Parrinello-Rahman"),
+            std::string::npos)
+      << log;
 }
 
 TEST(ParrinelloRahman, DomainsAndGpusRefuseIt) {

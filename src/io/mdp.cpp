@@ -489,8 +489,13 @@ void MdpReader::derive() {
            "pcoupl = " + barostat +
                " needs temperature coupling (tcoupl = V-rescale or Nose-Hoover), as in GROMACS");
     if (p.tau_p <= 0.0) fail(line_of("tau-p"), "tau-p must be positive");
-    if (p.compressibility[0] <= 0.0 || p.compressibility[1] <= 0.0)
-      fail(line_of("compressibility"), "compressibility must be positive (e.g. 4.5e-5 1/bar for water)");
+    // As grompp: one direction of a semi-isotropic pair may be 0 (that direction keeps its length).
+    const bool semi = p.pcoupltype == PcouplType::SemiIsotropic;
+    if (p.compressibility[0] < 0.0 || p.compressibility[1] < 0.0 ||
+        (p.compressibility[0] == 0.0 && (!semi || p.compressibility[1] == 0.0)))
+      fail(line_of("compressibility"),
+           "compressibility must be > 0 when using pressure coupling " + barostat +
+               " (e.g. 4.5e-5 1/bar for water; one of a semiisotropic pair may be 0)");
     if (p.nstpcouple == -1) {
       const int want =
           10 * p.dt <= p.tau_p ? 10 : std::max(1, static_cast<int>(p.tau_p / (10 * p.dt) + 0.001));
