@@ -45,3 +45,27 @@ for step, r in enumerate(rows):
 PY
 } > "$OUT/reference.txt"
 cat "$OUT/ndf.txt"
+
+# The same two thermostats on groups of an index file (grompp -n): index.ndx from gmx make_ndx, First_half
+# (atoms 1-60, part of the peptide) and Rest (the others); ndf_index.txt and reference_index.txt as above.
+GMX=${GMX:-gmx}
+rm -f "$OUT/index.ndx"
+(cd "$WORK" && printf 'a 1-60\nname 15 First_half\n! 15\nname 16 Rest\nq\n' |
+  "$GMX" make_ndx -f "$SYS/conf.gro" -o "$OUT/index.ndx" > make_ndx.log 2>&1) || { tail -20 "$WORK/make_ndx.log"; exit 1; }
+sed 's/^tc-grps = .*/tc-grps = First_half Rest/' "$OUT/two_groups.mdp" > "$OUT/index_groups.mdp"
+(cd "$WORK" && "$GMXD" grompp -maxwarn 0 -f "$OUT/index_groups.mdp" -c "$SYS/conf.gro" -p "$SYS/topol.top" \
+  -n "$OUT/index.ndx" -o ix.tpr > grompp_ix.log 2>&1 &&
+  "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -s ix.tpr -deffnm ix > mdrun_ix.log 2>&1) ||
+  { tail -20 "$WORK/grompp_ix.log" "$WORK/mdrun_ix.log"; exit 1; }
+{
+  echo "# group ndf: grompp's 'Number of degrees of freedom in T-Coupling group', gmx_d $version, -n index.ndx"
+  sed -n 's/^Number of degrees of freedom in T-Coupling group \(.*\) is \([0-9.]*\)$/\1 \2/p' "$WORK/grompp_ix.log"
+} > "$OUT/ndf_index.txt"
+(cd "$WORK" && printf 'Total-Energy\nConserved-En.\nT-First_half\nT-Rest\n\n' |
+  "$GMXD" energy -f ix.edr -o ix.xvg > energy_ix.log 2>&1)
+{
+  echo "# step total conserved t_first_half t_rest (kJ/mol, K): gmx_d $version, index_groups.mdp -n index.ndx;"
+  echo "# written by tests/make_tcgroups_refdata.sh"
+  python3 "$TESTS/refdata/refdata.py" columns "$WORK/ix.xvg" "Total Energy" "Conserved En." T-First_half T-Rest
+} > "$OUT/reference_index.txt"
+cat "$OUT/ndf_index.txt"

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <sstream>
 
 #include "support/run_helpers.h"
@@ -18,13 +19,17 @@ namespace {
 const char* const kSystem = "bonded/solvated";
 const char* const kMdp = "../../tcgroups/two_groups.mdp";
 
-TEST(TcGroups, DegreesOfFreedomAndTheNoiselessPathMatchGromacs) {
+// halomd's run of <mdp> (extra arguments `args`) against gmx_d's degrees of freedom (`ndf_file`, names as
+// grompp prints them; `json_name` maps one to the group name halomd reports) and noiseless path (`ref_file`:
+// step total conserved T-first T-second, the groups `t1`, `t2` in energy.csv).
+void expect_groups_like_gromacs(const std::string& mdp, const std::string& args, const std::string& ndf_file,
+                                const std::string& ref_file, const std::string& t1, const std::string& t2) {
   const std::string out = make_temp_dir("tcgroups_path");
   std::string log;
-  ASSERT_EQ(run_halomd(kSystem, kMdp, {}, out + "/run", "--threads 2", &log), 0) << log;
+  ASSERT_EQ(run_halomd(kSystem, mdp, {}, out + "/run", "--threads 2 " + args, &log), 0) << log;
   // grompp prints each group's degrees of freedom with 2 decimals.
   const std::string json = read_text(out + "/run/run.json");
-  for (const std::string& row : read_rows(data_path("tcgroups/ndf.txt"))) {
+  for (const std::string& row : read_rows(data_path(ndf_file))) {
     std::istringstream w(row);
     std::string name;
     double ndf = 0;
@@ -35,7 +40,7 @@ TEST(TcGroups, DegreesOfFreedomAndTheNoiselessPathMatchGromacs) {
     EXPECT_NEAR(std::stod(json.substr(at + key.size())), ndf, 0.005) << name;
   }
   auto e = read_csv(out + "/run/energy.csv");
-  const std::vector<std::string> rows = read_rows(data_path("tcgroups/reference.txt"));
+  const std::vector<std::string> rows = read_rows(data_path(ref_file));
   ASSERT_EQ(e["step"].size(), rows.size());
   for (size_t k = 0; k < rows.size(); ++k) {
     std::istringstream w(rows[k]);
@@ -45,12 +50,38 @@ TEST(TcGroups, DegreesOfFreedomAndTheNoiselessPathMatchGromacs) {
     EXPECT_NEAR(e["total"][k], total, kPcouplPathRelTol * std::fabs(total));
     EXPECT_NEAR(e["conserved"][k], conserved, kPcouplPathRelTol * std::fabs(conserved));
     // gmx energy prints 6 decimals; the paths agree to ~1e-8 relative.
-    EXPECT_NEAR(e["t_Protein"][k], tp, kPcouplPathRelTol * tp + 1e-6);
-    EXPECT_NEAR(e["t_Non-Protein"][k], tn, kPcouplPathRelTol * tn + 1e-6);
+    EXPECT_NEAR(e[t1][k], tp, kPcouplPathRelTol * tp + 1e-6);
+    EXPECT_NEAR(e[t2][k], tn, kPcouplPathRelTol * tn + 1e-6);
   }
   // The thermostats took out different fractions: tau-t 0.1 and 0.2 ps.
-  EXPECT_LT(e["t_Protein"].back() / e["t_Protein"].front(),
-            e["t_Non-Protein"].back() / e["t_Non-Protein"].front());
+  EXPECT_LT(e[t1].back() / e[t1].front(), e[t2].back() / e[t2].front());
+}
+
+TEST(TcGroups, DegreesOfFreedomAndTheNoiselessPathMatchGromacs) {
+  expect_groups_like_gromacs(kMdp, "", "tcgroups/ndf.txt", "tcgroups/reference.txt", "t_Protein",
+                             "t_Non-Protein");
+}
+
+// An index file (-n, as grompp -n): its groups are then the only ones; two groups of gmx make_ndx that cut
+// the peptide in two (tests/make_tcgroups_refdata.sh) give grompp's degrees of freedom and gmx_d's path. A
+// group the file lacks, or an entry that is not an atom number, is an error naming the file.
+TEST(TcGroups, IndexFileGroupsMatchGromacs) {
+  const std::string ndx = data_path("tcgroups/index.ndx");
+  expect_groups_like_gromacs("../../tcgroups/index_groups.mdp", "-n " + ndx, "tcgroups/ndf_index.txt",
+                             "tcgroups/reference_index.txt", "t_First_half", "t_Rest");
+  const std::string out = make_temp_dir("tcgroups_ndx");
+  std::string log;
+  EXPECT_EQ(run_halomd(kSystem, kMdp, {{"nsteps", "0"}, {"tc-grps", "Peptide Rest"}}, out + "/nogroup",
+                       "-n " + ndx, &log),
+            2);
+  EXPECT_NE(log.find("tc-grps: no group 'Peptide' in the index file"), std::string::npos) << log;
+  const std::string bad = out + "/bad.ndx";
+  {
+    std::ofstream f(bad);
+    f << "[ System ]\n1 2 x3\n";
+  }
+  EXPECT_EQ(run_halomd(kSystem, kMdp, {{"nsteps", "0"}}, out + "/bad", "-n " + bad, &log), 2);
+  EXPECT_NE(log.find("bad.ndx:2: 'x3' is not an atom number"), std::string::npos) << log;
 }
 
 TEST(TcGroups, ThreadCountAndContinuationChangeNoBit) {

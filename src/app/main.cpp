@@ -36,6 +36,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option(
       "-r", run.ref,
       "reference positions of position restraints (.gro; default: the -c structure, as grompp)");
+  run_cmd->add_option("-n", run.index,
+                      "index file (.ndx): its groups are then the only ones tc-grps and the other group "
+                      "options may name, as grompp -n");
   run_cmd->add_option("-f", run.mdp, "run parameters (.mdp)")->required();
   run_cmd->add_option("-o", run.outdir, "output folder")->required();
   // "cuda" is accepted in every build; a build without CUDA says so when the executor is made.

@@ -13,8 +13,9 @@ struct RunOptions {
   std::string mdp;     // .mdp
   std::string outdir;  // created; refused when it already holds results, unless --cpi continues into it
   std::string backend = "cpu";
-  std::string cpi;  // checkpoint to continue from, or empty
-  std::string ref;  // -r: the position restraints' reference structure (.gro); empty: conf, as grompp
+  std::string cpi;    // checkpoint to continue from, or empty
+  std::string ref;    // -r: the position restraints' reference structure (.gro); empty: conf, as grompp
+  std::string index;  // -n: an index file (.ndx); its groups are then the only ones the .mdp may name
   int threads = 1;
   std::vector<std::string> include_dirs;  // -I for the .top, besides the .mdp's include
   std::string command_line;               // as typed, for run.json

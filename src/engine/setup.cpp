@@ -12,6 +12,7 @@
 #include "engine/verlet_buffer.h"
 #include "fmt/format.h"
 #include "io/mdp.h"
+#include "io/ndx.h"
 #include "io/residue_types.h"
 #include "io/top.h"
 
@@ -84,14 +85,37 @@ bool names_whole_system(const std::string& name, const Topology& top) {
          });
 }
 
-void check_whole_system_groups(const MdParams& p, const Topology& top, const std::string& mdp_path) {
-  for (const WholeSystemGroup& g : p.groups)
+// The index file's group of that name (case-insensitive, as grompp's), or null.
+const io::IndexGroup* index_group(const std::vector<io::IndexGroup>& index, const std::string& name) {
+  for (const io::IndexGroup& g : index)
+    if (same_name(g.name, name)) return &g;
+  return nullptr;
+}
+
+void check_whole_system_groups(const MdParams& p, const Topology& top, const std::string& mdp_path,
+                               const std::vector<io::IndexGroup>* index) {
+  for (const WholeSystemGroup& g : p.groups) {
+    if (index) {  // grompp -n: the file's groups only
+      const io::IndexGroup* ig = index_group(*index, g.group);
+      std::vector<char> in(top.num_atoms(), 0);
+      if (ig)
+        for (int a : ig->atoms)
+          if (a < top.num_atoms()) in[a] = 1;
+      if (!ig || std::count(in.begin(), in.end(), 1) != top.num_atoms())
+        throw InputError(mdp_path, g.line,
+                         g.option + " = " + g.group +
+                             (ig ? ": halomd runs one group holding every atom; this index group is not the "
+                                   "whole system"
+                                 : ": no such group in the index file (-n)"));
+      continue;
+    }
     if (!names_whole_system(g.group, top))
       throw InputError(
           mdp_path, g.line,
           g.option + " = " + g.group +
               ": halomd runs one group holding every atom (System, a molecule or residue name that "
               "every atom has, or Water in a water box); this one is not the whole system");
+  }
 }
 
 // constraints = h-bonds / all-bonds: grompp (topshake.cpp) replaces the [ bonds ] (function types 1 to 4)
@@ -157,17 +181,36 @@ std::vector<char> group_atoms(const std::string& name, const Topology& top,
 // Several tc-grps: each atom in exactly one group, and each group's degrees of freedom as GROMACS's
 // calc_nrdf_tc counts them (3 per atom, 1 less per SETTLE atom, 1/2 less per atom of a LINCS constraint,
 // then the centre of mass's 3 taken from all groups in proportion).
-void assign_tc_groups(const MdParams& p, const std::string& mdp_path, SimulationInputs& in) {
+void assign_tc_groups(const MdParams& p, const std::string& mdp_path, SimulationInputs& in,
+                      const std::vector<io::IndexGroup>* index, const std::string& index_path) {
   const Topology& top = in.top;
   const int n = top.num_atoms();
   // Without a thermostat the groups couple nothing: one group, as a single tc-grps entry.
   const int groups = p.tcoupl == Tcoupl::No ? 1 : std::max<int>(1, static_cast<int>(p.tc_grps.size()));
   in.tc_group.assign(n, 0);
   if (groups > 1) {
-    const auto types = io::read_residue_types();
+    const auto types = index ? std::map<std::string, std::string>{} : io::read_residue_types();
     std::vector<int> owner(n, -1);
     for (int g = 0; g < groups; ++g) {
-      const std::vector<char> atoms = group_atoms(p.tc_grps[g], top, types);
+      if (index) {  // grompp -n: the file's groups only
+        const io::IndexGroup* ig = index_group(*index, p.tc_grps[g]);
+        if (!ig)
+          throw InputError(mdp_path, p.tc_grps_line,
+                           "tc-grps: no group '" + p.tc_grps[g] + "' in the index file " + index_path);
+      }
+      std::vector<char> atoms;
+      if (index) {
+        atoms.assign(n, 0);
+        for (int a : index_group(*index, p.tc_grps[g])->atoms) {
+          if (a >= n)
+            throw InputError(
+                index_path, 0,
+                fmt::format("group {}: atom {} is beyond the system's {} atoms", p.tc_grps[g], a + 1, n));
+          atoms[a] = 1;
+        }
+      } else {
+        atoms = group_atoms(p.tc_grps[g], top, types);
+      }
       if (atoms.empty())
         throw InputError(
             mdp_path, p.tc_grps_line,
@@ -291,7 +334,10 @@ SimulationInputs load_inputs(const RunOptions& options) {
   MdParams& p = in.mdp;
   set_position_restraint_references(options, in);
   warn_like_grompp(options, in);
-  check_whole_system_groups(p, in.top, options.mdp);
+  std::vector<io::IndexGroup> index;
+  if (!options.index.empty()) index = io::read_ndx(options.index);
+  const std::vector<io::IndexGroup>* index_groups = options.index.empty() ? nullptr : &index;
+  check_whole_system_groups(p, in.top, options.mdp, index_groups);
   convert_bonds_to_constraints(p, in.top);
   if (p.constraint_shake && !in.top.constraints.empty())
     throw InputError(options.mdp, p.constraint_algorithm_line,
@@ -311,7 +357,7 @@ SimulationInputs load_inputs(const RunOptions& options) {
       3 * static_cast<int>(in.top.settles.size()) + static_cast<int>(in.top.constraints.size());
   in.ndf = 3.0 * in.top.num_atoms() - nconstr - (p.comm_mode == CommMode::Linear ? 3.0 : 0.0);
   if (in.ndf <= 0) throw InputError(options.top, 0, "the system has no degrees of freedom");
-  assign_tc_groups(p, options.mdp, in);
+  assign_tc_groups(p, options.mdp, in, index_groups, options.index);
   if (in.tc_ndf.size() == 1) in.tc_ndf[0] = in.ndf;  // the same number as before, to the last bit
   if (p.integrator == Integrator::Steep) {
     // Energy minimisation searches pairs at every evaluation, so the list's buffer only costs; grompp sets
