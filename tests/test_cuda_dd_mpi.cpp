@@ -45,12 +45,6 @@ std::vector<std::string> transports() {
 #endif
 }
 
-double json_number(const std::string& json, const std::string& key) {
-  const size_t at = json.find("\"" + key + "\":");
-  if (at == std::string::npos) return NAN;
-  return std::stod(json.substr(at + key.size() + 3));
-}
-
 // The output files of two runs, byte for byte (and not empty).
 void expect_same_outputs(const std::string& a, const std::string& b,
                          std::initializer_list<const char*> files = {"energy.csv", "traj.xtc",

@@ -31,12 +31,6 @@ const std::map<std::string, std::string> kShortVrescale = {
     {"nstcheckpoint", "50"}, {"ld-seed", "4242"}};
 
 // The number after "key": in run.json.
-double json_number(const std::string& json, const std::string& key) {
-  const size_t at = json.find("\"" + key + "\":");
-  if (at == std::string::npos) return NAN;
-  return std::stod(json.substr(at + key.size() + 3));
-}
-
 #define SKIP_WITHOUT_GPU() \
   if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device"
 

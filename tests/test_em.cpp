@@ -26,12 +26,6 @@ const Case kCases[] = {{"water", "spce_1k5", "../em/water.mdp"},
                        {"solvated", "bonded/solvated", "../../em/solvated.mdp"}};
 
 // A number out of run.json's flat members.
-double json_number(const std::string& json, const std::string& key) {
-  const size_t at = json.find("\"" + key + "\": ");
-  EXPECT_NE(at, std::string::npos) << key;
-  return at == std::string::npos ? NAN : std::stod(json.substr(at + key.size() + 4));
-}
-
 TEST(Steep, AcceptedStatesEnergiesAndFinalForcesMatchGromacs) {
   std::map<std::string, std::vector<std::vector<double>>> ref;  // step, potential, pressure per case
   for (const std::string& row : read_rows(data_path("em/reference.txt"))) {

@@ -9,7 +9,7 @@ namespace halomd {
 
 enum class CoulombType { ReactionField, CutOff, Pme };
 enum class CoulombModifier { PotentialShift, None };
-enum class VdwModifier { PotentialShift, None };
+enum class VdwModifier { PotentialShift, None, ForceSwitch };
 enum class DispCorr { No, EnerPres, Ener };
 enum class Tcoupl { No, VRescale, NoseHoover };
 enum class CommMode { Linear, None };
@@ -57,7 +57,9 @@ struct MdParams {
   double ewald_rtol = 1e-5;       // erfc(beta rcoulomb): sets the Ewald splitting coefficient beta
   // Van der Waals
   VdwModifier vdw_modifier = VdwModifier::PotentialShift;
-  double rvdw = 1.0;  // nm
+  int vdw_modifier_line = 0;
+  double rvdw = 1.0;         // nm
+  double rvdw_switch = 0.0;  // nm: where vdw-modifier = Force-switch starts
   DispCorr dispcorr = DispCorr::No;
   // Temperature coupling (one group: System)
   Tcoupl tcoupl = Tcoupl::No;

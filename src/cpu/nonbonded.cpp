@@ -48,6 +48,18 @@ PairParams make_pair_params(const MdParams& mdp) {
     p.sh_six = 1.0 / rv6;
     p.sh_twelve = 1.0 / (rv6 * rv6);
   }
+  if (mdp.vdw_modifier == VdwModifier::ForceSwitch) {
+    const double r1 = mdp.rvdw_switch, rc = mdp.rvdw, w = rc - r1;
+    // The constants of PairParams's force switch for r^-a.
+    auto constants = [&](double a, double& ca, double& cb, double& cc) {
+      ca = -a * ((a + 4.0) * rc - (a + 1.0) * r1) / (std::pow(rc, a + 2.0) * w * w);
+      cb = a * ((a + 3.0) * rc - (a + 1.0) * r1) / (std::pow(rc, a + 2.0) * w * w * w);
+      cc = 1.0 / std::pow(rc, a) - ca / 3.0 * w * w * w - cb / 4.0 * w * w * w * w;
+    };
+    p.fsw_r1 = r1 > 0.0 ? r1 : 1e-300;  // r1 = 0 switches from the origin: still on
+    constants(6.0, p.fsw_a6, p.fsw_b6, p.fsw_c6);
+    constants(12.0, p.fsw_a12, p.fsw_b12, p.fsw_c12);
+  }
   return p;
 }
 

@@ -22,6 +22,12 @@ struct PairParams {
   // shift erfc(beta rc)/rc with coulomb-modifier = Potential-shift, else 0.
   double ewald_beta = 0.0;
   double sh_ewald = 0.0;
+  // vdw-modifier = Force-switch (GROMACS manual, "Modified non-bonded interactions"): from r1 = rvdw-switch
+  // the force r^-a gains A (r - r1)^2 + B (r - r1)^3 (a = 6, 12) and the potential -A/3 (r - r1)^3 - B/4
+  // (r - r1)^4 - C, -C at every r (fsw_r1 0: off; sh_six, sh_twelve are then 0).
+  double fsw_r1 = 0.0;
+  double fsw_a6 = 0.0, fsw_b6 = 0.0, fsw_c6 = 0.0;
+  double fsw_a12 = 0.0, fsw_b12 = 0.0, fsw_c12 = 0.0;
 };
 
 struct PairResult {
@@ -37,6 +43,20 @@ HALOMD_HOST_DEVICE inline Real pair_lj(const PairParams& p, Real rinv2, Real c6,
   const Real rinv6 = rinv2 * rinv2 * rinv2;
   const Real vrep = c12 * rinv6 * rinv6;
   const Real vdisp = c6 * rinv6;
+  if (p.fsw_r1 > 0.0) {  // force-switch: the same at r < r1 up to the constants -C
+    const Real r = Real(1) / sqrt(rinv2);
+    Real v12 = vrep - c12 * Real(p.fsw_c12), v6 = vdisp - c6 * Real(p.fsw_c6);
+    Real f12 = Real(12) * vrep * rinv2, f6 = Real(6) * vdisp * rinv2;  // |F|/r of each
+    if (r > Real(p.fsw_r1)) {
+      const Real d = r - Real(p.fsw_r1), d2 = d * d, d3 = d2 * d;
+      v12 -= c12 * (Real(p.fsw_a12) / Real(3) * d3 + Real(p.fsw_b12) / Real(4) * d3 * d);
+      v6 -= c6 * (Real(p.fsw_a6) / Real(3) * d3 + Real(p.fsw_b6) / Real(4) * d3 * d);
+      f12 += c12 * (Real(p.fsw_a12) * d2 + Real(p.fsw_b12) * d3) / r;
+      f6 += c6 * (Real(p.fsw_a6) * d2 + Real(p.fsw_b6) * d3) / r;
+    }
+    out.v_lj = v12 - v6;
+    return f12 - f6;
+  }
   out.v_lj = (vrep - c12 * Real(p.sh_twelve)) - (vdisp - c6 * Real(p.sh_six));
   return (Real(12) * vrep - Real(6) * vdisp) * rinv2;
 }

@@ -259,6 +259,9 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
                      "the topology has bonded interactions ([ bonds ], [ angles ], [ dihedrals ], [ pairs ], "
                      "[ position_restraints ]), "
                      "which run with one domain so far (no --dd, one rank; --backend cpu or cuda)");
+  if (config.mdp->vdw_modifier == VdwModifier::ForceSwitch && options.backend != "cpu")
+    throw InputError(options.mdp, config.mdp->vdw_modifier_line,
+                     "vdw-modifier = Force-switch runs with --backend cpu so far (one domain or several)");
   if (config.mdp->tcoupl == Tcoupl::NoseHoover && (options.backend != "cpu" || decomposed(options)))
     throw InputError(
         options.mdp, config.mdp->tcoupl_line,

@@ -144,6 +144,16 @@ double drift_of(const std::vector<BufferType>& types, const MdParams& mdp, const
   // LJ (plain or potential-shift: GROMACS 2022 uses the first derivative only), per unit C6 and C12.
   const double rv = mdp.rvdw;
   const double disp_md1 = -6.0 * std::pow(rv, -7.0), rep_md1 = 12.0 * std::pow(rv, -13.0);
+  // Force-switch: V, V' and V'' vanish at the cut-off, so only -V'''(rc) is left: for r^-a switched from r1
+  // (the constants A, B of pair_interaction.h), a (a + 1) (a + 2) rc^-(a+3) + 2 A + 6 B (rc - r1).
+  const bool fsw = mdp.vdw_modifier == VdwModifier::ForceSwitch;
+  auto fsw_md3 = [&](double a) {
+    const double r1 = mdp.rvdw_switch, w = rv - r1;
+    const double ca = -a * ((a + 4.0) * rv - (a + 1.0) * r1) / (std::pow(rv, a + 2.0) * w * w);
+    const double cb = a * ((a + 3.0) * rv - (a + 1.0) * r1) / (std::pow(rv, a + 2.0) * w * w * w);
+    return a * (a + 1.0) * (a + 2.0) * std::pow(rv, -(a + 3.0)) + 2.0 * ca + 6.0 * cb * w;
+  };
+  const double disp_md3 = fsw ? -fsw_md3(6.0) : 0.0, rep_md3 = fsw ? fsw_md3(12.0) : 0.0;
   // Coulomb, per unit q_i q_j, with the constants GROMACS 2022's estimate uses (not quite the force
   // field's when epsilon-r != 1: it takes e = epsilon-rf / epsilon-r as the reaction-field dielectric);
   // plain cut-off has k_rf = 0.
@@ -171,7 +181,10 @@ double drift_of(const std::vector<BufferType>& types, const MdParams& mdp, const
       const BufferType& tj = types[j];
       const double s2 = ti.s2_rot + ti.s2_com + tj.s2_rot + tj.s2_com;
       Derivatives lj, q;
-      lj.md1 = top.c6_of(ti.lj_type, tj.lj_type) * disp_md1 + top.c12_of(ti.lj_type, tj.lj_type) * rep_md1;
+      if (fsw)
+        lj.md3 = top.c6_of(ti.lj_type, tj.lj_type) * disp_md3 + top.c12_of(ti.lj_type, tj.lj_type) * rep_md3;
+      else
+        lj.md1 = top.c6_of(ti.lj_type, tj.lj_type) * disp_md1 + top.c12_of(ti.lj_type, tj.lj_type) * rep_md1;
       q.md1 = ti.charge * tj.charge * q_md1;
       q.d2 = ti.charge * tj.charge * q_d2;
       // LJ and Coulomb are added with their signs; only the type pair's sum is taken absolute.

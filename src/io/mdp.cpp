@@ -61,7 +61,7 @@ struct Entry {
 constexpr const char* kNoEffect =
     "title cpp bd-fric niter fcstep nstcgsteep nbfgscorr rtpi shake-sor "
     "shake-tol ewald-rtol-lj lj-pme-comb-rule rcoulomb-switch "
-    "rvdw-switch table-extension nstcalclr nh-chain-length "
+    "table-extension nstcalclr nh-chain-length "
     "print-nose-hoover-chain-variables simulation-part "
     "wall-type wall-r-linpot wall-atomtype wall-density wall-ewald-zfac disre-weighting disre-mixed disre-fc "
     "disre-tau nstdisreout orire-fc orire-tau orire-fitgrp nstorireout couple-moltype couple-lambda0 "
@@ -277,11 +277,13 @@ void MdpReader::register_options() {
   add({"epsilon-rf"}, [this](const Entry& e) { p_.epsilon_rf = real(e); });
   add({"vdwtype"}, [this](const Entry& e) { choice(e, {"Cut-off"}); });
   add({"vdw-modifier"}, [this](const Entry& e) {
-    p_.vdw_modifier = choice(e, {"Potential-shift", "Potential-shift-Verlet", "None"}) < 2
-                          ? VdwModifier::PotentialShift
-                          : VdwModifier::None;
+    const VdwModifier kinds[] = {VdwModifier::PotentialShift, VdwModifier::PotentialShift, VdwModifier::None,
+                                 VdwModifier::ForceSwitch};
+    p_.vdw_modifier = kinds[choice(e, {"Potential-shift", "Potential-shift-Verlet", "None", "Force-switch"})];
+    p_.vdw_modifier_line = e.line;
   });
   add({"rvdw"}, [this](const Entry& e) { p_.rvdw = real(e); });
+  add({"rvdw-switch"}, [this](const Entry& e) { p_.rvdw_switch = real(e); });
   add({"DispCorr"}, [this](const Entry& e) {
     const DispCorr values[] = {DispCorr::No, DispCorr::EnerPres, DispCorr::Ener};
     p_.dispcorr = values[choice(e, {"no", "EnerPres", "Ener"})];
@@ -416,6 +418,16 @@ void MdpReader::derive() {
   if (p.epsilon_r <= 0.0)
     fail(line_of("epsilon-r"), "epsilon-r must be positive (0, meaning infinity, is not supported)");
   if (p.epsilon_rf < 0.0) fail(line_of("epsilon-rf"), "epsilon-rf must be 0 (infinity) or positive");
+  if (p.vdw_modifier == VdwModifier::ForceSwitch) {
+    if (!(p.rvdw_switch >= 0.0 && p.rvdw_switch < p.rvdw))
+      fail(line_of("rvdw-switch"),
+           "rvdw-switch must be at least 0 and below rvdw with vdw-modifier = Force-switch");
+    // GROMACS integrates the switched potential into the dispersion correction; halomd does not yet.
+    if (p.dispcorr != DispCorr::No)
+      fail(line_of("DispCorr"),
+           "DispCorr with vdw-modifier = Force-switch is not supported yet (CHARMM36 runs "
+           "it with DispCorr = no)");
+  }
 
   if (p.tcoupl != Tcoupl::No) {
     const std::string name = p.tcoupl == Tcoupl::VRescale ? "V-rescale" : "Nose-Hoover";

@@ -111,4 +111,10 @@ TestSystem random_system(std::mt19937_64& rng, const Box& box, int num_molecules
   return s;
 }
 
+double json_number(const std::string& json, const std::string& key) {
+  const size_t at = json.find("\"" + key + "\":");
+  if (at == std::string::npos) return NAN;
+  return std::stod(json.substr(at + key.size() + 3));
+}
+
 }  // namespace halomd::test

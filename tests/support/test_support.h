@@ -25,6 +25,8 @@ int run_command(const std::string& cmd, std::string* output = nullptr);
 // Reads a CSV with a header line into columns by name.
 std::map<std::string, std::vector<double>> read_csv(const std::string& path);
 std::string read_text(const std::string& path);
+// The number after "key": in run.json's text (NaN when the key is not there).
+double json_number(const std::string& json, const std::string& key);
 
 // Random molecules for the domain-decomposition property tests: 1-atom and 3-atom molecules (the first
 // atom anywhere at a random box image in [-2, 2], two more 0.1 nm from it), unwrapped and whole.

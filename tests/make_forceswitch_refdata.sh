@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Makes tests/data/forceswitch: vdw-modifier = Force-switch (CHARMM36's Lennard-Jones, DispCorr = no) by GROMACS
+# 2022 (gmx_d) on spce_1k5 water with reaction field, rvdw-switch 0.8 (and 0.6) and rvdw 1.0: per case the
+# step-0 terms gmx energy gives (LJ (SR), Coulomb (SR), Potential, Pressure, ...) in reference.txt, as
+# "case term value", and the rlist grompp calculates for a 1x1 list with the default verlet-buffer-tolerance
+# (term rlist_1x1). Every number is read from GROMACS output. Needs GROMACS 2022 (gmx_d), python3.
+# Usage: bash tests/make_forceswitch_refdata.sh
+set -euo pipefail
+TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+OUT=$TESTS/data/forceswitch
+GMXD=${GMX_D:-gmx_d}
+command -v "$GMXD" > /dev/null || { echo "make_forceswitch_refdata.sh: $GMXD not found" >&2; exit 1; }
+version=$("$GMXD" --version 2> /dev/null | sed -n 's/^GROMACS version: *//p')
+[[ $version == 2022* ]] || { echo "make_forceswitch_refdata.sh: needs GROMACS 2022, $GMXD is $version" >&2; exit 1; }
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/halomd_forceswitch.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$OUT"
+water=$TESTS/data/spce_1k5
+ref=$OUT/reference.txt
+{
+  echo "# case term value (kJ/mol, bar, nm; step 0, GROMACS's term names with '_' for spaces)"
+  echo "# gmx_d $version; written by tests/make_forceswitch_refdata.sh"
+} > "$ref"
+for sw in 0.8 0.6; do
+  name=fsw$sw
+  {
+    grep -v -E '^(;|nsteps|vdw-modifier|DispCorr|verlet-buffer-tolerance|rlist)' "$water/nve.mdp"
+    printf 'nsteps = 0\nvdw-modifier = Force-switch\nrvdw-switch = %s\nDispCorr = no\n' "$sw"
+  } > "$OUT/$name.mdp"
+  (cd "$WORK" && "$GMXD" grompp -maxwarn 0 -f "$OUT/$name.mdp" -c "$water/conf.gro" -p "$water/topol.top" \
+    -o "$name.tpr" > "$name.grompp.log" 2>&1 &&
+    "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -s "$name.tpr" -deffnm "$name" > "$name.mdrun.log" 2>&1) ||
+    { tail -n 20 "$WORK/$name.grompp.log" "$WORK/$name.mdrun.log"; exit 1; }
+  (cd "$WORK" && seq 1 30 | "$GMXD" energy -f "$name.edr" -o "$name.xvg" > "$name.energy.log" 2>&1)
+  python3 - "$WORK/$name.xvg" "$name" >> "$ref" << 'PY'
+import re, sys
+legends, row = {}, None
+for line in open(sys.argv[1]):
+    m = re.match(r'@ s(\d+) legend "(.*)"', line)
+    if m:
+        legends[m.group(2)] = int(m.group(1)) + 1
+    elif line.strip() and line[0] not in '#@' and row is None:
+        row = line.split()
+for name, col in legends.items():
+    print(sys.argv[2], name.replace(' ', '_'), row[col])
+PY
+  rlist=$(sed -n 's/^Calculated rlist for 1x1 atom pair-list as \([0-9.]*\) nm.*/\1/p' "$WORK/$name.grompp.log")
+  [ -n "$rlist" ] || { echo "make_forceswitch_refdata.sh: no 1x1 rlist in grompp's log" >&2; exit 1; }
+  echo "$name rlist_1x1 $rlist" >> "$ref"
+done
+cat "$ref"

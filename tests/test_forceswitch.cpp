@@ -1,0 +1,68 @@
+// vdw-modifier = Force-switch (CHARMM36's Lennard-Jones, with DispCorr = no) on the CPU reference against
+// GROMACS 2022 (gmx_d, tests/make_forceswitch_refdata.sh): SPC/E water with reaction field and the switch
+// from 0.8 and from 0.6 nm to rvdw 1.0: step-0 LJ (SR), Coulomb (SR), potential and pressure, and the rlist
+// grompp calculates for a 1x1 list (the switched potential's third derivative at the cut-off); what is not
+// run yet is refused naming the line. Domains run the same pair function (cpu/pair_interaction.h).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "support/run_helpers.h"
+#include "support/test_support.h"
+#include "tolerances.h"
+
+namespace halomd::test {
+namespace {
+
+std::map<std::string, double> terms_of(const std::string& c) {
+  std::map<std::string, double> out;
+  for (const std::string& row : read_rows(data_path("forceswitch/reference.txt"))) {
+    std::istringstream w(row);
+    std::string name, term;
+    double v = 0;
+    w >> name >> term >> v;
+    if (name == c) out[term] = v;
+  }
+  return out;
+}
+
+TEST(ForceSwitch, Step0EnergiesPressureAndRlistMatchGromacs) {
+  for (const char* c : {"fsw0.8", "fsw0.6"}) {
+    SCOPED_TRACE(c);
+    const auto ref = terms_of(c);
+    const std::string out = make_temp_dir("forceswitch");
+    std::string log;
+    ASSERT_EQ(run_halomd("spce_1k5", std::string("../forceswitch/") + c + ".mdp", {}, out + "/run",
+                         "--threads 2", &log),
+              0)
+        << log;
+    auto e = read_csv(out + "/run/energy.csv");
+    EXPECT_NEAR(e["lj_sr"][0], ref.at("LJ_(SR)"), kEnergyRelTol * std::fabs(ref.at("LJ_(SR)")) + 1e-6);
+    EXPECT_NEAR(e["coulomb_sr"][0], ref.at("Coulomb_(SR)"), 1e-8 * std::fabs(ref.at("Coulomb_(SR)")) + 1e-6);
+    EXPECT_NEAR(e["potential"][0], ref.at("Potential"), 1e-8 * std::fabs(ref.at("Potential")) + 1e-6);
+    EXPECT_NEAR(e["pressure"][0], ref.at("Pressure"), 1e-3);
+    EXPECT_NEAR(json_number(read_text(out + "/run/run.json"), "rlist_nm"), ref.at("rlist_1x1"), 5e-4);
+  }
+}
+
+TEST(ForceSwitch, WhatIsNotRunYetIsRefusedNamingTheLine) {
+  const std::string out = make_temp_dir("forceswitch_refuse");
+  std::string log;
+  EXPECT_EQ(
+      run_halomd("spce_1k5", "../forceswitch/fsw0.8.mdp", {{"DispCorr", "EnerPres"}}, out + "/dc", "", &log),
+      2);
+  EXPECT_NE(log.find("DispCorr with vdw-modifier = Force-switch is not supported yet"), std::string::npos)
+      << log;
+  EXPECT_EQ(
+      run_halomd("spce_1k5", "../forceswitch/fsw0.8.mdp", {{"rvdw-switch", "1.0"}}, out + "/sw", "", &log),
+      2);
+  EXPECT_NE(log.find("rvdw-switch must be at least 0 and below rvdw"), std::string::npos) << log;
+  EXPECT_EQ(run_halomd("spce_1k5", "../forceswitch/fsw0.8.mdp", {}, out + "/gpu", "--backend cuda", &log), 2);
+  EXPECT_NE(log.find("vdw-modifier = Force-switch runs with --backend cpu"), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace halomd::test
