@@ -286,9 +286,12 @@ TEST(Mdp, EveryRefusalNamesFileLineAndOption) {
       {"integrator = sd\n", "1: integrator = sd is not supported (supported: md, steep)"},
       {"cutoff-scheme = group\n", "1: cutoff-scheme = group is not supported (supported: Verlet)"},
       {"vdwtype = Switch\n", "1: vdwtype = Switch is not supported (supported: Cut-off)"},
-      {"vdw-modifier = Force-switch\n",
-       "1: vdw-modifier = Force-switch is not supported (supported: Potential-shift, Potential-shift-Verlet, "
-       "None)"},
+      {"vdw-modifier = Potential-switch\n",
+       "1: vdw-modifier = Potential-switch is not supported (supported: Potential-shift, "
+       "Potential-shift-Verlet, "
+       "None, Force-switch)"},
+      {"vdw-modifier = Force-switch\nrvdw-switch = 1.2\n",
+       "2: rvdw-switch must be at least 0 and below rvdw with vdw-modifier = Force-switch"},
       {"coulomb-modifier = Potential-switch\n",
        "1: coulomb-modifier = Potential-switch is not supported (supported: Potential-shift, "
        "Potential-shift-Verlet, "
