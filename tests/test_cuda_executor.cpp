@@ -155,6 +155,32 @@ TEST(CudaExecutor, Step0EnergiesForcesAndFirstStepMatchCpuDoublePath) {
   expect_first_step_positions_match(cpu, gpu);
 }
 
+// Step 0 with energies from the same state on the CPU's double path and on one GPU: LJ, Coulomb, the virial
+// (all nine components), the forces (all the CPU executor computes) and the positions after one step.
+// Returns both steps' energies for the caller's further checks.
+std::pair<StepEnergies, StepEnergies> expect_step0_like_cpu(System& sys) {
+  CpuExecutor cpu(sys.config());
+  CudaExecutor gpu(sys.config());
+  cpu.load(sys.state);
+  gpu.load(sys.state);
+  StepEnergies ec, eg;
+  cpu.step(request(sys.in.mdp, 0, true), &ec);
+  gpu.step(request(sys.in.mdp, 0, true), &eg);
+  EXPECT_LT(rel_diff(eg.lj, ec.lj), kEnergyRelTol) << eg.lj << " vs " << ec.lj;
+  EXPECT_LT(rel_diff(eg.coulomb, ec.coulomb), kEnergyRelTol) << eg.coulomb << " vs " << ec.coulomb;
+  double diag = 0.0;
+  for (int a = 0; a < 3; ++a) diag = std::max(diag, std::fabs(ec.virial.m[a][a]));
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b)
+      EXPECT_NEAR(eg.virial.m[a][b], ec.virial.m[a][b], kGpuVirialRelTol * diag) << "virial " << a << b;
+  std::vector<Vec3> fg, fc;
+  gpu.forces(fg);
+  EXPECT_TRUE(cpu.last_forces(fc));
+  expect_gpu_forces_match(fg, fc);
+  expect_first_step_positions_match(cpu, gpu);
+  return {ec, eg};
+}
+
 // coulombtype = PME on one GPU (real-space Ewald in float with a polynomial erfc, the mesh part in double
 // with fixed-point charge spreading and cuFFT) against the CPU's double path at step 0: energies, Coul.
 // recip., the virial (all nine components), forces (pairs plus mesh) and the positions after one step; on
@@ -165,28 +191,10 @@ void expect_pme_matches_cpu(const std::string& system, const std::string& mdp) {
   System sys;
   load_system(system, mdp, sys);
   ASSERT_EQ(sys.in.mdp.coulombtype, CoulombType::Pme);
-  CpuExecutor cpu(sys.config());
-  CudaExecutor gpu(sys.config());
-  cpu.load(sys.state);
-  gpu.load(sys.state);
-  StepEnergies ec, eg;
-  cpu.step(request(sys.in.mdp, 0, true), &ec);
-  gpu.step(request(sys.in.mdp, 0, true), &eg);
-  EXPECT_LT(rel_diff(eg.lj, ec.lj), kEnergyRelTol) << eg.lj << " vs " << ec.lj;
-  EXPECT_LT(rel_diff(eg.coulomb, ec.coulomb), kEnergyRelTol) << eg.coulomb << " vs " << ec.coulomb;
+  const auto [ec, eg] = expect_step0_like_cpu(sys);
   EXPECT_GT(ec.coulomb_recip, 10.0);
   EXPECT_LT(rel_diff(eg.coulomb_recip, ec.coulomb_recip), kEnergyRelTol)
       << eg.coulomb_recip << " vs " << ec.coulomb_recip;
-  double diag = 0.0;
-  for (int a = 0; a < 3; ++a) diag = std::max(diag, std::fabs(ec.virial.m[a][a]));
-  for (int a = 0; a < 3; ++a)
-    for (int b = 0; b < 3; ++b)
-      EXPECT_NEAR(eg.virial.m[a][b], ec.virial.m[a][b], kGpuVirialRelTol * diag) << "virial " << a << b;
-
-  std::vector<Vec3> fg;
-  gpu.forces(fg);
-  expect_gpu_forces_match(fg, cpu_forces(sys));
-  expect_first_step_positions_match(cpu, gpu);
 }
 
 TEST(CudaExecutor, PmeMatchesTheCpuDoublePath) {
@@ -211,13 +219,7 @@ void expect_listed_matches_cpu(const std::string& system, const std::string& mdp
   System sys;
   load_system(system, mdp, sys, ref);
   ASSERT_FALSE(sys.in.top.bonded.empty());
-  CpuExecutor cpu(sys.config());
-  CudaExecutor gpu(sys.config());
-  cpu.load(sys.state);
-  gpu.load(sys.state);
-  StepEnergies ec, eg;
-  cpu.step(request(sys.in.mdp, 0, true), &ec);
-  gpu.step(request(sys.in.mdp, 0, true), &eg);
+  const auto [ec, eg] = expect_step0_like_cpu(sys);
   int terms = 0;
   for (int k = 0; k < kNumBondedTerms; ++k) {
     if (ec.bonded[k] != 0.0) ++terms;
@@ -225,18 +227,6 @@ void expect_listed_matches_cpu(const std::string& system, const std::string& mdp
         << kBondedCsvNames[k];
   }
   EXPECT_GE(terms, 4);
-  EXPECT_LT(rel_diff(eg.lj, ec.lj), kEnergyRelTol) << eg.lj << " vs " << ec.lj;
-  EXPECT_LT(rel_diff(eg.coulomb, ec.coulomb), kEnergyRelTol) << eg.coulomb << " vs " << ec.coulomb;
-  double diag = 0.0;
-  for (int a = 0; a < 3; ++a) diag = std::max(diag, std::fabs(ec.virial.m[a][a]));
-  for (int a = 0; a < 3; ++a)
-    for (int b = 0; b < 3; ++b)
-      EXPECT_NEAR(eg.virial.m[a][b], ec.virial.m[a][b], kGpuVirialRelTol * diag) << "virial " << a << b;
-  std::vector<Vec3> fg, fc;
-  gpu.forces(fg);
-  ASSERT_TRUE(cpu.last_forces(fc));
-  expect_gpu_forces_match(fg, fc);
-  expect_first_step_positions_match(cpu, gpu);
 }
 
 TEST(CudaExecutor, ListedInteractionsMatchTheCpuDoublePath) {
