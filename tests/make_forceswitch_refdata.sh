@@ -32,18 +32,7 @@ for sw in 0.8 0.6; do
     "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -s "$name.tpr" -deffnm "$name" > "$name.mdrun.log" 2>&1) ||
     { tail -n 20 "$WORK/$name.grompp.log" "$WORK/$name.mdrun.log"; exit 1; }
   (cd "$WORK" && seq 1 30 | "$GMXD" energy -f "$name.edr" -o "$name.xvg" > "$name.energy.log" 2>&1)
-  python3 - "$WORK/$name.xvg" "$name" >> "$ref" << 'PY'
-import re, sys
-legends, row = {}, None
-for line in open(sys.argv[1]):
-    m = re.match(r'@ s(\d+) legend "(.*)"', line)
-    if m:
-        legends[m.group(2)] = int(m.group(1)) + 1
-    elif line.strip() and line[0] not in '#@' and row is None:
-        row = line.split()
-for name, col in legends.items():
-    print(sys.argv[2], name.replace(' ', '_'), row[col])
-PY
+  python3 "$TESTS/refdata/refdata.py" first-frame "$WORK/$name.xvg" "$name" >> "$ref"
   rlist=$(sed -n 's/^Calculated rlist for 1x1 atom pair-list as \([0-9.]*\) nm.*/\1/p' "$WORK/$name.grompp.log")
   [ -n "$rlist" ] || { echo "make_forceswitch_refdata.sh: no 1x1 rlist in grompp's log" >&2; exit 1; }
   echo "$name rlist_1x1 $rlist" >> "$ref"

@@ -69,20 +69,11 @@ run step0_grompp "$GMXD" grompp -maxwarn 0 -f "$OUT/step0.mdp" -c "$OUT/conf.gro
   -p "$OUT/topol.top" -o step0.tpr
 run step0_mdrun "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -s step0.tpr -deffnm step0
 (cd "$WORK" && seq 1 30 | "$GMXD" energy -f step0.edr -o step0.xvg > step0.energy.log 2>&1)
-python3 - "$WORK/step0.xvg" "$version" > "$OUT/reference.txt" << 'PY'
-import re, sys
-legends, row = {}, None
-for line in open(sys.argv[1]):
-    m = re.match(r'@ s(\d+) legend "(.*)"', line)
-    if m:
-        legends[m.group(2)] = int(m.group(1)) + 1
-    elif line.strip() and line[0] not in '#@' and row is None:
-        row = line.split()
-print("# case term value (kJ/mol, bar; step 0, GROMACS's term names with '_' for spaces)")
-print(f"# gmx_d {sys.argv[2]}; written by tests/make_posres_refdata.sh")
-for name, col in legends.items():
-    print("posres", name.replace(' ', '_'), row[col])
-PY
+{
+  echo "# case term value (kJ/mol, bar; step 0, GROMACS's term names with '_' for spaces)"
+  echo "# gmx_d $version; written by tests/make_posres_refdata.sh"
+  python3 "$TESTS/refdata/refdata.py" first-frame "$WORK/step0.xvg" posres
+} > "$OUT/reference.txt"
 grep -q "Position_Rest." "$OUT/reference.txt" || { echo "make_posres_refdata.sh: no Position Rest. term" >&2; exit 1; }
 
 # refcoord-scaling = com: the same step 0 (energies equal; the virial takes the references relative to their
@@ -92,18 +83,7 @@ run com_grompp "$GMXD" grompp -maxwarn 0 -f "$OUT/step0_com.mdp" -c "$OUT/conf.g
   -p "$OUT/topol.top" -o com.tpr
 run com_mdrun "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -s com.tpr -deffnm com
 (cd "$WORK" && seq 1 30 | "$GMXD" energy -f com.edr -o com.xvg > com.energy.log 2>&1)
-python3 - "$WORK/com.xvg" >> "$OUT/reference.txt" << 'PY'
-import re, sys
-legends, row = {}, None
-for line in open(sys.argv[1]):
-    m = re.match(r'@ s(\d+) legend "(.*)"', line)
-    if m:
-        legends[m.group(2)] = int(m.group(1)) + 1
-    elif line.strip() and line[0] not in '#@' and row is None:
-        row = line.split()
-for name, col in legends.items():
-    print("posres_com", name.replace(' ', '_'), row[col])
-PY
+python3 "$TESTS/refdata/refdata.py" first-frame "$WORK/com.xvg" posres_com >> "$OUT/reference.txt"
 
 # NPT with the heavy atoms restrained (refcoord-scaling = com): the solvated peptide of tests/data/bonded,
 # Parrinello-Rahman and Nose-Hoover (deterministic), h-bonds, a search every step, 40 steps of 1 fs from its

@@ -6,6 +6,7 @@ Subcommands:
   energy GMX EDR OUT_XVG TERM..  run `GMX energy` on the terms of TERM.. present in EDR (others skipped)
   same-energies A.xvg B.xvg      fail unless two rerun energy files agree exactly
   columns XVG TERM..             print "row value.." per frame, the values of the named legends in order
+  first-frame XVG CASE           print "CASE term value" for every legend of the first frame (spaces as _)
   reference ...                  write reference.txt (and nve_energy.csv) from GROMACS output
 
 Every number written by `reference` is read from GROMACS output files (xvg from `gmx energy`, .gro, .top,
@@ -219,6 +220,12 @@ def columns(xvg, names):
         print(row, *(repr(cols[name][row]) for name in names))
 
 
+def first_frame(xvg, case):
+    for name, values in read_xvg(xvg).items():
+        if name != "time":
+            print(case, name.replace(" ", "_"), repr(values[0]))
+
+
 def same_energies(a, b):
     ea, eb = read_xvg(a), read_xvg(b)
     for k in ea:
@@ -388,6 +395,9 @@ def main():
     p = sub.add_parser("columns")
     p.add_argument("xvg")
     p.add_argument("names", nargs="+")
+    p = sub.add_parser("first-frame")
+    p.add_argument("xvg")
+    p.add_argument("case")
     p = sub.add_parser("reference")
     for a in ("--rerun", "--step0", "--gro", "--top", "--log", "--header", "--out"):
         p.add_argument(a, required=True)
@@ -404,6 +414,8 @@ def main():
         same_energies(args.a, args.b)
     elif args.cmd == "columns":
         columns(args.xvg, args.names)
+    elif args.cmd == "first-frame":
+        first_frame(args.xvg, args.case)
     else:
         reference(args)
 
