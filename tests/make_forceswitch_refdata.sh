@@ -38,3 +38,17 @@ for sw in 0.8 0.6; do
   echo "$name rlist_1x1 $rlist" >> "$ref"
 done
 cat "$ref"
+
+# The Verlet buffer with force-switch where LJ decides it: the LJ fluid of tests/data/lj_fluid, CHARMM's
+# rvdw-switch 1.0 and rvdw 1.2, nstlist 40, verlet-buffer-tolerance 1e-4: grompp's 1x1 rlist (case lj_fsw).
+lj=$TESTS/data/lj_fluid
+{
+  grep -v -E '^(;|nstlist|verlet-buffer-tolerance|rlist|rcoulomb|rvdw|vdw-modifier|DispCorr)' "$lj/step0.mdp"
+  printf 'nstlist = 40\nverlet-buffer-tolerance = 1e-4\nrcoulomb = 1.2\nrvdw = 1.2\n'
+  printf 'vdw-modifier = Force-switch\nrvdw-switch = 1.0\nDispCorr = no\n'
+} > "$OUT/lj_fsw.mdp"
+(cd "$WORK" && "$GMXD" grompp -maxwarn 0 -f "$OUT/lj_fsw.mdp" -c "$lj/conf.gro" -p "$lj/topol.top" -o lj.tpr \
+  > lj.grompp.log 2>&1) || { tail -n 20 "$WORK/lj.grompp.log"; exit 1; }
+rlist=$(sed -n 's/^Calculated rlist for 1x1 atom pair-list as \([0-9.]*\) nm.*/\1/p' "$WORK/lj.grompp.log")
+[ -n "$rlist" ] || { echo "make_forceswitch_refdata.sh: no 1x1 rlist for the LJ fluid" >&2; exit 1; }
+echo "lj_fsw rlist_1x1 $rlist" >> "$ref"

@@ -109,3 +109,15 @@ run npt_mdrun "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -s npt.tpr -deffnm npt
     Pressure Volume
 } > "$OUT/solvated/npt.txt"
 echo "make_posres_refdata.sh: wrote $OUT"
+
+# refcoord-scaling = com with the waters restrained too (-DPOSRES -DPOSRES_WATER): grompp counts each
+# [ molecules ] run by its first molecule only for the centre of mass. Step 0 of the solvated peptide with the
+# NPT run's last frame as reference (every restrained atom off it), case solvated_water_com in reference.txt.
+sed 's/^define = -DPOSRES$/define = -DPOSRES -DPOSRES_WATER/; s/^nsteps = 40$/nsteps = 0/' "$OUT/solvated/npt.mdp" \
+  > "$OUT/solvated/step0_water.mdp"
+cp "$WORK/npt.gro" "$OUT/solvated/ref_water.gro"
+run water_grompp "$GMXD" grompp -maxwarn 0 -f "$OUT/solvated/step0_water.mdp" -c "$OUT/solvated/conf.gro" \
+  -r "$OUT/solvated/ref_water.gro" -p "$OUT/solvated/topol.top" -o water.tpr
+run water_mdrun "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -s water.tpr -deffnm water
+(cd "$WORK" && seq 1 30 | "$GMXD" energy -f water.edr -o water.xvg > water.energy.log 2>&1)
+python3 "$TESTS/refdata/refdata.py" first-frame "$WORK/water.xvg" solvated_water_com >> "$OUT/reference.txt"

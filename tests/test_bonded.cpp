@@ -131,6 +131,11 @@ TEST(Bonded, PositionRestraintsMatchGromacsAtStep0) {
   // mass (the pressure differs from no's by ~2 bar).
   expect_step0_like_gromacs("posres", "step0_com.mdp", read_terms("posres/reference.txt").at("posres_com"),
                             "-r " + ref);
+  // With the 2,409 waters restrained too: grompp's centre counts each [ molecules ] run by its first
+  // molecule.
+  expect_step0_like_gromacs("posres/solvated", "step0_water.mdp",
+                            read_terms("posres/reference.txt").at("solvated_water_com"),
+                            "-r " + data_path("posres/solvated/ref_water.gro"));
   // refcoord-scaling = all is refused naming the line; so is a reference of another size.
   EXPECT_EQ(run_halomd("posres", "step0.mdp", {{"refcoord-scaling", "all"}}, out + "/all", "", &log), 2);
   EXPECT_NE(log.find("refcoord-scaling = all: halomd's position restraints take"), std::string::npos) << log;

@@ -48,6 +48,16 @@ TEST(ForceSwitch, Step0EnergiesPressureAndRlistMatchGromacs) {
   }
 }
 
+// Where LJ decides the buffer (the LJ fluid, CHARMM's 1.0/1.2 nm, nstlist 40, tolerance 1e-4), halomd's rlist
+// is grompp's (whose estimate takes the switch's third derivative in its own form: verlet_buffer.cpp).
+TEST(ForceSwitch, VerletBufferOfAnLjFluidIsGromppsRlist) {
+  const std::string out = make_temp_dir("forceswitch_lj");
+  std::string log;
+  ASSERT_EQ(run_halomd("lj_fluid", "../forceswitch/lj_fsw.mdp", {}, out + "/run", "", &log), 0) << log;
+  EXPECT_NEAR(json_number(read_text(out + "/run/run.json"), "rlist_nm"), terms_of("lj_fsw").at("rlist_1x1"),
+              5e-4);
+}
+
 TEST(ForceSwitch, WhatIsNotRunYetIsRefusedNamingTheLine) {
   const std::string out = make_temp_dir("forceswitch_refuse");
   std::string log;

@@ -82,6 +82,17 @@ TEST(TcGroups, IndexFileGroupsMatchGromacs) {
   }
   EXPECT_EQ(run_halomd(kSystem, kMdp, {{"nsteps", "0"}}, out + "/bad", "-n " + bad, &log), 2);
   EXPECT_NE(log.find("bad.ndx:2: 'x3' is not an atom number"), std::string::npos) << log;
+  // As grompp: an atom number beyond the system, or one listed twice in a group, is an error.
+  for (const auto& [text, error] :
+       {std::pair<std::string, std::string>{"[ A ]\n99999\n", "group A: atom 99999 is beyond"},
+        {"[ B ]\n1 2 1\n", "group B lists atom 1 twice"}}) {
+    {
+      std::ofstream f(bad);
+      f << text;
+    }
+    EXPECT_EQ(run_halomd(kSystem, kMdp, {{"nsteps", "0"}}, out + "/bad2", "-n " + bad, &log), 2);
+    EXPECT_NE(log.find(error), std::string::npos) << log;
+  }
 }
 
 TEST(TcGroups, ThreadCountAndContinuationChangeNoBit) {

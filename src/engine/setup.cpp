@@ -188,26 +188,19 @@ void assign_tc_groups(const MdParams& p, const std::string& mdp_path, Simulation
   // Without a thermostat the groups couple nothing: one group, as a single tc-grps entry.
   const int groups = p.tcoupl == Tcoupl::No ? 1 : std::max<int>(1, static_cast<int>(p.tc_grps.size()));
   in.tc_group.assign(n, 0);
+  if (index)  // as grompp, the names are looked up even when a single group couples (tcoupl = no)
+    for (const std::string& name : p.tc_grps)
+      if (!index_group(*index, name))
+        throw InputError(mdp_path, p.tc_grps_line,
+                         "tc-grps: no group '" + name + "' in the index file " + index_path);
   if (groups > 1) {
     const auto types = index ? std::map<std::string, std::string>{} : io::read_residue_types();
     std::vector<int> owner(n, -1);
     for (int g = 0; g < groups; ++g) {
-      if (index) {  // grompp -n: the file's groups only
-        const io::IndexGroup* ig = index_group(*index, p.tc_grps[g]);
-        if (!ig)
-          throw InputError(mdp_path, p.tc_grps_line,
-                           "tc-grps: no group '" + p.tc_grps[g] + "' in the index file " + index_path);
-      }
       std::vector<char> atoms;
       if (index) {
         atoms.assign(n, 0);
-        for (int a : index_group(*index, p.tc_grps[g])->atoms) {
-          if (a >= n)
-            throw InputError(
-                index_path, 0,
-                fmt::format("group {}: atom {} is beyond the system's {} atoms", p.tc_grps[g], a + 1, n));
-          atoms[a] = 1;
-        }
+        for (int a : index_group(*index, p.tc_grps[g])->atoms) atoms[a] = 1;  // numbers checked at reading
       } else {
         atoms = group_atoms(p.tc_grps[g], top, types);
       }
@@ -276,15 +269,28 @@ void set_position_restraint_references(const RunOptions& options, SimulationInpu
     if (t.kind == BondedKind::PosRes)
       for (int d = 0; d < 3; ++d) t.p[3 + d] = ref.x[t.atoms[0]][d];
   if (in.mdp.refcoord_scaling != 2) return;
-  // refcoord-scaling = com (grompp 2022): the mass-weighted centre of the restrained atoms' references, kept
-  // as a fraction of the reference box, and each reference relative to it.
+  // refcoord-scaling = com (grompp 2022's read_posres): the mass-weighted centre of the restrained atoms'
+  // references, counting each run of consecutive [ molecules ] entries of one type by its first molecule
+  // only (as grompp does), kept as a fraction of the reference box; each reference relative to it.
+  std::vector<char> counted(in.top.num_atoms(), 0);
+  const std::vector<MoleculeBlock>& blocks = in.top.molecules;
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    if (b > 0 && blocks[b].name == blocks[b - 1].name && blocks[b - 1].count > 0) continue;  // merged
+    if (blocks[b].count > 0)
+      std::fill(counted.begin() + blocks[b].first_atom,
+                counted.begin() + blocks[b].first_atom + blocks[b].atoms_per_molecule, 1);
+  }
   Vec3 sum;
   double mass = 0.0;
   for (const BondedTerm& t : in.top.bonded)
-    if (t.kind == BondedKind::PosRes) {
+    if (t.kind == BondedKind::PosRes && counted[t.atoms[0]]) {
       sum += ref.x[t.atoms[0]] * in.top.mass[t.atoms[0]];
       mass += in.top.mass[t.atoms[0]];
     }
+  if (mass <= 0.0)
+    throw InputError(
+        options.top, 0,
+        "refcoord-scaling = com: the restrained atoms have no mass, so they have no centre of mass");
   for (int d = 0; d < 3; ++d) {
     const double com = mass > 0 ? sum[d] / mass : 0.0;
     in.top.posres_com_frac[d] = com / ref.box.len[d];
@@ -335,7 +341,22 @@ SimulationInputs load_inputs(const RunOptions& options) {
   set_position_restraint_references(options, in);
   warn_like_grompp(options, in);
   std::vector<io::IndexGroup> index;
-  if (!options.index.empty()) index = io::read_ndx(options.index);
+  if (!options.index.empty()) {
+    index = io::read_ndx(options.index);
+    // As grompp: every atom number within the system, none twice in a group.
+    for (const io::IndexGroup& g : index) {
+      std::vector<char> seen(in.top.num_atoms(), 0);
+      for (int a : g.atoms) {
+        if (a >= in.top.num_atoms())
+          throw InputError(options.index, 0,
+                           fmt::format("group {}: atom {} is beyond the system's {} atoms", g.name, a + 1,
+                                       in.top.num_atoms()));
+        if (seen[a])
+          throw InputError(options.index, 0, fmt::format("group {} lists atom {} twice", g.name, a + 1));
+        seen[a] = 1;
+      }
+    }
+  }
   const std::vector<io::IndexGroup>* index_groups = options.index.empty() ? nullptr : &index;
   check_whole_system_groups(p, in.top, options.mdp, index_groups);
   convert_bonds_to_constraints(p, in.top);

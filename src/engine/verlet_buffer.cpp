@@ -144,14 +144,17 @@ double drift_of(const std::vector<BufferType>& types, const MdParams& mdp, const
   // LJ (plain or potential-shift: GROMACS 2022 uses the first derivative only), per unit C6 and C12.
   const double rv = mdp.rvdw;
   const double disp_md1 = -6.0 * std::pow(rv, -7.0), rep_md1 = 12.0 * std::pow(rv, -13.0);
-  // Force-switch: V, V' and V'' vanish at the cut-off, so only -V'''(rc) is left: for r^-a switched from r1
-  // (the constants A, B of pair_interaction.h), a (a + 1) (a + 2) rc^-(a+3) + 2 A + 6 B (rc - r1).
+  // Force-switch: V, V' and V'' vanish at the cut-off, so only the third derivative is left. grompp 2022's
+  // estimate (verletbuf.cpp) takes it as a (a + 1) (a + 2) rc^(a+3) + 2 A' + 6 B' (rc - r1) with the switch
+  // constants A', B' of pair_interaction.h divided by a; the mathematical -V'''(rc) has rc^-(a+3) and A, B.
+  // halomd follows grompp so that the same inputs get the same rlist (checked against grompp on the LJ
+  // fluid, tests/test_forceswitch.cpp).
   const bool fsw = mdp.vdw_modifier == VdwModifier::ForceSwitch;
   auto fsw_md3 = [&](double a) {
     const double r1 = mdp.rvdw_switch, w = rv - r1;
-    const double ca = -a * ((a + 4.0) * rv - (a + 1.0) * r1) / (std::pow(rv, a + 2.0) * w * w);
-    const double cb = a * ((a + 3.0) * rv - (a + 1.0) * r1) / (std::pow(rv, a + 2.0) * w * w * w);
-    return a * (a + 1.0) * (a + 2.0) * std::pow(rv, -(a + 3.0)) + 2.0 * ca + 6.0 * cb * w;
+    const double ca = -((a + 4.0) * rv - (a + 1.0) * r1) / (std::pow(rv, a + 2.0) * w * w);
+    const double cb = ((a + 3.0) * rv - (a + 1.0) * r1) / (std::pow(rv, a + 2.0) * w * w * w);
+    return a * (a + 1.0) * (a + 2.0) * std::pow(rv, a + 3.0) + 2.0 * ca + 6.0 * cb * w;
   };
   const double disp_md3 = fsw ? -fsw_md3(6.0) : 0.0, rep_md3 = fsw ? fsw_md3(12.0) : 0.0;
   // Coulomb, per unit q_i q_j, with the constants GROMACS 2022's estimate uses (not quite the force
