@@ -19,32 +19,31 @@ mkdir -p "$OUT"
 grep -v -E '^(;|nsteps|tcoupl|tc-grps|tau-t|ref-t)' "$SYS/hbonds_step0.mdp" > "$OUT/two_groups.mdp"
 printf 'nsteps = 20\ntcoupl = v-rescale\ntc-grps = Protein Non-Protein\ntau-t = 0.1 0.2\nref-t = 0 0\nnsttcouple = 1\n' \
   >> "$OUT/two_groups.mdp"
-(cd "$WORK" && "$GMXD" grompp -maxwarn 0 -f "$OUT/two_groups.mdp" -c "$SYS/conf.gro" -p "$SYS/topol.top" -o tg.tpr \
-  > grompp.log 2>&1 && "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -s tg.tpr -deffnm tg > mdrun.log 2>&1) ||
-  { tail -20 "$WORK/grompp.log" "$WORK/mdrun.log"; exit 1; }
-{
-  echo "# group ndf: grompp's 'Number of degrees of freedom in T-Coupling group', gmx_d $version"
-  sed -n 's/^Number of degrees of freedom in T-Coupling group \(.*\) is \([0-9.]*\)$/\1 \2/p' "$WORK/grompp.log"
-} > "$OUT/ndf.txt"
-(cd "$WORK" && printf 'Total-Energy\nConserved-En.\nT-Protein\nT-non-Protein\n\n' |
-  "$GMXD" energy -f tg.edr -o tg.xvg > energy.log 2>&1)
-{
-  echo "# step total conserved t_protein t_non_protein (kJ/mol, K): gmx_d $version, two_groups.mdp;"
-  echo "# written by tests/make_tcgroups_refdata.sh"
-  python3 - "$WORK/tg.xvg" << 'PY'
-import re, sys
-legend, rows = {}, []
-for line in open(sys.argv[1]):
-    m = re.match(r'@ s(\d+) legend "(.*)"', line)
-    if m:
-        legend[m.group(2)] = int(m.group(1)) + 1
-    elif line.strip() and line[0] not in '#@':
-        rows.append(line.split())
-for step, r in enumerate(rows):
-    print(step, *(r[legend[t]] for t in ["Total Energy", "Conserved En.", "T-Protein", "T-non-Protein"]))
-PY
-} > "$OUT/reference.txt"
-cat "$OUT/ndf.txt"
+# tc_case TAG MDP NDF_OUT REF_OUT T1 T2 NOTE [grompp arguments...]: runs gmx_d on MDP; writes grompp's degrees
+# of freedom per group to NDF_OUT and per step the total, conserved energy and the two groups' T to REF_OUT;
+# NOTE (the grompp arguments as the headers name them) ends both files' first line.
+tc_case() {
+  local tag=$1 mdp=$2 ndf=$3 refout=$4 t1=$5 t2=$6 note=$7
+  shift 7
+  (cd "$WORK" && "$GMXD" grompp -maxwarn 0 -f "$OUT/$mdp" -c "$SYS/conf.gro" -p "$SYS/topol.top" "$@" \
+    -o "$tag.tpr" > "grompp_$tag.log" 2>&1 &&
+    "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -s "$tag.tpr" -deffnm "$tag" > "mdrun_$tag.log" 2>&1) ||
+    { tail -20 "$WORK/grompp_$tag.log" "$WORK/mdrun_$tag.log"; exit 1; }
+  {
+    echo "# group ndf: grompp's 'Number of degrees of freedom in T-Coupling group', gmx_d $version$note"
+    sed -n 's/^Number of degrees of freedom in T-Coupling group \(.*\) is \([0-9.]*\)$/\1 \2/p' \
+      "$WORK/grompp_$tag.log"
+  } > "$OUT/$ndf"
+  (cd "$WORK" && printf 'Total-Energy\nConserved-En.\n%s\n%s\n\n' "$t1" "$t2" |
+    "$GMXD" energy -f "$tag.edr" -o "$tag.xvg" > "energy_$tag.log" 2>&1)
+  {
+    echo "# step total conserved $t1 $t2 (kJ/mol, K): gmx_d $version, $mdp${note#,};"
+    echo "# written by tests/make_tcgroups_refdata.sh"
+    python3 "$TESTS/refdata/refdata.py" columns "$WORK/$tag.xvg" "Total Energy" "Conserved En." "$t1" "$t2"
+  } > "$OUT/$refout"
+  cat "$OUT/$ndf"
+}
+tc_case tg two_groups.mdp ndf.txt reference.txt T-Protein T-non-Protein ''
 
 # The same two thermostats on groups of an index file (grompp -n): index.ndx from gmx make_ndx, First_half
 # (atoms 1-60, part of the peptide) and Rest (the others); ndf_index.txt and reference_index.txt as above.
@@ -53,19 +52,4 @@ rm -f "$OUT/index.ndx"
 (cd "$WORK" && printf 'a 1-60\nname 15 First_half\n! 15\nname 16 Rest\nq\n' |
   "$GMX" make_ndx -f "$SYS/conf.gro" -o "$OUT/index.ndx" > make_ndx.log 2>&1) || { tail -20 "$WORK/make_ndx.log"; exit 1; }
 sed 's/^tc-grps = .*/tc-grps = First_half Rest/' "$OUT/two_groups.mdp" > "$OUT/index_groups.mdp"
-(cd "$WORK" && "$GMXD" grompp -maxwarn 0 -f "$OUT/index_groups.mdp" -c "$SYS/conf.gro" -p "$SYS/topol.top" \
-  -n "$OUT/index.ndx" -o ix.tpr > grompp_ix.log 2>&1 &&
-  "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -s ix.tpr -deffnm ix > mdrun_ix.log 2>&1) ||
-  { tail -20 "$WORK/grompp_ix.log" "$WORK/mdrun_ix.log"; exit 1; }
-{
-  echo "# group ndf: grompp's 'Number of degrees of freedom in T-Coupling group', gmx_d $version, -n index.ndx"
-  sed -n 's/^Number of degrees of freedom in T-Coupling group \(.*\) is \([0-9.]*\)$/\1 \2/p' "$WORK/grompp_ix.log"
-} > "$OUT/ndf_index.txt"
-(cd "$WORK" && printf 'Total-Energy\nConserved-En.\nT-First_half\nT-Rest\n\n' |
-  "$GMXD" energy -f ix.edr -o ix.xvg > energy_ix.log 2>&1)
-{
-  echo "# step total conserved t_first_half t_rest (kJ/mol, K): gmx_d $version, index_groups.mdp -n index.ndx;"
-  echo "# written by tests/make_tcgroups_refdata.sh"
-  python3 "$TESTS/refdata/refdata.py" columns "$WORK/ix.xvg" "Total Energy" "Conserved En." T-First_half T-Rest
-} > "$OUT/reference_index.txt"
-cat "$OUT/ndf_index.txt"
+tc_case ix index_groups.mdp ndf_index.txt reference_index.txt T-First_half T-Rest ', -n index.ndx' -n "$OUT/index.ndx"
