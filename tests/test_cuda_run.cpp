@@ -6,7 +6,6 @@
 #include <cmath>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 
 #include "io/trr.h"
@@ -193,20 +192,8 @@ TEST(CudaRun, SeveralTcGroupsFollowGromacsNoiselessPathAndContinueBitwise) {
   std::string log;
   ASSERT_EQ(run_halomd(sys, mdp, {}, out + "/a", kCuda, &log), 0) << log;
   auto e = read_csv(out + "/a/energy.csv");
-  const std::vector<std::string> rows = read_rows(data_path("tcgroups/reference.txt"));
-  ASSERT_EQ(e["step"].size(), rows.size());
-  for (size_t k = 0; k < rows.size(); ++k) {
-    std::istringstream w(rows[k]);
-    double step, total, conserved, tp, tn;
-    w >> step >> total >> conserved >> tp >> tn;
-    SCOPED_TRACE(::testing::Message() << "step " << step);
-    EXPECT_NEAR(e["total"][k], total, kGpuPathsEnergyRelTol * std::fabs(total));
-    EXPECT_NEAR(e["conserved"][k], conserved, kGpuPathsEnergyRelTol * std::fabs(conserved));
-    EXPECT_NEAR(e["t_Protein"][k], tp, kGpuThermostatRelTol * tp);
-    EXPECT_NEAR(e["t_Non-Protein"][k], tn, kGpuThermostatRelTol * tn);
-  }
-  EXPECT_LT(e["t_Protein"].back() / e["t_Protein"].front(),
-            e["t_Non-Protein"].back() / e["t_Non-Protein"].front());
+  expect_tc_path_like_gromacs(e, "tcgroups/reference.txt", "t_Protein", "t_Non-Protein",
+                              kGpuPathsEnergyRelTol, kGpuThermostatRelTol);
   const std::map<std::string, std::string> noisy = {
       {"ref-t", "300 310"}, {"ld-seed", "3"}, {"nsttcouple", "5"}};
   ASSERT_EQ(run_halomd(sys, mdp, noisy, out + "/b", kCuda, &log), 0) << log;

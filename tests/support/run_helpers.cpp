@@ -136,4 +136,22 @@ std::string expect_threads_and_continuation_change_no_bit(const std::string& sys
   return out;
 }
 
+void expect_tc_path_like_gromacs(std::map<std::string, std::vector<double>>& e, const std::string& ref_file,
+                                 const std::string& t1, const std::string& t2, double energy_rel_tol,
+                                 double t_rel_tol, double t_abs) {
+  const std::vector<std::string> rows = read_rows(data_path(ref_file));
+  ASSERT_EQ(e["step"].size(), rows.size());
+  for (size_t k = 0; k < rows.size(); ++k) {
+    std::istringstream w(rows[k]);
+    double step, total, conserved, ta, tb;
+    w >> step >> total >> conserved >> ta >> tb;
+    SCOPED_TRACE(::testing::Message() << "step " << step);
+    EXPECT_NEAR(e["total"][k], total, energy_rel_tol * std::fabs(total));
+    EXPECT_NEAR(e["conserved"][k], conserved, energy_rel_tol * std::fabs(conserved));
+    EXPECT_NEAR(e[t1][k], ta, t_rel_tol * ta + t_abs);
+    EXPECT_NEAR(e[t2][k], tb, t_rel_tol * tb + t_abs);
+  }
+  EXPECT_LT(e[t1].back() / e[t1].front(), e[t2].back() / e[t2].front());
+}
+
 }  // namespace halomd::test

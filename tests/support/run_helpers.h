@@ -37,6 +37,14 @@ double checkpoint_position_difference(const std::string& cpt_a, const std::strin
 void expect_nve_like_gromacs(std::map<std::string, std::vector<double>>& e,
                              const std::map<std::string, double>& ref);
 
+// Two noiseless v-rescale groups' energy.csv (e) against gmx_d's path in ref_file (make_tcgroups_refdata.sh:
+// step total conserved T-first T-second, the groups `t1`, `t2` of e): the same rows, total and conserved
+// energy within energy_rel_tol relative, each group's T within t_rel_tol relative plus t_abs; and the first
+// group (the shorter tau-t) kept the smaller fraction of its temperature.
+void expect_tc_path_like_gromacs(std::map<std::string, std::vector<double>>& e, const std::string& ref_file,
+                                 const std::string& t1, const std::string& t2, double energy_rel_tol,
+                                 double t_rel_tol, double t_abs = 0.0);
+
 // Slope of the least-squares line through (x, y).
 double linear_slope(const std::vector<double>& x, const std::vector<double>& y);
 double mean(const std::vector<double>& v);
