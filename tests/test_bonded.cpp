@@ -3,7 +3,8 @@
 // tests/make_bonded_refdata.sh): every step-0 energy term and the forces; the peptide solvated with PME at
 // step 0 and over a 400-step NVE run; forces against finite differences for each kind, also across the box
 // boundary; the parameter lookup's rules (wildcards, funct 9 blocks, gen-pairs, errors naming the line);
-// threads and continuation; what is refused until it exists (domains).
+// threads and continuation; the same on domains of update groups; what is refused until it exists (GPU
+// domains).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -195,6 +196,31 @@ TEST(Bonded, LincsNveRunMatchesGromacsMeanDriftAndBuffer) {
   EXPECT_NE(read_text(out + "/run/run.json").find(fmt::format("\"rlist_nm\": {:.6f}", rlist)),
             std::string::npos)
       << rlist;
+}
+
+// Domains of update groups (the CPU decomposition, cpu/dd_domain.h): the solvated peptide's every step-0 term
+// on 4 domains, with h-bonds constrained on 8 (2x2x2), and the restrained peptide in vacuum (refcoord-scaling
+// = com) on 8: the values GROMACS gives for the whole system.
+TEST(Bonded, SolvatedPeptideOnDomainsMatchesGromacsAtStep0) {
+  const auto ref = read_terms();
+  expect_step0_like_gromacs("bonded/solvated", "step0.mdp", ref.at("solvated"), "--domains 4");
+  expect_step0_like_gromacs("bonded/solvated", "hbonds_step0.mdp", ref.at("solvated_hbonds"), "--dd 2 2 2");
+  expect_step0_like_gromacs("posres", "step0_com.mdp", read_terms("posres/reference.txt").at("posres_com"),
+                            "--dd 2 2 2 -r " + data_path("posres/ref.gro"));
+}
+
+// The h-bonds NVE run on 4 domains (LINCS on each domain's update groups, listed interactions across them):
+// GROMACS's mean total energy and drift over 500 steps.
+TEST(Bonded, LincsNveRunOnDomainsMatchesGromacsMeanAndDrift) {
+  const auto ref = read_reference(data_path("bonded/solvated/hbonds_nve_reference.txt"));
+  const std::string out = make_temp_dir("bonded_lincs_nve_dd");
+  std::string log;
+  ASSERT_EQ(
+      run_halomd("bonded/solvated", "hbonds_nve.mdp", {}, out + "/run", "--threads 2 --domains 4", &log), 0)
+      << log;
+  auto e = read_csv(out + "/run/energy.csv");
+  expect_nve_like_gromacs(e, ref);
+  EXPECT_NE(read_text(out + "/run/run.json").find("\"domains\": 4"), std::string::npos);
 }
 
 struct Loaded {
@@ -515,17 +541,20 @@ TEST(Bonded, LookupErrorsNameTheLine) {
 TEST(Bonded, WhatIsNotRunYetIsRefusedNamingIt) {
   const std::string out = make_temp_dir("bonded_refuse");
   std::string log;
-  // Domains: the listed interactions run with one domain (the CPU reference or one GPU).
-  EXPECT_EQ(run_halomd("bonded/amber99sb-ildn", "../step0.mdp", {}, out + "/dd", "--domains 2", &log), 2);
+  // GPU domains: the listed interactions run in the CPU reference (one domain or several) or on one GPU.
+  EXPECT_EQ(run_halomd("bonded/amber99sb-ildn", "../step0.mdp", {}, out + "/dd", "--backend cuda --domains 2",
+                       &log),
+            2);
   EXPECT_NE(log.find("bonded interactions"), std::string::npos) << log;
-  // LINCS is the one constraint algorithm; domains refuse constraints.
+  // LINCS is the one constraint algorithm; GPU domains refuse constraints.
   EXPECT_EQ(run_halomd("bonded/amber99sb-ildn", "../allbonds_step0.mdp", {{"constraint-algorithm", "shake"}},
                        out + "/shake", "", &log),
             2);
   EXPECT_NE(log.find("constraint-algorithm = shake: halomd solves constraints with LINCS"), std::string::npos)
       << log;
-  EXPECT_EQ(
-      run_halomd("bonded/amber99sb-ildn", "../allbonds_step0.mdp", {}, out + "/dd2", "--domains 2", &log), 2);
+  EXPECT_EQ(run_halomd("bonded/amber99sb-ildn", "../allbonds_step0.mdp", {}, out + "/dd2",
+                       "--backend cuda --domains 2", &log),
+            2);
   EXPECT_NE(log.find("dd2.mdp:16: the run has LINCS constraints"), std::string::npos) << log;
   // A function type halomd does not run (a Morse bond) names the file and line of the entry.
   const std::string dir = make_temp_dir("bonded_morse");

@@ -27,12 +27,13 @@ struct System {
   MdState start;  // x(0) whole, v(-dt/2) from the .gro (the .mdp continues)
 };
 
-std::unique_ptr<System> load_system(const std::string& mdp, const std::map<std::string, std::string>& set) {
+std::unique_ptr<System> load_system(const std::string& mdp, const std::map<std::string, std::string>& set,
+                                    const std::string& system = "spce_1k5") {
   const std::string dir = make_temp_dir("dd_exec");
-  write_mdp_with(data_path("spce_1k5/" + mdp), dir + "/run.mdp", set);
+  write_mdp_with(data_path(system + "/" + mdp), dir + "/run.mdp", set);
   RunOptions opt;
-  opt.conf = data_path("spce_1k5/conf.gro");
-  opt.top = data_path("spce_1k5/topol.top");
+  opt.conf = data_path(system + "/conf.gro");
+  opt.top = data_path(system + "/topol.top");
   opt.mdp = dir + "/run.mdp";
   auto sys = std::make_unique<System>();
   sys->in = load_inputs(opt);
@@ -233,6 +234,64 @@ TEST(DdExecutor, GridThatDoesNotFitTheCutoffIsAnInputError) {
   }
   DdExecutor any(cfg, comm::make_local_transport(), 2, domdec::DdGrid{{0, 0, 0}});
   EXPECT_THROW(any.load(sys->start), InputError);
+}
+
+// The solvated peptide (PME, listed interactions, h-bonds by LINCS beside SETTLE) on 2x2x1 domains of update
+// groups: every term and the positions follow one domain over 100 steps, as atoms migrate. Its listed
+// interactions and excluded pairs between groups are computed where the halo brings their atoms together
+// (cpu/dd_domain.h); a term counted twice or missed would show in its energy or stop the run.
+TEST(DdExecutor, PeptideWithConstraintsFollowsOneDomain) {
+  const auto sys = load_system("hbonds_nve.mdp", {}, "bonded/solvated");
+  ASSERT_FALSE(sys->in.top.bonded.empty());
+  ASSERT_FALSE(sys->in.top.constraints.empty());
+  Stepper one(*sys, domdec::DdGrid{{0, 0, 0}});
+  Stepper dd(*sys, domdec::DdGrid{{2, 2, 1}});
+  for (int block = 0; block < 2; ++block) {
+    one.steps(49);
+    dd.steps(49);
+    const StepEnergies a = one.step(true), b = dd.step(true);
+    SCOPED_TRACE(::testing::Message() << "step " << 50 * (block + 1) - 1);
+    const double scale = std::fabs(a.lj) + std::fabs(a.coulomb);
+    for (int t = 0; t < kNumBondedTerms; ++t) expect_rel(b.bonded[t], a.bonded[t], scale, kBondedCsvNames[t]);
+    expect_rel(b.lj, a.lj, a.lj, "LJ");
+    expect_rel(b.coulomb, a.coulomb, a.coulomb, "Coulomb");
+    expect_rel(b.coulomb_recip, a.coulomb_recip, a.coulomb, "Coulomb recip.");
+    const double vir_scale = std::fabs(a.virial.trace());
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) expect_rel(b.virial.m[i][j], a.virial.m[i][j], vir_scale, "virial");
+  }
+  EXPECT_GT(one.step(true).bonded[static_cast<int>(BondedTermIndex::ProperDih)], 100.0);
+  dd.step(true);
+  const MdState a = one.state(), b = dd.state();
+  EXPECT_LT(max_position_difference(a, b), kDdPositionTol);
+  EXPECT_GT(dd.dd()->stats().migrated_atoms(), 0);
+  EXPECT_EQ(dd.dd()->stats().home_atoms(), static_cast<int64_t>(a.x.size()));
+}
+
+// A listed interaction whose atoms lie further apart than the halo reaches is computed by no domain: the
+// search stops naming the step, rather than running without it. Two bonded peptide atoms 2 nm apart along x
+// on 2x1x1 domains of the 4.2 nm box: the lower one 1.6 nm above its cell's lower face (beyond the halo the
+// upper domain gets across the periodic boundary), the upper one 1.5 nm into the upper cell.
+TEST(DdExecutor, AListedInteractionBeyondTheHaloStopsTheRunNamingTheStep) {
+  auto sys = load_system("step0.mdp", {}, "bonded/solvated");
+  const BondedTerm& bond = sys->in.top.bonded.front();
+  ASSERT_EQ(bond.kind, BondedKind::Bond);
+  Vec3& xa = sys->start.x[bond.atoms[0]];
+  Vec3& xb = sys->start.x[bond.atoms[1]];
+  xa.x = 1.6;
+  xb = xa;
+  xb.x = 3.6;
+  try {
+    Stepper dd(*sys, domdec::DdGrid{{2, 1, 1}});
+    dd.step(true);
+    FAIL() << "no error";
+  } catch (const RuntimeError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("of the " + std::to_string(sys->in.top.bonded.size()) + " listed interactions"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("step 0"), std::string::npos) << what;
+  }
 }
 
 // A repartition adds the arrivals to the kept home atoms in place; the result is set_home's from the kept

@@ -82,6 +82,30 @@ TEST(MpiTransport, PmeOnFourRanksGivesBitwiseTheFilesOfTheLocalTransport) {
   EXPECT_GT(e["coul_recip"][0], 10.0);  // the mesh part is there
 }
 
+// The solvated peptide on 4 ranks: listed interactions and excluded pairs between update groups, LINCS on
+// each rank's groups, PME; bitwise the files of 4 domains in one process (every sum is in fixed point).
+TEST(MpiTransport, PeptideOnFourRanksGivesBitwiseTheFilesOfTheLocalTransport) {
+  SKIP_WITHOUT_MPI();
+  const std::string out = make_temp_dir("mpi_peptide");
+  const std::map<std::string, std::string> set = {{"nsteps", "30"},
+                                                  {"nstenergy", "10"},
+                                                  {"nstcalcenergy", "10"},
+                                                  {"nstxout-compressed", "15"},
+                                                  {"ld-seed", "5"}};
+  std::string log;
+  ASSERT_EQ(
+      run_halomd("bonded/solvated", "hbonds_nve.mdp", set, out + "/local", "--domains 4 --dd 2 2 1", &log), 0)
+      << log;
+  ASSERT_EQ(
+      run_halomd_under(mpirun(4), "bonded/solvated", "hbonds_nve.mdp", set, out + "/mpi", "--dd 2 2 1", &log),
+      0)
+      << log;
+  expect_same_files(out + "/local", out + "/mpi");
+  auto e = read_csv(out + "/mpi/energy.csv");
+  ASSERT_FALSE(e["proper_dih"].empty());
+  EXPECT_GT(e["proper_dih"][0], 100.0);
+}
+
 // Direct halo pulses (HALOMD_DD_DIRECT=1, domdec/halo_plan.h: each halo zone straight from its owner) bring
 // each domain the chained pulses' atoms in the same order with the same positions, and the forces come
 // back as integers, so the files are bitwise those of chained pulses: on 4 ranks (x, y and xy pulses

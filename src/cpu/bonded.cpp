@@ -12,10 +12,15 @@ BondedCpu::BondedCpu(const Topology& top, double epsilon_r)
 
 void BondedCpu::compute(const std::vector<Vec3>& x, const Box& box, std::vector<Vec3>& f,
                         BondedEnergies* energies) const {
+  compute_terms(terms_, x, box, f, energies);
+}
+
+void BondedCpu::compute_terms(std::span<const BondedTerm> terms, std::span<const Vec3> x, const Box& box,
+                              std::span<Vec3> f, BondedEnergies* energies) const {
   // A position restraint's reference: its p[3..5] plus the centre of mass scaled with the box (com).
   const Vec3 com{posres_com_frac_[0] * box.len[0], posres_com_frac_[1] * box.len[1],
                  posres_com_frac_[2] * box.len[2]};
-  for (const BondedTerm& t : terms_) {
+  for (const BondedTerm& t : terms) {
     const int* a = t.atoms;
     const Vec3 ref = Vec3{t.p[3], t.p[4], t.p[5]} + com;
     Vec3 fa[4];

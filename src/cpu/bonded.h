@@ -2,6 +2,7 @@
 // GROMACS energy term, and their virial, in double precision (GROMACS manual, "Bonded interactions").
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "core/bonded_terms.h"
@@ -26,6 +27,10 @@ class BondedCpu {
   // through the minimum image of the rectangular box, so molecules may be broken over the boundary.
   void compute(const std::vector<Vec3>& x, const Box& box, std::vector<Vec3>& f,
                BondedEnergies* energies) const;
+  // The same for `terms` (atom indices into x and f) in place of the topology's: a domain's share of them on
+  // its local atoms (cpu/dd_domain.h).
+  void compute_terms(std::span<const BondedTerm> terms, std::span<const Vec3> x, const Box& box,
+                     std::span<Vec3> f, BondedEnergies* energies) const;
 
  private:
   std::vector<BondedTerm> terms_;

@@ -6,8 +6,10 @@
 
 #include "core/errors.h"
 #include "core/parallel.h"
+#include "cpu/listed_term.h"
 #include "domdec/assignment.h"
 #include "domdec/migration.h"
+#include "domdec/zones.h"
 
 namespace halomd {
 namespace {
@@ -170,28 +172,137 @@ std::vector<Vec3> place_home_atoms(DdDomain& dom, const Box& box, std::span<cons
 
 namespace {
 
-// Fills dom.home_of for the home atoms (the rest of it stays -1); cleared by the returned guard.
-class HomeIndex {
+// Fills `map` (per global atom, -1 elsewhere) with each of `atoms`' position in it; cleared by the guard.
+class AtomIndex {
  public:
-  HomeIndex(DdDomain& dom, const Topology& top, int threads = 1) : dom_(dom) {
-    if (dom.home_of.size() != static_cast<size_t>(top.num_atoms())) dom.home_of.assign(top.num_atoms(), -1);
-    parallel_for(static_cast<int64_t>(dom.home.size()), threads,
-                 [&dom](int64_t i) { dom.home_of[dom.home[i]] = static_cast<int>(i); });
+  AtomIndex(std::vector<int>& map, std::span<const int> atoms, int num_atoms, int threads = 1)
+      : map_(map), atoms_(atoms) {
+    if (map.size() != static_cast<size_t>(num_atoms)) map.assign(num_atoms, -1);
+    parallel_for(static_cast<int64_t>(atoms.size()), threads,
+                 [&](int64_t i) { map_[atoms_[i]] = static_cast<int>(i); });
   }
-  ~HomeIndex() {
-    for (int g : dom_.home) dom_.home_of[g] = -1;
+  ~AtomIndex() {
+    for (int g : atoms_) map_[g] = -1;
   }
-  HomeIndex(const HomeIndex&) = delete;
-  HomeIndex& operator=(const HomeIndex&) = delete;
-  int operator[](int global) const { return dom_.home_of[global]; }
+  AtomIndex(const AtomIndex&) = delete;
+  AtomIndex& operator=(const AtomIndex&) = delete;
+  int operator[](int global) const { return map_[global]; }
 
  private:
-  DdDomain& dom_;
+  std::vector<int>& map_;
+  std::span<const int> atoms_;
 };
+
+// Per global atom its index in dom.home (home_of).
+class HomeIndex : public AtomIndex {
+ public:
+  HomeIndex(DdDomain& dom, const Topology& top, int threads = 1)
+      : AtomIndex(dom.home_of, dom.home, top.num_atoms(), threads) {}
+};
+
+// CSR of items 0..count-1 by the atom key(k) names.
+template <class Key>
+void index_by_atom(int num_atoms, size_t count, Key key, std::vector<int>& start, std::vector<int>& item) {
+  start.assign(num_atoms + 1, 0);
+  for (size_t k = 0; k < count; ++k) ++start[key(k) + 1];
+  for (int i = 0; i < num_atoms; ++i) start[i + 1] += start[i];
+  item.resize(count);
+  std::vector<int> at(start.begin(), start.end() - 1);
+  for (size_t k = 0; k < count; ++k) item[at[key(k)]++] = static_cast<int>(k);
+}
+
+// build_local_interactions' part with update groups (LocalTopologyIndex's rule).
+void build_group_interactions(DdDomain& dom, const Topology& top, const LocalTopologyIndex& ix) {
+  const domdec::DomainPlan& plan = dom.plan;
+  const int nl = plan.num_local(), nh = plan.num_home;
+  const AtomIndex local_of(dom.local_of, plan.global, top.num_atoms());
+  // Whether this domain computes an interaction of these (global) atoms.
+  const auto computed_here = [&](const int* atoms, int n) {
+    domdec::IVec3 low{1 << 30, 1 << 30, 1 << 30};
+    for (int k = 0; k < n; ++k) {
+      const int l = local_of[atoms[k]];
+      if (l < 0) return false;
+      for (int d = 0; d < 3; ++d) low[d] = std::min(low[d], plan.zone[l][d]);
+    }
+    return low.x == 0 && low.y == 0 && low.z == 0;
+  };
+
+  dom.excl_start.assign(nl + 1, 0);
+  dom.excl.clear();
+  if (!top.excl_start.empty()) {
+    for (int i = 0; i < nl; ++i) {
+      // A halo atom's excluded pairs all lie in its own group (computed by its owner) unless some cross.
+      if (i < nh || ix.cross_group_exclusions) {
+        const int g = plan.global[i];
+        for (int k = top.excl_start[g]; k < top.excl_start[g + 1]; ++k) {
+          const int j = local_of[top.excl[k]];
+          if (j >= 0 && domdec::zone_pair_computed(plan.zone[i], plan.zone[j])) dom.excl.push_back(j);
+        }
+      }
+      dom.excl_start[i + 1] = static_cast<int>(dom.excl.size());
+    }
+  }
+
+  dom.listed.clear();
+  for (int i = 0; i < nl; ++i) {
+    const int g = plan.global[i];
+    for (int k = ix.term_start[g]; k < ix.term_start[g + 1]; ++k) {
+      BondedTerm t = top.bonded[ix.term[k]];
+      const int n = listed_atom_count(t.kind);
+      if (!computed_here(t.atoms, n)) continue;
+      for (int a = 0; a < n; ++a) t.atoms[a] = local_of[t.atoms[a]];
+      dom.listed.push_back(t);
+    }
+  }
+
+  // The home groups' constraints in topology order (LINCS's order), on home-array indices (the plan's home
+  // atoms are dom.home, in the same order).
+  std::vector<int> mine;
+  for (int i = 0; i < nh; ++i) {
+    const int g = plan.global[i];
+    for (int k = ix.constraint_start[g]; k < ix.constraint_start[g + 1]; ++k)
+      mine.push_back(ix.constraint[k]);
+  }
+  std::sort(mine.begin(), mine.end());
+  dom.constraints.clear();
+  for (int c : mine) {
+    Constraint con = top.constraints[c];
+    const int b = local_of[con.b];
+    if (b < 0 || b >= nh)
+      throw RuntimeError(-1, con.b, "a constraint's atoms are in two domains (its update group is split)");
+    con.a = local_of[con.a];
+    con.b = b;
+    dom.constraints.push_back(con);
+  }
+}
 
 }  // namespace
 
-void build_local_interactions(DdDomain& dom, const Topology& top, int threads) {
+LocalTopologyIndex make_local_topology_index(const Topology& top, std::span<const int> first_atom) {
+  LocalTopologyIndex ix;
+  const int n = top.num_atoms();
+  index_by_atom(
+      n, top.bonded.size(), [&](size_t k) { return top.bonded[k].atoms[0]; }, ix.term_start, ix.term);
+  index_by_atom(
+      n, top.constraints.size(), [&](size_t k) { return top.constraints[k].a; }, ix.constraint_start,
+      ix.constraint);
+  if (!top.excl_start.empty())
+    for (int i = 0; i < n && !ix.cross_group_exclusions; ++i)
+      for (int k = top.excl_start[i]; k < top.excl_start[i + 1]; ++k)
+        if (first_atom[top.excl[k]] != first_atom[i]) ix.cross_group_exclusions = true;
+  return ix;
+}
+
+int64_t local_excluded_pairs(const DdDomain& dom) {
+  int64_t n = 0;
+  for (size_t i = 0; i + 1 < dom.excl_start.size(); ++i)
+    for (int k = dom.excl_start[i]; k < dom.excl_start[i + 1]; ++k)
+      n += dom.excl[k] > static_cast<int>(i) ? 1 : 0;
+  return n;
+}
+
+void build_local_interactions(DdDomain& dom, const Topology& top, int threads,
+                              const LocalTopologyIndex* index) {
   const domdec::DomainPlan& plan = dom.plan;
   const int nl = plan.num_local();
   dom.charge.resize(nl);
@@ -200,6 +311,10 @@ void build_local_interactions(DdDomain& dom, const Topology& top, int threads) {
     dom.charge[i] = top.charge[plan.global[i]];
     dom.type[i] = top.type[plan.global[i]];
   });
+  if (index) {
+    build_group_interactions(dom, top, *index);
+    return;
+  }
   // Excluded pairs lie inside a molecule, so both atoms are home in the owner's domain: that domain counts
   // their reaction-field correction, once. The plan's home atoms are dom.home, in the same order.
   if (top.excl_start.empty()) {
@@ -260,8 +375,8 @@ std::vector<Settle> home_waters(DdDomain& dom, const Topology& top) {
   return out;
 }
 
-void build_local_topology(DdDomain& dom, const Topology& top, int threads) {
-  build_local_interactions(dom, top, threads);
+void build_local_topology(DdDomain& dom, const Topology& top, int threads, const LocalTopologyIndex* index) {
+  build_local_interactions(dom, top, threads, index);
   // SettleCpu reads settles and masses: give it the home waters in home-array indices.
   Topology waters;
   waters.mass = dom.mass;

@@ -9,6 +9,7 @@
 
 #include "comm/halo_transport.h"
 #include "core/topology.h"
+#include "cpu/lincs.h"
 #include "cpu/nonbonded.h"
 #include "cpu/pairlist.h"
 #include "cpu/settle.h"
@@ -27,19 +28,23 @@ struct DdDomain {
   // This NS window.
   std::vector<domdec::IVec3> image;  // per home atom: its molecule's image (assignment.h)
   domdec::DomainPlan plan;
-  std::vector<Vec3> x_local;          // home atoms in the domain's frame, then the halo
-  std::vector<FixedVec3> f_local;     // per local atom
-  std::vector<double> charge;         // per local atom
-  std::vector<int> type;              // per local atom
-  std::vector<int> excl_start, excl;  // per local atom (home atoms only have entries), local indices
+  std::vector<Vec3> x_local;            // home atoms in the domain's frame, then the halo
+  std::vector<FixedVec3> f_local;       // per local atom
+  std::vector<double> charge;           // per local atom
+  std::vector<int> type;                // per local atom
+  std::vector<int> excl_start, excl;    // per local atom, local indices (LocalTopologyIndex says which)
+  std::vector<BondedTerm> listed;       // the listed interactions this domain computes, on local atoms
+  std::vector<Constraint> constraints;  // the home update groups' LINCS constraints, home-array indices
   PairList list;
   std::optional<SettleCpu> settle;  // the home waters, indices into the home arrays
+  std::optional<LincsCpu> lincs;    // the home constraints (set by the executor from `constraints`)
   int64_t departed = 0;             // atoms that left at this window's search
   // Scratch kept between searches so that a search costs O(local atoms), not O(system): per global atom
   // its index in `home` while a search looks it up (-1 otherwise), and the SETTLE whose oxygen it is.
   std::vector<int> home_of;
   std::vector<int> settle_of_oxygen;
-  int64_t ke_fixed[9] = {};  // 1/2 sum m v (x) v of the home atoms, last half step (fixed)
+  std::vector<int> local_of;  // the same for every local atom, while a search with update groups runs
+  int64_t ke_fixed[9] = {};   // 1/2 sum m v (x) v of the home atoms, last half step (fixed)
 };
 
 // Replaces the home atoms with `atoms` (any order; sorted here by global index).
@@ -63,13 +68,35 @@ double home_margin(const DdDomain& dom, std::span<const int> first_atom);
 // molecule whose last image still puts it in the box keeps it (the same image, with less arithmetic).
 std::vector<Vec3> place_home_atoms(DdDomain& dom, const Box& box, std::span<const int> first_atom);
 
+// Where the domains are update groups (domdec::update_group_first_atoms) rather than whole molecules: the
+// topology's listed interactions and constraints by atom, built once per run.
+//
+// A listed interaction, or an excluded pair, whose atoms lie in several update groups is computed by the one
+// domain that holds all of its atoms with, in every dimension, at least one of them at zone offset 0: the
+// eighth-shell rule of pairs (domdec/zones.h) for several atoms. As for a pair, the lowest cell along each
+// dimension is that domain, and its halo holds the others while they lie within rlist of each other (a
+// dihedral spans ~0.4 nm); the executor checks that every interaction and excluded pair is computed once.
+struct LocalTopologyIndex {
+  std::vector<int> term_start, term;              // CSR per atom: the listed interactions it is first atom of
+  std::vector<int> constraint_start, constraint;  // CSR per atom: the constraints whose atom a it is
+  bool cross_group_exclusions = false;            // some excluded pair joins two update groups
+};
+LocalTopologyIndex make_local_topology_index(const Topology& top, std::span<const int> first_atom);
+
 // Charges, types and exclusions (local indices) of the local atoms, after the plan; on up to `threads` OpenMP
-// threads (core/parallel.h: the same arrays with any count).
-void build_local_interactions(DdDomain& dom, const Topology& top, int threads = 1);
+// threads (core/parallel.h: the same arrays with any count). Without `index` (whole molecules) excluded pairs
+// are home pairs and only home atoms have entries; with it, also the listed interactions (dom.listed), the
+// home constraints (dom.constraints) and the excluded pairs between groups by the rule above.
+void build_local_interactions(DdDomain& dom, const Topology& top, int threads = 1,
+                              const LocalTopologyIndex* index = nullptr);
 // The home waters with home-array indices (whole molecules are home, so every water is whole).
 std::vector<Settle> home_waters(DdDomain& dom, const Topology& top);
 // Both, and the SETTLE solver of the home waters (the CPU executor's local topology).
-void build_local_topology(DdDomain& dom, const Topology& top, int threads = 1);
+void build_local_topology(DdDomain& dom, const Topology& top, int threads = 1,
+                          const LocalTopologyIndex* index = nullptr);
+
+// The excluded pairs (i < j) that dom computes: summed over the domains, the topology's.
+int64_t local_excluded_pairs(const DdDomain& dom);
 
 // The NonbondedAtoms view of the local atoms (inv_len from pair_inv_len).
 NonbondedAtoms local_atoms(const DdDomain& dom, const Box& box, const Vec3& inv_len);

@@ -2,6 +2,8 @@
 // home atoms, with the halo exchanged through the transport around the non-bonded forces.
 #include "cpu/dd_executor.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <bit>
 #include <chrono>
@@ -34,8 +36,18 @@ Tensor tensor_from_fixed(const int64_t* acc) {
 }
 
 // The step's reduction over all domains, one integer array: kinetic energy, momentum, LJ, Coulomb, pair
-// virial, constraint virial.
-enum Reduced { kKe = 0, kMomentum = 9, kLj = 12, kCoul = 13, kVir = 14, kConstr = 20, kReducedSize = 29 };
+// virial, constraint virial, the listed interactions' terms and virial.
+enum Reduced {
+  kKe = 0,
+  kMomentum = 9,
+  kLj = 12,
+  kCoul = 13,
+  kVir = 14,
+  kConstr = 20,
+  kListed = 29,
+  kListedVir = kListed + kNumBondedTerms,
+  kReducedSize = kListedVir + 9
+};
 
 }  // namespace
 
@@ -47,8 +59,11 @@ DdExecutor::DdExecutor(const ExecutorConfig& config, std::unique_ptr<comm::HaloT
       transport_(std::move(transport)),
       num_domains_(num_domains),
       requested_(requested),
-      nonbonded_(top_, mdp_, config.threads) {
-  first_atom_ = domdec::first_atoms(top_.molecule);
+      nonbonded_(top_, mdp_, config.threads),
+      bonded_(top_, mdp_.epsilon_r) {
+  // Update groups, not whole molecules: a protein's halo margin is then a CH3 group's, not its extent.
+  first_atom_ = domdec::update_group_first_atoms(top_.num_atoms(), top_.settles, top_.constraints);
+  index_ = make_local_topology_index(top_, first_atom_);
   for (double m : top_.mass) total_mass_ += m;  // the order remove_com_velocity sums in
   // HALOMD_DD_DIRECT=1: direct halo pulses where every decomposed dimension needs one pulse
   // (domdec/halo_plan.h): the same local atoms, so the same trajectory bits, in fewer hops.
@@ -133,11 +148,21 @@ void DdExecutor::search(int64_t step) {
 
   std::vector<const domdec::DomainPlan*> bound(ns);
   std::vector<int64_t> figures;
+  int64_t computed[2] = {0, 0};  // listed interactions, excluded pairs
   for (size_t k = 0; k < ns; ++k) {
     DdDomain& d = dom_[k];
     d.plan = std::move(plans[k]);
     d.x_local = std::move(x_local[k]);
-    build_local_topology(d, top_, cfg_.threads);
+    build_local_topology(d, top_, cfg_.threads, &index_);
+    computed[0] += static_cast<int64_t>(d.listed.size());
+    computed[1] += local_excluded_pairs(d);
+    d.lincs.reset();
+    if (!d.constraints.empty()) {
+      Topology home;  // LincsCpu reads constraints and masses: the home groups' in home-array indices
+      home.mass = d.mass;
+      home.constraints = d.constraints;
+      d.lincs.emplace(home, mdp_.lincs_order, mdp_.lincs_iter, mdp_.lincs_warnangle);
+    }
     PairSearchAtoms atoms;
     atoms.x = d.x_local;
     atoms.box = box;
@@ -154,6 +179,20 @@ void DdExecutor::search(int64_t step) {
                                      static_cast<int64_t>(d.list.num_pairs()), d.departed, bytes};
     figures.insert(figures.end(), f, f + kNumDdFields);
   }
+  // Every listed interaction and excluded pair is computed by exactly one domain (LocalTopologyIndex's rule)
+  // while the halo brings each one's atoms together; atoms further apart than that are an error, as in
+  // GROMACS, not a missing term.
+  transport_->sum(computed);
+  const int64_t want[2] = {static_cast<int64_t>(top_.bonded.size()),
+                           top_.excl_start.empty() ? 0 : static_cast<int64_t>(top_.excl.size()) / 2};
+  for (int c = 0; c < 2; ++c)
+    if (computed[c] != want[c])
+      throw RuntimeError(step, -1,
+                         fmt::format("the domains compute {} of the {} {}: some lie further apart than the "
+                                     "halo reaches (rlist {} nm plus the update groups' margin {:.3f} nm); a "
+                                     "system that is breaking up, or a grid too fine for its interactions",
+                                     computed[c], want[c], c == 0 ? "listed interactions" : "excluded pairs",
+                                     mdp_.rlist, range_.margin));
   transport_->allocate(bound);
   std::vector<int64_t> all;
   transport_->all_gather(figures, all);
@@ -177,7 +216,7 @@ void DdExecutor::exchange_x() {
   stats_.add_exchange_seconds(std::chrono::duration<double>(Clock::now() - t0).count());
 }
 
-void DdExecutor::forces(const StepRequest& r, NonbondedFixedSums& total) {
+void DdExecutor::forces(const StepRequest& r, NonbondedFixedSums& total, int64_t* listed) {
   total = NonbondedFixedSums{};
   std::vector<FixedVec3*> f(dom_.size());
   for (size_t k = 0; k < dom_.size(); ++k) {
@@ -187,6 +226,21 @@ void DdExecutor::forces(const StepRequest& r, NonbondedFixedSums& total) {
     total.lj = wrap_add(total.lj, s.lj);
     total.coul = wrap_add(total.coul, s.coul);
     for (int c = 0; c < 6; ++c) total.vir[c] = wrap_add(total.vir[c], s.vir[c]);
+    if (!d.listed.empty()) {
+      // The domain's listed interactions on its local atoms, added to the pair forces in fixed point, so
+      // that the force halo returns the halo atoms' share.
+      f_listed_.assign(d.x_local.size(), Vec3{});
+      BondedEnergies be;
+      bonded_.compute_terms(d.listed, d.x_local, cfg_.box, f_listed_, r.energy ? &be : nullptr);
+      for (size_t i = 0; i < f_listed_.size(); ++i)
+        for (int c = 0; c < 3; ++c)
+          d.f_local[i][c] = wrap_add(d.f_local[i][c], to_fixed(f_listed_[i][c], kForceFixedScale));
+      if (r.energy) {
+        for (int t = 0; t < kNumBondedTerms; ++t)
+          listed[t] = wrap_add(listed[t], to_fixed(be.term[t], kEnergyFixedScale));
+        add_fixed(listed + kNumBondedTerms, be.virial);
+      }
+    }
     f[k] = d.f_local.data();
   }
   const auto t0 = Clock::now();
@@ -240,7 +294,8 @@ void DdExecutor::step(const StepRequest& r, StepEnergies* e) {
   timers.start(Phase::Nonbonded);
   if (!r.ns) exchange_x();  // a search leaves the halo coordinates in place
   NonbondedFixedSums nb;
-  forces(r, nb);
+  int64_t red[kReducedSize] = {};
+  forces(r, nb, red + kListed);
   timers.stop();
   PmeEnergies mesh;
   if (pme_) {
@@ -258,11 +313,13 @@ void DdExecutor::step(const StepRequest& r, StepEnergies* e) {
   timers.stop();
 
   timers.start(Phase::Constraints);
-  int64_t red[kReducedSize] = {};
   for (DdDomain& d : dom_) {
     Tensor vir;
-    const int failed = d.settle->apply(d.x, d.x_new, &d.v, mdp_.dt, e ? &vir : nullptr, threads);
-    check_blow_up(r.step, failed, d.x, d.x_new, d.home);
+    // LINCS, then SETTLE, as the single-domain executor (each on the home groups: none is split).
+    const int lincs_failed =
+        d.lincs ? d.lincs->apply(d.x, d.x_new, &d.v, mdp_.dt, e ? &vir : nullptr, cfg_.box) : -1;
+    const int settle_failed = d.settle->apply(d.x, d.x_new, &d.v, mdp_.dt, e ? &vir : nullptr, threads);
+    check_blow_up(r.step, lincs_failed >= 0 ? lincs_failed : settle_failed, d.x, d.x_new, d.home);
     if (e) add_fixed(red + kConstr, vir);
   }
   timers.stop();
@@ -310,6 +367,9 @@ void DdExecutor::step(const StepRequest& r, StepEnergies* e) {
       e->virial = nbe.virial;
       e->virial += mesh.virial;
       e->virial += tensor_from_fixed(red + kConstr);
+      for (int t = 0; t < kNumBondedTerms; ++t)
+        e->bonded[t] = from_fixed(red[kListed + t], kEnergyFixedScale);
+      e->virial += tensor_from_fixed(red + kListedVir);
       for (int a = 0; a < 3; ++a)
         for (int b = 0; b < 3; ++b) e->kinetic.m[a][b] = 0.5 * (ke_half_prev_.m[a][b] + ke_half.m[a][b]);
       e->thermostat_integral = thermostat_integral_;

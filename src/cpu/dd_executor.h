@@ -10,8 +10,10 @@
 
 #include "comm/halo_transport.h"
 #include "core/executor.h"
+#include "cpu/bonded.h"
 #include "cpu/dd_domain.h"
 #include "cpu/dd_stats.h"
+#include "cpu/lincs.h"
 #include "cpu/nonbonded.h"
 #include "cpu/pme.h"
 #include "domdec/grid.h"
@@ -44,7 +46,7 @@ class DdExecutor final : public Executor {
   void search(int64_t step);
   void migrate();
   void exchange_x();
-  void forces(const StepRequest& r, NonbondedFixedSums& sums);
+  void forces(const StepRequest& r, NonbondedFixedSums& sums, int64_t* listed_sums);
   void mesh_forces(const StepRequest& r, PmeEnergies& mesh);
   void reduce_ke_prev();
   std::vector<comm::AtomState> gather_state();
@@ -65,7 +67,10 @@ class DdExecutor final : public Executor {
   std::unique_ptr<PmeCpu> pme_;
   std::vector<int64_t> mesh_bits_;  // 3 per atom: the bits of x, each atom's from its owner
   std::vector<Vec3> mesh_x_, mesh_f_;
-  std::vector<int> first_atom_;
+  std::vector<int> first_atom_;  // of each atom's update group (domdec::update_group_first_atoms)
+  LocalTopologyIndex index_;     // the listed interactions and constraints by atom
+  BondedCpu bonded_;             // the listed interactions' definitions, run on each domain's share
+  std::vector<Vec3> f_listed_;   // scratch: a domain's listed forces on its local atoms
   double total_mass_ = 0.0;
   double ref_kinetic_ = 0.0;
   std::vector<DdDomain> dom_;  // one per slot (transport_->domains())

@@ -25,6 +25,32 @@ std::vector<int> first_atoms(std::span<const int> molecule_of_atom) {
   return first;
 }
 
+std::vector<int> update_group_first_atoms(int num_atoms, std::span<const Settle> settles,
+                                          std::span<const Constraint> constraints) {
+  // Union-find whose root is the lowest index of its set.
+  std::vector<int> root(num_atoms);
+  for (int i = 0; i < num_atoms; ++i) root[i] = i;
+  const auto find = [&](int i) {
+    while (root[i] != i) i = root[i] = root[root[i]];
+    return i;
+  };
+  const auto join = [&](int a, int b) {
+    if (a < 0 || b < 0 || a >= num_atoms || b >= num_atoms)
+      throw RuntimeError(-1, a < 0 || a >= num_atoms ? a : b, "a constraint names an atom beyond the system");
+    a = find(a);
+    b = find(b);
+    if (a != b) root[std::max(a, b)] = std::min(a, b);
+  };
+  for (const Settle& w : settles) {
+    join(w.o, w.h1);
+    join(w.o, w.h2);
+  }
+  for (const Constraint& c : constraints) join(c.a, c.b);
+  std::vector<int> first(num_atoms);
+  for (int i = 0; i < num_atoms; ++i) first[i] = find(i);
+  return first;
+}
+
 double molecule_margin(std::span<const Vec3> x, std::span<const int> first_atom) {
   double m2 = 0.0;
   for (size_t i = 0; i < x.size(); ++i) m2 = std::max(m2, norm2(x[i] - x[first_atom[i]]));
