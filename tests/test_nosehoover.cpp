@@ -2,8 +2,8 @@
 // GROMACS 2022 (gmx_d, tests/make_nosehoover_refdata.sh). The thermostat has no noise, so both follow one
 // path: SPC/E water coupled every step and every 5 steps (GROMACS's friction times nsttcouple), and the
 // solvated peptide with two groups and h-bonds, step by step the total and conserved energy and each group's
-// temperature; threads and a continuation from a checkpoint (which carries xi and vxi) change no bit; domains
-// and GPUs refuse it naming the line.
+// temperature, also on 4 domains; threads and a continuation from a checkpoint (which carries xi and vxi)
+// change no bit; GPUs refuse it naming the line.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -21,14 +21,14 @@ namespace {
 // halomd's run of <mdp> (in tests/data/nosehoover) on <system> against <case>.txt, column by column: energy
 // columns relative, temperatures within `t_tol` K.
 void expect_path_like_gromacs(const std::string& system, const std::string& mdp,
-                              const std::vector<std::string>& columns) {
+                              const std::vector<std::string>& columns, const std::string& args = "") {
   SCOPED_TRACE(mdp);
   const std::string out = make_temp_dir("nosehoover");
   std::string log;
   ASSERT_EQ(run_halomd(system,
                        "../" + std::string(system.find('/') == std::string::npos ? "" : "../") +
                            "nosehoover/" + mdp + ".mdp",
-                       {}, out + "/run", "--threads 2", &log),
+                       {}, out + "/run", "--threads 2 " + args, &log),
             0)
       << log;
   auto e = read_csv(out + "/run/energy.csv");
@@ -59,16 +59,28 @@ TEST(NoseHoover, TwoGroupsOnTheSolvatedPeptideFollowGromacsPath) {
                            {"total", "conserved", "t_Protein", "t_Non-Protein"});
 }
 
+// On 4 domains of update groups (the CPU decomposition): the same path, the groups' kinetic energies summed
+// over domains in fixed point; threads and a continuation (xi and vxi from the checkpoint) change no bit.
+TEST(NoseHoover, TwoGroupsOnDomainsFollowGromacsPath) {
+  expect_path_like_gromacs("bonded/solvated", "two_groups",
+                           {"total", "conserved", "t_Protein", "t_Non-Protein"}, "--domains 4");
+  expect_threads_and_continuation_change_no_bit("bonded/solvated", "../../nosehoover/two_groups.mdp",
+                                                {{"nsteps", "30"}, {"nstcheckpoint", "15"}}, 17,
+                                                {"energy.csv", "confout.gro"}, "--domains 4");
+}
+
 TEST(NoseHoover, ThreadCountAndContinuationChangeNoBit) {
   const std::map<std::string, std::string> set = {{"nsteps", "60"}, {"nstcheckpoint", "30"}};
   expect_threads_and_continuation_change_no_bit("spce_1k5", "../nosehoover/water_nst5.mdp", set, 33,
                                                 {"energy.csv", "confout.gro"});
 }
 
-TEST(NoseHoover, DomainsAndGpusRefuseItNamingTheLine) {
+TEST(NoseHoover, GpusRefuseItNamingTheLine) {
   const std::string out = make_temp_dir("nosehoover_refuse");
   std::string log;
-  EXPECT_EQ(run_halomd("spce_1k5", "../nosehoover/water.mdp", {}, out + "/dd", "--domains 2", &log), 2);
+  EXPECT_EQ(
+      run_halomd("spce_1k5", "../nosehoover/water.mdp", {}, out + "/dd", "--backend cuda --domains 2", &log),
+      2);
   EXPECT_NE(log.find("dd.mdp:21: tcoupl = Nose-Hoover runs with --backend cpu"), std::string::npos) << log;
   EXPECT_EQ(run_halomd("spce_1k5", "../nosehoover/water.mdp", {}, out + "/gpu", "--backend cuda", &log), 2);
   EXPECT_NE(log.find("tcoupl = Nose-Hoover runs with --backend cpu"), std::string::npos) << log;

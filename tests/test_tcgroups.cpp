@@ -115,7 +115,19 @@ TEST(TcGroups, BadGroupsAreRefusedNamingTheLine) {
       EXPECT_NE(log.find(error), std::string::npos) << log;
     }
   }
-  EXPECT_EQ(run_halomd(kSystem, kMdp, {}, out + "/dd", "--domains 2", &log), 2);
+  // GPU domains refuse the peptide (its constraints first; several groups too).
+  EXPECT_EQ(run_halomd(kSystem, kMdp, {}, out + "/dd", "--backend cuda --domains 2", &log), 2);
+  EXPECT_NE(log.find("(--backend cuda without domains)"), std::string::npos) << log;
+}
+
+// On 4 and 8 domains of update groups (the CPU decomposition): grompp's degrees of freedom and gmx_d's path,
+// the groups' kinetic energies summed over domains in fixed point; and a continuation of a 4-domain run on 2
+// domains gives the uninterrupted run's files.
+TEST(TcGroups, DomainsFollowGromacsNoiselessPath) {
+  expect_groups_like_gromacs(kMdp, "--domains 4", "tcgroups/ndf.txt", "tcgroups/reference.txt", "t_Protein",
+                             "t_Non-Protein");
+  expect_groups_like_gromacs(kMdp, "--dd 2 2 2", "tcgroups/ndf.txt", "tcgroups/reference.txt", "t_Protein",
+                             "t_Non-Protein");
 }
 
 }  // namespace

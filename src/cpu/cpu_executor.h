@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/executor.h"
+#include "cpu/coupling.h"
 #include "cpu/cpu_forces.h"
 #include "cpu/lincs.h"
 #include "cpu/settle.h"
@@ -34,20 +35,12 @@ class CpuExecutor final : public Executor {
   SettleCpu settle_;
   LincsCpu lincs_;
   CpuForces forces_;
+  TemperatureCoupling coupling_;
   std::vector<double> inv_mass_;
-  double ref_kinetic_ = 0.0;
   int64_t step_ = 0;
   std::vector<Vec3> x_, v_, f_, x_new_;
   Tensor ke_half_prev_;
-  // Several tc-grps: per group the reference kinetic energy, tau-t, the last half-step kinetic energy and the
-  // step's v-rescale factor (empty with one group, which keeps the single-group path's bits).
-  std::vector<double> group_ref_kinetic_, group_tau_, group_ke_prev_, group_lambda_;
-  double thermostat_integral_ = 0.0;
-  // tcoupl = Nose-Hoover (one entry per group, or one): GROMACS's xi, vxi, 1/Q, reference temperature and
-  // degrees of freedom, and the step's friction factor.
-  std::vector<double> nh_xi_, nh_vxi_, nh_qinv_, nh_ref_t_, nh_ndf_, nh_factor_;
-  void nose_hoover_coupling();
-  double nose_hoover_energy() const;
+  std::vector<double> group_ke_prev_;  // several tc-grps: each group's last half-step kinetic energy
 };
 
 // The v-rescale scaling factor of a coupling step from the half-step kinetic energy ek (kJ/mol); adds the

@@ -60,7 +60,8 @@ DdExecutor::DdExecutor(const ExecutorConfig& config, std::unique_ptr<comm::HaloT
       num_domains_(num_domains),
       requested_(requested),
       nonbonded_(top_, mdp_, config.threads),
-      bonded_(top_, mdp_.epsilon_r) {
+      bonded_(top_, mdp_.epsilon_r),
+      coupling_(config) {
   // Update groups, not whole molecules: a protein's halo margin is then a CH3 group's, not its extent.
   first_atom_ = domdec::update_group_first_atoms(top_.num_atoms(), top_.settles, top_.constraints);
   index_ = make_local_topology_index(top_, first_atom_);
@@ -68,7 +69,6 @@ DdExecutor::DdExecutor(const ExecutorConfig& config, std::unique_ptr<comm::HaloT
   // HALOMD_DD_DIRECT=1: direct halo pulses where every decomposed dimension needs one pulse
   // (domdec/halo_plan.h): the same local atoms, so the same trajectory bits, in fewer hops.
   direct_ = env_int("HALOMD_DD_DIRECT", 0) != 0;
-  ref_kinetic_ = 0.5 * cfg_.ndf * units::kBoltzmann * mdp_.ref_t;
   if (mdp_.coulombtype == CoulombType::Pme) {
     pme_ = std::make_unique<PmeCpu>(mdp_, cfg_.box, top_.charge, config.threads);
     mesh_bits_.resize(3 * static_cast<size_t>(top_.num_atoms()));
@@ -108,7 +108,12 @@ void DdExecutor::load(const MdState& s) {
   step_ = s.step;
   ke_half_prev_ = s.ke_half_prev;
   ke_prev_valid_ = true;
-  thermostat_integral_ = s.thermostat_integral;
+  coupling_.load(s);
+  const int groups = coupling_.groups();
+  if (groups > 0)
+    group_ke_prev_ = s.ke_half_prev_groups.size() == static_cast<size_t>(groups)
+                         ? s.ke_half_prev_groups
+                         : kinetic_energy_by_group(s.v, top_.mass, *cfg_.tc_group, groups);
 }
 
 void DdExecutor::migrate() {
@@ -136,6 +141,11 @@ void DdExecutor::search(int64_t step) {
   }
 
   const size_t ns = dom_.size();
+  if (coupling_.groups() > 0)
+    for (DdDomain& d : dom_) {
+      d.tc_group.resize(d.home.size());
+      for (size_t i = 0; i < d.home.size(); ++i) d.tc_group[i] = (*cfg_.tc_group)[d.home[i]];
+    }
   std::vector<std::vector<Vec3>> frames(ns);
   std::vector<comm::HomeAtoms> home(ns);
   for (size_t k = 0; k < ns; ++k) {
@@ -275,11 +285,15 @@ void DdExecutor::mesh_forces(const StepRequest& r, PmeEnergies& mesh) {
 
 void DdExecutor::reduce_ke_prev() {
   if (ke_prev_valid_) return;
-  int64_t ke[9] = {};
-  for (const DdDomain& d : dom_)
-    for (int c = 0; c < 9; ++c) ke[c] += d.ke_fixed[c];
+  const int groups = coupling_.groups();
+  std::vector<int64_t> ke(9 + groups, 0);
+  for (const DdDomain& d : dom_) {
+    for (int c = 0; c < 9; ++c) ke[c] = wrap_add(ke[c], d.ke_fixed[c]);
+    for (int g = 0; g < groups; ++g) ke[9 + g] = wrap_add(ke[9 + g], d.group_ke_fixed[g]);
+  }
   transport_->sum(ke);
-  ke_half_prev_ = tensor_from_fixed(ke);
+  ke_half_prev_ = tensor_from_fixed(ke.data());
+  for (int g = 0; g < groups; ++g) group_ke_prev_[g] = from_fixed(ke[9 + g], kEnergyFixedScale);
   ke_prev_valid_ = true;
 }
 
@@ -294,8 +308,9 @@ void DdExecutor::step(const StepRequest& r, StepEnergies* e) {
   timers.start(Phase::Nonbonded);
   if (!r.ns) exchange_x();  // a search leaves the halo coordinates in place
   NonbondedFixedSums nb;
-  int64_t red[kReducedSize] = {};
-  forces(r, nb, red + kListed);
+  const int groups = coupling_.groups();
+  std::vector<int64_t> red(kReducedSize + groups, 0);  // several tc-grps: each group's KE at the end
+  forces(r, nb, red.data() + kListed);
   timers.stop();
   PmeEnergies mesh;
   if (pme_) {
@@ -306,10 +321,9 @@ void DdExecutor::step(const StepRequest& r, StepEnergies* e) {
 
   timers.start(Phase::Update);
   if (r.tcouple || e) reduce_ke_prev();
-  const double lambda = r.tcouple ? vrescale_lambda(ke_half_prev_.trace(), ref_kinetic_, cfg_.ndf, mdp_,
-                                                    cfg_.ld_seed, r.step, &thermostat_integral_)
-                                  : 1.0;
-  for (DdDomain& d : dom_) leapfrog_update(d.x, d.v, d.f, d.inv_mass, lambda, mdp_.dt, d.x_new, threads);
+  coupling_.couple(r, ke_half_prev_.trace(), group_ke_prev_);
+  for (DdDomain& d : dom_)
+    coupling_.update(r, d.x, d.v, d.f, d.inv_mass, &d.tc_group, mdp_.dt, d.x_new, threads);
   timers.stop();
 
   timers.start(Phase::Constraints);
@@ -320,7 +334,7 @@ void DdExecutor::step(const StepRequest& r, StepEnergies* e) {
         d.lincs ? d.lincs->apply(d.x, d.x_new, &d.v, mdp_.dt, e ? &vir : nullptr, cfg_.box) : -1;
     const int settle_failed = d.settle->apply(d.x, d.x_new, &d.v, mdp_.dt, e ? &vir : nullptr, threads);
     check_blow_up(r.step, lincs_failed >= 0 ? lincs_failed : settle_failed, d.x, d.x_new, d.home);
-    if (e) add_fixed(red + kConstr, vir);
+    if (e) add_fixed(red.data() + kConstr, vir);
   }
   timers.stop();
 
@@ -331,11 +345,14 @@ void DdExecutor::step(const StepRequest& r, StepEnergies* e) {
     const Tensor ke = kinetic_energy_tensor(d.v, d.mass, threads);
     for (int c = 0; c < 9; ++c) d.ke_fixed[c] = 0;
     add_fixed(d.ke_fixed, ke);
+    if (groups > 0) d.group_ke_fixed = kinetic_energy_by_group_fixed(d.v, d.mass, d.tc_group, groups);
   }
   ke_prev_valid_ = false;
   if (e || r.comm) {
     for (const DdDomain& d : dom_) {
       for (int c = 0; c < 9; ++c) red[kKe + c] = wrap_add(red[kKe + c], d.ke_fixed[c]);
+      for (int g = 0; g < groups; ++g)
+        red[kReducedSize + g] = wrap_add(red[kReducedSize + g], d.group_ke_fixed[g]);
       if (!r.comm) continue;
       for (size_t i = 0; i < d.v.size(); ++i)
         for (int c = 0; c < 3; ++c)
@@ -346,7 +363,7 @@ void DdExecutor::step(const StepRequest& r, StepEnergies* e) {
     red[kCoul] = nb.coul;
     for (int c = 0; c < 6; ++c) red[kVir + c] = nb.vir[c];
     transport_->sum(red);
-    const Tensor ke_half = tensor_from_fixed(red + kKe);
+    const Tensor ke_half = tensor_from_fixed(red.data() + kKe);
     if (r.comm && total_mass_ > 0.0) {
       Vec3 vcm;
       for (int c = 0; c < 3; ++c)
@@ -366,15 +383,20 @@ void DdExecutor::step(const StepRequest& r, StepEnergies* e) {
       e->coulomb_recip = mesh.energy;  // every rank computed the whole mesh part: not summed
       e->virial = nbe.virial;
       e->virial += mesh.virial;
-      e->virial += tensor_from_fixed(red + kConstr);
+      e->virial += tensor_from_fixed(red.data() + kConstr);
       for (int t = 0; t < kNumBondedTerms; ++t)
         e->bonded[t] = from_fixed(red[kListed + t], kEnergyFixedScale);
-      e->virial += tensor_from_fixed(red + kListedVir);
+      e->virial += tensor_from_fixed(red.data() + kListedVir);
       for (int a = 0; a < 3; ++a)
         for (int b = 0; b < 3; ++b) e->kinetic.m[a][b] = 0.5 * (ke_half_prev_.m[a][b] + ke_half.m[a][b]);
-      e->thermostat_integral = thermostat_integral_;
+      e->thermostat_integral = coupling_.integral();
+      e->group_kinetic.clear();
+      for (int g = 0; g < groups; ++g)
+        e->group_kinetic.push_back(
+            0.5 * (group_ke_prev_[g] + from_fixed(red[kReducedSize + g], kEnergyFixedScale)));
     }
     ke_half_prev_ = ke_half;
+    for (int g = 0; g < groups; ++g) group_ke_prev_[g] = from_fixed(red[kReducedSize + g], kEnergyFixedScale);
     ke_prev_valid_ = true;
   }
   timers.stop();
@@ -407,7 +429,8 @@ void DdExecutor::save(MdState& s) {
   const std::vector<comm::AtomState> all = gather_state();
   s.step = step_;
   s.ke_half_prev = ke_half_prev_;
-  s.thermostat_integral = thermostat_integral_;
+  s.ke_half_prev_groups = group_ke_prev_;
+  coupling_.save(s);
   s.x.assign(all.empty() ? 0 : top_.num_atoms(), Vec3{});
   s.v.assign(s.x.size(), Vec3{});
   for (const comm::AtomState& a : all) {

@@ -11,6 +11,7 @@
 #include "comm/halo_transport.h"
 #include "core/executor.h"
 #include "cpu/bonded.h"
+#include "cpu/coupling.h"
 #include "cpu/dd_domain.h"
 #include "cpu/dd_stats.h"
 #include "cpu/lincs.h"
@@ -72,13 +73,13 @@ class DdExecutor final : public Executor {
   BondedCpu bonded_;             // the listed interactions' definitions, run on each domain's share
   std::vector<Vec3> f_listed_;   // scratch: a domain's listed forces on its local atoms
   double total_mass_ = 0.0;
-  double ref_kinetic_ = 0.0;
   std::vector<DdDomain> dom_;  // one per slot (transport_->domains())
 
   int64_t step_ = 0;
   Tensor ke_half_prev_;        // global; valid when ke_prev_valid_
   bool ke_prev_valid_ = true;  // else the domains' ke_fixed still have to be summed
-  double thermostat_integral_ = 0.0;
+  TemperatureCoupling coupling_;
+  std::vector<double> group_ke_prev_;  // several tc-grps: KE(n - 1/2) per group, with ke_half_prev_
   DdStats stats_;
 };
 

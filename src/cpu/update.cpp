@@ -63,13 +63,20 @@ void leapfrog_update(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std
       x, v, f, inv_mass, [&](int i) { return lambdas[group[i]]; }, dt, x_new, threads);
 }
 
+std::vector<int64_t> kinetic_energy_by_group_fixed(const std::vector<Vec3>& v,
+                                                   const std::vector<double>& mass,
+                                                   const std::vector<int>& group, int groups) {
+  std::vector<int64_t> acc(groups, 0);
+  for (size_t i = 0; i < v.size(); ++i)
+    acc[group[i]] = wrap_add(acc[group[i]], to_fixed(0.5 * mass[i] * norm2(v[i]), kEnergyFixedScale));
+  return acc;
+}
+
 std::vector<double> kinetic_energy_by_group(const std::vector<Vec3>& v, const std::vector<double>& mass,
                                             const std::vector<int>& group, int groups) {
-  std::vector<uint64_t> acc(groups, 0);  // unsigned: wrapping fixed-point sums (cpu/fixed_point.h)
-  for (size_t i = 0; i < v.size(); ++i)
-    acc[group[i]] += static_cast<uint64_t>(to_fixed(0.5 * mass[i] * norm2(v[i]), kEnergyFixedScale));
+  const std::vector<int64_t> acc = kinetic_energy_by_group_fixed(v, mass, group, groups);
   std::vector<double> ke(groups);
-  for (int g = 0; g < groups; ++g) ke[g] = from_fixed(static_cast<int64_t>(acc[g]), kEnergyFixedScale);
+  for (int g = 0; g < groups; ++g) ke[g] = from_fixed(acc[g], kEnergyFixedScale);
   return ke;
 }
 

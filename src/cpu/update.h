@@ -27,7 +27,10 @@ void leapfrog_update(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std
                      const std::vector<double>& inv_mass, const std::vector<double>& lambdas,
                      const std::vector<int>& group, double dt, std::vector<Vec3>& x_new, int threads);
 
-// 1/2 sum m v . v per group (group[i] in [0, groups)), kJ/mol, summed in fixed point.
+// 1/2 sum m v . v per group (group[i] in [0, groups)) in fixed point (kEnergyFixedScale), and in kJ/mol.
+std::vector<int64_t> kinetic_energy_by_group_fixed(const std::vector<Vec3>& v,
+                                                   const std::vector<double>& mass,
+                                                   const std::vector<int>& group, int groups);
 std::vector<double> kinetic_energy_by_group(const std::vector<Vec3>& v, const std::vector<double>& mass,
                                             const std::vector<int>& group, int groups);
 

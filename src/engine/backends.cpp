@@ -264,14 +264,14 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
   if (config.mdp->vdw_modifier == VdwModifier::ForceSwitch && options.backend != "cpu")
     throw InputError(options.mdp, config.mdp->vdw_modifier_line,
                      "vdw-modifier = Force-switch runs with --backend cpu so far (one domain or several)");
-  if (config.mdp->tcoupl == Tcoupl::NoseHoover && (options.backend != "cpu" || decomposed(options)))
-    throw InputError(
-        options.mdp, config.mdp->tcoupl_line,
-        "tcoupl = Nose-Hoover runs with --backend cpu and one domain so far (no --dd, one rank); "
-        "V-rescale with one group runs with domains and GPUs");
-  if (config.tc_group && decomposed(options))
+  if (config.mdp->tcoupl == Tcoupl::NoseHoover && options.backend != "cpu")
+    throw InputError(options.mdp, config.mdp->tcoupl_line,
+                     "tcoupl = Nose-Hoover runs with --backend cpu so far (one domain or several); V-rescale "
+                     "runs on GPUs");
+  if (config.tc_group && gpu_domains)
     throw InputError(options.mdp, config.mdp->tc_grps_line,
-                     "several tc-grps run with one domain so far (no --dd, one rank; --backend cpu or cuda)");
+                     "several tc-grps run with --backend cpu (one domain or several) or on one GPU so far "
+                     "(--backend cuda without domains)");
   if (config.mdp->pcoupl != Pcoupl::No && (options.backend != "cpu" || decomposed(options)))
     throw InputError(options.mdp, config.mdp->pcoupl_line,
                      std::string("pcoupl = ") +

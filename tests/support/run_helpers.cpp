@@ -114,16 +114,17 @@ void expect_nve_like_gromacs(std::map<std::string, std::vector<double>>& e,
 
 std::string expect_threads_and_continuation_change_no_bit(const std::string& system, const std::string& mdp,
                                                           const std::map<std::string, std::string>& set,
-                                                          int stop_at,
-                                                          const std::vector<std::string>& files) {
+                                                          int stop_at, const std::vector<std::string>& files,
+                                                          const std::string& args) {
   const std::string out = make_temp_dir("bits");
   std::string log;
-  EXPECT_EQ(run_halomd(system, mdp, set, out + "/one", "--threads 1", &log), 0) << log;
-  EXPECT_EQ(run_halomd(system, mdp, set, out + "/three", "--threads 3", &log), 0) << log;
+  EXPECT_EQ(run_halomd(system, mdp, set, out + "/one", args + " --threads 1", &log), 0) << log;
+  EXPECT_EQ(run_halomd(system, mdp, set, out + "/three", args + " --threads 3", &log), 0) << log;
   EXPECT_NE(run_halomd(system, mdp, set, out + "/part",
-                       "--threads 2 --stop-at-step " + std::to_string(stop_at), &log),
+                       args + " --threads 2 --stop-at-step " + std::to_string(stop_at), &log),
             0);
-  EXPECT_EQ(run_halomd(system, mdp, set, out + "/part", "--threads 2 --cpi " + out + "/part/state.cpt", &log),
+  EXPECT_EQ(run_halomd(system, mdp, set, out + "/part",
+                       args + " --threads 2 --cpi " + out + "/part/state.cpt", &log),
             0)
       << log;
   for (const std::string& file : files) {

@@ -23,10 +23,12 @@ int run_halomd_under(const std::string& launcher, const std::string& system, con
 
 // Runs <system> with <mdp> + set on 1 and on 3 threads, and on 2 threads stopped at step stop_at (non-zero
 // exit) then continued from its checkpoint; expects each of `files` non-empty and bitwise the same in the
-// three runs. Returns the temp folder (its one/ holds the 1-thread run).
+// three runs; `args` go to every run (--domains N, ...). Returns the temp folder (its one/ holds the 1-thread
+// run).
 std::string expect_threads_and_continuation_change_no_bit(const std::string& system, const std::string& mdp,
                                                           const std::map<std::string, std::string>& set,
-                                                          int stop_at, const std::vector<std::string>& files);
+                                                          int stop_at, const std::vector<std::string>& files,
+                                                          const std::string& args = "");
 
 // The largest position difference (nm, any component) between two checkpoints of the same step.
 double checkpoint_position_difference(const std::string& cpt_a, const std::string& cpt_b);

@@ -1,0 +1,115 @@
+#include "cpu/coupling.h"
+
+#include <algorithm>
+
+#include "core/units.h"
+#include "cpu/cpu_executor.h"
+#include "cpu/update.h"
+
+namespace halomd {
+
+TemperatureCoupling::TemperatureCoupling(const ExecutorConfig& config)
+    : mdp_(*config.mdp), ndf_(config.ndf), seed_(config.ld_seed) {
+  ref_kinetic_ = 0.5 * config.ndf * units::kBoltzmann * mdp_.ref_t;
+  for (size_t g = 0; g < config.tc_ndf.size(); ++g) {
+    group_ref_kinetic_.push_back(0.5 * config.tc_ndf[g] * units::kBoltzmann * mdp_.ref_ts[g]);
+    group_tau_.push_back(mdp_.tau_ts[g]);
+    group_ndf_.push_back(config.tc_ndf[g]);
+  }
+  group_lambda_.assign(group_ref_kinetic_.size(), 1.0);
+  if (mdp_.tcoupl == Tcoupl::NoseHoover) {
+    const size_t groups = std::max<size_t>(1, config.tc_ndf.size());
+    for (size_t g = 0; g < groups; ++g) {
+      const double tau = mdp_.tau_ts.empty() ? mdp_.tau_t : mdp_.tau_ts[g];
+      const double ref = std::max(0.0, mdp_.ref_ts.empty() ? mdp_.ref_t : mdp_.ref_ts[g]);
+      // GROMACS's init_npt_masses for leap-frog: 1/Q = 1 / ((tau-t / 2 pi)^2 ref-t), 0 without coupling.
+      const double q = (tau / (2.0 * units::kPi)) * (tau / (2.0 * units::kPi)) * ref;
+      nh_qinv_.push_back(tau > 0 && ref > 0 ? 1.0 / q : 0.0);
+      nh_ref_t_.push_back(ref);
+      nh_ndf_.push_back(config.tc_ndf.empty() ? config.ndf : config.tc_ndf[g]);
+    }
+    nh_xi_.assign(groups, 0.0);
+    nh_vxi_.assign(groups, 0.0);
+    nh_factor_.assign(groups, 0.0);
+  }
+}
+
+void TemperatureCoupling::load(const MdState& s) {
+  integral_ = s.thermostat_integral;
+  if (!nh_xi_.empty() && s.nh_xi.size() == nh_xi_.size()) {
+    nh_xi_ = s.nh_xi;
+    nh_vxi_ = s.nh_vxi;
+  }
+}
+
+void TemperatureCoupling::save(MdState& s) const {
+  s.thermostat_integral = integral_;
+  s.nh_xi = nh_xi_;
+  s.nh_vxi = nh_vxi_;
+}
+
+void TemperatureCoupling::couple(const StepRequest& r, double ke, const std::vector<double>& group_ke) {
+  nh_step_ = nose_hoover() && r.tcouple;
+  lambda_ = 1.0;
+  if (nh_step_) {
+    // GROMACS's nosehoover_tcoupl (leap-frog, no chains): vxi += dt_tc / Q (T_half - ref-t),
+    // xi += dt_tc (vxi_old + vxi) / 2, T_half from KE(step - 1/2); the update's friction 0.5 dt_tc vxi.
+    const double dt_tc = mdp_.nsttcouple * mdp_.dt;
+    for (size_t g = 0; g < nh_xi_.size(); ++g) {
+      const double k = group_ke.empty() ? ke : group_ke[g];
+      const double t_half = nh_ndf_[g] > 0 ? 2.0 * k / (nh_ndf_[g] * units::kBoltzmann) : 0.0;
+      const double old = nh_vxi_[g];
+      nh_vxi_[g] += dt_tc * nh_qinv_[g] * (t_half - nh_ref_t_[g]);
+      nh_xi_[g] += dt_tc * (old + nh_vxi_[g]) * 0.5;
+      nh_factor_[g] = 0.5 * dt_tc * nh_vxi_[g];
+    }
+    return;
+  }
+  if (nose_hoover()) return;
+  if (group_tau_.empty()) {
+    if (r.tcouple) lambda_ = vrescale_lambda(ke, ref_kinetic_, ndf_, mdp_, seed_, r.step, &integral_);
+    return;
+  }
+  for (size_t g = 0; g < group_tau_.size(); ++g)
+    group_lambda_[g] = r.tcouple
+                           ? vrescale_lambda(group_ke[g], group_ref_kinetic_[g], group_ndf_[g], group_tau_[g],
+                                             mdp_, seed_, static_cast<int>(g), r.step, &integral_)
+                           : 1.0;
+}
+
+void TemperatureCoupling::update(const StepRequest& r, const std::vector<Vec3>& x, std::vector<Vec3>& v,
+                                 const std::vector<Vec3>& f, const std::vector<double>& inv_mass,
+                                 const std::vector<int>* group, double dt, std::vector<Vec3>& x_new,
+                                 int threads) const {
+  if (group_tau_.empty()) group = nullptr;
+  if (nh_step_ || r.pr) {
+    // Nose-Hoover's friction and Parrinello-Rahman's M in the update (GROMACS's general leap-frog).
+    const size_t n = group ? group_tau_.size() : 1;
+    const std::vector<double> lambdas =
+        nose_hoover() ? std::vector<double>(n, 1.0) : (group ? group_lambda_ : std::vector<double>{lambda_});
+    const std::vector<double> friction = nh_step_ ? nh_factor_ : std::vector<double>(n, 0.0);
+    leapfrog_coupled(x, v, f, inv_mass, lambdas, friction, group, r.pr ? r.pr_scale : Vec3{}, dt, x_new,
+                     threads);
+  } else if (group) {
+    leapfrog_update(x, v, f, inv_mass, group_lambda_, *group, dt, x_new, threads);
+  } else {
+    leapfrog_update(x, v, f, inv_mass, lambda_, dt, x_new, threads);
+  }
+}
+
+double TemperatureCoupling::integral() {
+  if (nose_hoover()) {
+    // GROMACS's energyNoseHoover for leap-frog: sum_g ndf_g (1/2 kB vxi^2 Q + xi kB ref-t).
+    double e = 0.0;
+    for (size_t g = 0; g < nh_xi_.size(); ++g) {
+      if (nh_ndf_[g] <= 0.0) continue;
+      if (nh_qinv_[g] > 0.0)
+        e += 0.5 * units::kBoltzmann * nh_ndf_[g] * nh_vxi_[g] * nh_vxi_[g] / nh_qinv_[g];
+      e += nh_ndf_[g] * nh_xi_[g] * units::kBoltzmann * nh_ref_t_[g];
+    }
+    integral_ = e;
+  }
+  return integral_;
+}
+
+}  // namespace halomd

@@ -1,0 +1,53 @@
+// Temperature coupling of the CPU executors (one domain or several): v-rescale with one group or several
+// tc-grps, and Nose-Hoover (leap-frog, no chains) with one group or several, as GROMACS 2022 applies them to
+// leap-frog; the state a checkpoint carries and the thermostat's share of the conserved energy. The
+// executors own the half-step kinetic energies it reads (summed over domains where there are several), so
+// both draw the same numbers from the same energies.
+#pragma once
+
+#include <vector>
+
+#include "core/executor.h"
+
+namespace halomd {
+
+class TemperatureCoupling {
+ public:
+  explicit TemperatureCoupling(const ExecutorConfig& config);
+
+  // tc-grps groups with their own thermostat (0: the single group System).
+  int groups() const { return static_cast<int>(group_tau_.size()); }
+  bool nose_hoover() const { return !nh_xi_.empty(); }
+
+  // Restores the integral and Nose-Hoover's xi and vxi (a start keeps xi = vxi = 0, as GROMACS).
+  void load(const MdState& s);
+  void save(MdState& s) const;
+
+  // The factors of step r from KE(n - 1/2): `ke` the whole system's, `group_ke` per group (with groups).
+  void couple(const StepRequest& r, double ke, const std::vector<double>& group_ke);
+
+  // Leap-frog of step r with those factors (cpu/update.h); group: each atom's tc-grps group (with groups).
+  void update(const StepRequest& r, const std::vector<Vec3>& x, std::vector<Vec3>& v,
+              const std::vector<Vec3>& f, const std::vector<double>& inv_mass, const std::vector<int>* group,
+              double dt, std::vector<Vec3>& x_new, int threads) const;
+
+  // The conserved energy's integral at an energy step (Nose-Hoover's energy is computed here).
+  double integral();
+
+ private:
+  const MdParams& mdp_;
+  double ndf_;
+  uint64_t seed_;
+  double ref_kinetic_ = 0.0;
+  double integral_ = 0.0;
+  bool nh_step_ = false;  // this step couples Nose-Hoover
+  double lambda_ = 1.0;   // the single group's v-rescale factor
+  // Several tc-grps: per group the reference kinetic energy, tau-t, degrees of freedom and the step's
+  // v-rescale factor.
+  std::vector<double> group_ref_kinetic_, group_tau_, group_ndf_, group_lambda_;
+  // Nose-Hoover (one entry per group, or one): GROMACS's xi, vxi, 1/Q, reference temperature and degrees of
+  // freedom, and the step's friction factor.
+  std::vector<double> nh_xi_, nh_vxi_, nh_qinv_, nh_ref_t_, nh_ndf_, nh_factor_;
+};
+
+}  // namespace halomd
