@@ -149,10 +149,13 @@ TEST(Bonded, PositionRestraintsMatchGromacsAtStep0) {
 // NPT with the peptide's heavy atoms restrained (refcoord-scaling = com: the references' centre of mass
 // follows the box), Parrinello-Rahman and Nose-Hoover, h-bonds, PME: 40 steps of 1 fs against gmx_d's path
 // (tests/make_posres_refdata.sh, posres/solvated/npt.txt).
-TEST(Bonded, RestrainedNptPathOfTheSolvatedPeptideMatchesGromacs) {
+// On 4 domains of update groups too.
+void expect_restrained_npt_like_gromacs(const std::string& args) {
+  SCOPED_TRACE(args);
   const std::string out = make_temp_dir("posres_npt");
   std::string log;
-  ASSERT_EQ(run_halomd("posres/solvated", "npt.mdp", {}, out + "/run", "--threads 2", &log), 0) << log;
+  ASSERT_EQ(run_halomd("posres/solvated", "npt.mdp", {}, out + "/run", "--threads 2 " + args, &log), 0)
+      << log;
   auto e = read_csv(out + "/run/energy.csv");
   const std::vector<std::string> rows = read_rows(data_path("posres/solvated/npt.txt"));
   ASSERT_EQ(e["step"].size(), rows.size());
@@ -168,6 +171,11 @@ TEST(Bonded, RestrainedNptPathOfTheSolvatedPeptideMatchesGromacs) {
     EXPECT_NEAR(e["volume"][k], volume, 1e-6);
   }
   EXPECT_GT(e["posres"].back(), 1.0);
+}
+
+TEST(Bonded, RestrainedNptPathOfTheSolvatedPeptideMatchesGromacs) {
+  expect_restrained_npt_like_gromacs("");
+  expect_restrained_npt_like_gromacs("--domains 4");
 }
 
 TEST(Bonded, SolvatedPeptideWithPmeMatchesGromacsAtStep0) {

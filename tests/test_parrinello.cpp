@@ -3,7 +3,7 @@
 // v-rescale at ref-t 0) both codes follow one path: step by step the total and conserved energy (the box's
 // kinetic energy and P_ref V included), the pressure, the volume and the box, coupled every step and every
 // fifth; threads and a continuation from a checkpoint (which carries the box velocity and the pressure the
-// next coupling step reads) change no bit; domains and GPUs refuse it naming the line.
+// next coupling step reads) change no bit; the same paths on CPU domains; GPUs refuse it naming the line.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -18,11 +18,13 @@
 namespace halomd::test {
 namespace {
 
-void expect_path_like_gromacs(const std::string& mdp) {
-  SCOPED_TRACE(mdp);
+void expect_path_like_gromacs(const std::string& mdp, const std::string& args = "") {
+  SCOPED_TRACE(mdp + " " + args);
   const std::string out = make_temp_dir("parrinello");
   std::string log;
-  ASSERT_EQ(run_halomd("spce_1k5", "../parrinello/" + mdp + ".mdp", {}, out + "/run", "--threads 2", &log), 0)
+  ASSERT_EQ(
+      run_halomd("spce_1k5", "../parrinello/" + mdp + ".mdp", {}, out + "/run", "--threads 2 " + args, &log),
+      0)
       << log;
   auto e = read_csv(out + "/run/energy.csv");
   const std::vector<std::string> rows = read_rows(data_path("parrinello/" + mdp + ".txt"));
@@ -51,6 +53,12 @@ TEST(ParrinelloRahman, IsotropicFollowsGromacsPathEveryStepAndEveryFifth) {
 TEST(ParrinelloRahman, SemiIsotropicAndWithVrescaleFollowGromacsPath) {
   expect_path_like_gromacs("semi");
   expect_path_like_gromacs("vrescale");
+}
+
+// On 3 domains, and on 3x3x1 (2 pulses in x and in y), the same paths.
+TEST(ParrinelloRahman, DomainsFollowGromacsPath) {
+  expect_path_like_gromacs("iso_nst5", "--dd 3 1 1");
+  expect_path_like_gromacs("semi", "--dd 3 3 1");
 }
 
 TEST(ParrinelloRahman, ThreadCountAndContinuationChangeNoBit) {
@@ -106,10 +114,12 @@ TEST(ParrinelloRahman, InputsAroundItAsGrompp) {
       << log;
 }
 
-TEST(ParrinelloRahman, DomainsAndGpusRefuseIt) {
+TEST(ParrinelloRahman, GpusRefuseIt) {
   const std::string out = make_temp_dir("parrinello_refuse");
   std::string log;
-  EXPECT_EQ(run_halomd("spce_1k5", "../parrinello/vrescale.mdp", {}, out + "/dd", "--domains 2", &log), 2);
+  EXPECT_EQ(run_halomd("spce_1k5", "../parrinello/vrescale.mdp", {}, out + "/dd",
+                       "--backend cuda --domains 2", &log),
+            2);
   EXPECT_NE(log.find("pcoupl = Parrinello-Rahman runs with --backend cpu"), std::string::npos) << log;
   EXPECT_EQ(run_halomd("spce_1k5", "../parrinello/vrescale.mdp", {}, out + "/gpu", "--backend cuda", &log),
             2);

@@ -14,7 +14,9 @@
 namespace halomd::test {
 namespace {
 
-TEST(CRescale, DeterministicPathsMatchGromacsStepByStep) {
+// The noiseless C-rescale paths (isotropic with reaction field, semi-isotropic with PME) against gmx_d's;
+// `args` picks the executor.
+void expect_paths_like_gromacs(const std::string& args) {
   std::map<std::string, std::vector<std::vector<double>>> ref;
   for (const std::string& row : read_rows(data_path("pcoupl/reference.txt"))) {
     std::istringstream w(row);
@@ -29,7 +31,7 @@ TEST(CRescale, DeterministicPathsMatchGromacsStepByStep) {
     const std::string out = make_temp_dir(std::string("pcoupl_") + name);
     std::string log;
     ASSERT_EQ(run_halomd("spce_1k5", std::string("../pcoupl/") + name + ".mdp", {}, out + "/run",
-                         "--threads 2", &log),
+                         "--threads 2 " + args, &log),
               0)
         << log;
     auto e = read_csv(out + "/run/energy.csv");
@@ -52,6 +54,12 @@ TEST(CRescale, DeterministicPathsMatchGromacsStepByStep) {
     }
   }
 }
+
+TEST(CRescale, DeterministicPathsMatchGromacsStepByStep) { expect_paths_like_gromacs(""); }
+
+// On 3 domains (2 pulses each way in x): the home atoms scale as one domain's, the halo's periodic shifts
+// follow the box, the next search re-plans in the new box.
+TEST(CRescale, DeterministicPathsOnDomainsMatchGromacs) { expect_paths_like_gromacs("--dd 3 1 1"); }
 
 // 20 ps at 300 K from the NVT box: the mean density from 5 ps on and its fluctuation as gmx_d's 50 ps give
 // them. The bounds are statistical (tests/tolerances.h): a barostat that ignored the constraint virial would
@@ -112,8 +120,8 @@ TEST(CRescale, WhatItDoesNotRunIsRefusedNamingTheLine) {
                        out + "/off", "", &log),
             0)
       << log;
-  EXPECT_EQ(run_halomd("spce_1k5", "../pcoupl/iso_rf.mdp", {}, out + "/dd", "--domains 2", &log), 2);
-  EXPECT_NE(log.find("pcoupl = C-rescale runs with --backend cpu and one domain"), std::string::npos) << log;
+  EXPECT_EQ(run_halomd("spce_1k5", "../pcoupl/iso_rf.mdp", {}, out + "/gpu", "--backend cuda", &log), 2);
+  EXPECT_NE(log.find("pcoupl = C-rescale runs with --backend cpu so far"), std::string::npos) << log;
 }
 
 }  // namespace

@@ -70,7 +70,10 @@ DdExecutor::DdExecutor(const ExecutorConfig& config, std::unique_ptr<comm::HaloT
   // (domdec/halo_plan.h): the same local atoms, so the same trajectory bits, in fewer hops.
   direct_ = env_int("HALOMD_DD_DIRECT", 0) != 0;
   if (mdp_.coulombtype == CoulombType::Pme) {
-    pme_ = std::make_unique<PmeCpu>(mdp_, cfg_.box, top_.charge, config.threads);
+    // The grid from the input's box (kept while pressure coupling changes the box), as one domain's.
+    pme_ = std::make_unique<PmeCpu>(mdp_, cfg_.grid_box.volume() > 0 ? cfg_.grid_box : cfg_.box, top_.charge,
+                                    config.threads);
+    pme_->set_box(cfg_.box);
     mesh_bits_.resize(3 * static_cast<size_t>(top_.num_atoms()));
     mesh_x_.resize(top_.num_atoms());
     mesh_f_.resize(top_.num_atoms());
@@ -458,6 +461,37 @@ bool DdExecutor::last_forces(std::vector<Vec3>& f) {
   f.assign(all.empty() ? 0 : top_.num_atoms(), Vec3{});
   for (const comm::AtomState& a : all) f[a.global] = a.x;
   return true;
+}
+
+// Pressure coupling between searches: the home atoms scale in the global frame, as one domain's; the
+// halo's periodic shifts follow the box (the transports read them from the plans at each exchange), so the
+// next exchange gives the halo atoms the same images in the new box. The pair lists keep their pairs, as one
+// domain's does; the next search migrates and re-plans in the new box.
+void DdExecutor::scale_positions(const Tensor& mu, const Box& box) {
+  for (DdDomain& d : dom_)
+    for (Vec3& x : d.x)
+      for (int c = 0; c < 3; ++c) x[c] *= mu.m[c][c];
+  set_box(box);
+}
+
+void DdExecutor::scale_coordinates(const Tensor& mu, const Box& box) {
+  scale_positions(mu, box);
+  for (DdDomain& d : dom_)
+    for (Vec3& v : d.v)
+      for (int c = 0; c < 3; ++c) v[c] /= mu.m[c][c];
+}
+
+void DdExecutor::set_box(const Box& box) {
+  cfg_.box = box;
+  inv_len_ = pair_inv_len(box, grid_);
+  if (pme_) pme_->set_box(box);
+  for (DdDomain& d : dom_) {
+    for (domdec::Pulse& p : d.plan.pulses)
+      for (int c = 0; c < 3; ++c)
+        if (p.shift[c] != 0.0) p.shift[c] = box.len[c];
+    for (size_t i = 0; i < d.plan.shift.size(); ++i)
+      for (int c = 0; c < 3; ++c) d.plan.shift[i][c] = static_cast<double>(d.plan.image[i][c]) * box.len[c];
+  }
 }
 
 std::string DdExecutor::report_json() const { return stats_.json(grid_, transport_->num_ranks()); }

@@ -38,6 +38,8 @@ class DdExecutor final : public Executor {
   size_t num_pairs() const override { return stats_.pairs(); }
   CallCounters counters() const override { return transport_->counters(); }
   std::string report_json() const override;
+  void scale_coordinates(const Tensor& mu, const Box& box) override;
+  void scale_positions(const Tensor& mu, const Box& box) override;
 
   const domdec::DdGrid& grid() const { return grid_; }
   const DdStats& stats() const { return stats_; }
@@ -50,6 +52,7 @@ class DdExecutor final : public Executor {
   void forces(const StepRequest& r, NonbondedFixedSums& sums, int64_t* listed_sums);
   void mesh_forces(const StepRequest& r, PmeEnergies& mesh);
   void reduce_ke_prev();
+  void set_box(const Box& box);
   std::vector<comm::AtomState> gather_state();
 
   ExecutorConfig cfg_;

@@ -272,11 +272,11 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
     throw InputError(options.mdp, config.mdp->tc_grps_line,
                      "several tc-grps run with --backend cpu (one domain or several) or on one GPU so far "
                      "(--backend cuda without domains)");
-  if (config.mdp->pcoupl != Pcoupl::No && (options.backend != "cpu" || decomposed(options)))
+  if (config.mdp->pcoupl != Pcoupl::No && options.backend != "cpu")
     throw InputError(options.mdp, config.mdp->pcoupl_line,
                      std::string("pcoupl = ") +
                          (config.mdp->pcoupl == Pcoupl::CRescale ? "C-rescale" : "Parrinello-Rahman") +
-                         " runs with --backend cpu and one domain so far (no --dd, one rank)");
+                         " runs with --backend cpu so far (one domain or several)");
   // PME exists in the CPU executors and on one GPU; the GPU domains would run reaction field.
   if (config.mdp->coulombtype == CoulombType::Pme && options.backend == "cuda" && decomposed(options))
     throw InputError(options.mdp, config.mdp->coulombtype_line,
