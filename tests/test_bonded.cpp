@@ -21,6 +21,7 @@
 #include "cpu/lincs.h"
 #include "cpu/update.h"
 #include "engine/setup.h"
+#include "io/cmap_grid.h"
 #include "io/top.h"
 #include "support/run_helpers.h"
 #include "support/test_support.h"
@@ -42,6 +43,7 @@ const std::pair<const char*, const char*> kTerms[] = {
     {"Ryckaert-Bell.", "ryckaert_bell"},
     {"Improper_Dih.", "improper_dih"},
     {"Per._Imp._Dih.", "per_imp_dih"},
+    {"CMAP_Dih.", "cmap_dih"},
     {"LJ-14", "lj14"},
     {"Coulomb-14", "coulomb14"},
     {"Position_Rest.", "posres"},
@@ -250,13 +252,13 @@ void load(const std::string& system, const std::string& mdp, Loaded& s) {
   s.state.ke_half_prev = kinetic_energy_tensor(s.state.v, s.in.top.mass, 1);
 }
 
-// The step-0 forces of the whole run (pairs, listed interactions) against gmx_d's, which gmx dump prints
-// with 6 significant digits: each atom's force within that of its size.
-TEST(Bonded, Step0ForcesMatchGromacs) {
-  for (const char* ff : kForceFields) {
-    SCOPED_TRACE(ff);
+// The step-0 forces of the whole run (pairs, listed interactions) against gmx_d's (<system>/forces.txt),
+// which gmx dump prints with 6 significant digits: each atom's force within that of its size.
+void expect_step0_forces_like_gromacs(const std::string& system, const std::string& mdp) {
+  SCOPED_TRACE(system);
+  {
     Loaded s;
-    load(std::string("bonded/") + ff, "../step0.mdp", s);
+    load(system, mdp, s);
     ExecutorConfig c;
     c.top = &s.in.top;
     c.mdp = &s.in.mdp;
@@ -271,7 +273,7 @@ TEST(Bonded, Step0ForcesMatchGromacs) {
     cpu.step(r, &e);
     std::vector<Vec3> f;
     ASSERT_TRUE(cpu.last_forces(f));
-    std::ifstream in(data_path(std::string("bonded/") + ff + "/forces.txt"));
+    std::ifstream in(data_path(system + "/forces.txt"));
     // Per atom, relative to its force (a component can be a small difference of large terms).
     size_t n = 0, worst = 0;
     double worst_err = 0.0;
@@ -284,6 +286,37 @@ TEST(Bonded, Step0ForcesMatchGromacs) {
     EXPECT_LE(worst_err, 1.0) << "atom " << worst + 1 << ": " << f[worst].x << " " << f[worst].y << " "
                               << f[worst].z;
   }
+}
+
+TEST(Bonded, Step0ForcesMatchGromacs) {
+  for (const char* ff : kForceFields)
+    expect_step0_forces_like_gromacs(std::string("bonded/") + ff, "../step0.mdp");
+}
+
+// CHARMM's CMAP (charmm27's backbone correction maps; tests/make_cmap_refdata.sh): the peptide's every step-0
+// term with CMAP Dih., its forces, the same on 8 domains (a [ cmap ] term has 5 atoms, often in several), and
+// a 200-step NVE path of CMAP Dih. and the total energy.
+TEST(Bonded, CmapMatchesGromacs) {
+  const auto ref = read_terms("cmap/reference.txt").at("cmap");
+  ASSERT_LT(ref.at("CMAP_Dih."), -1.0);
+  expect_step0_like_gromacs("cmap", "step0.mdp", ref);
+  expect_step0_forces_like_gromacs("cmap", "step0.mdp");
+  expect_step0_like_gromacs("cmap", "step0.mdp", ref, "--dd 2 2 2");
+  const std::string out = make_temp_dir("cmap_nve");
+  std::string log;
+  ASSERT_EQ(run_halomd("cmap", "nve.mdp", {}, out + "/run", "", &log), 0) << log;
+  auto e = read_csv(out + "/run/energy.csv");
+  const std::vector<std::string> rows = read_rows(data_path("cmap/nve.txt"));
+  ASSERT_EQ(e["step"].size(), rows.size());
+  for (size_t k = 0; k < rows.size(); ++k) {
+    std::istringstream w(rows[k]);
+    double step = 0, cmap = 0, total = 0;
+    w >> step >> cmap >> total;
+    SCOPED_TRACE(::testing::Message() << "step " << step);
+    EXPECT_NEAR(e["cmap_dih"][k], cmap, 1e-5);
+    EXPECT_NEAR(e["total"][k], total, 1e-5);
+  }
+  EXPECT_GT(std::fabs(e["cmap_dih"].back() - e["cmap_dih"].front()), 1.0);  // the backbone moved
 }
 
 TEST(Bonded, NveRunOfTheSolvatedPeptideMatchesGromacsMeanAndDrift) {
@@ -316,7 +349,8 @@ double energy_of(const BondedCpu& b, const std::vector<Vec3>& x, const Box& box)
   return sum;
 }
 
-// A topology of 4 atoms (charged) with one term; positions spread over the boundary of a 2 nm box.
+// A topology of 5 atoms (charged) with one term; positions spread over the boundary of a 2 nm box. CMAP
+// terms get a smooth 24 x 24 grid (io::make_cmap_grid, as from [ cmaptypes ]).
 struct OneTerm {
   Topology top;
   Box box{{2.0, 2.0, 2.0}};
@@ -325,19 +359,30 @@ struct OneTerm {
 
 OneTerm one_term(BondedKind kind, std::initializer_list<double> p, std::mt19937_64& rng) {
   OneTerm t;
-  t.top.mass.assign(4, 12.0);
-  t.top.charge = {0.4, -0.3, 0.2, -0.5};
+  t.top.mass.assign(5, 12.0);
+  t.top.charge = {0.4, -0.3, 0.2, -0.5, 0.1};
   BondedTerm term;
   term.kind = kind;
-  for (int a = 0; a < 4; ++a) term.atoms[a] = a;
+  for (int a = 0; a < 5; ++a) term.atoms[a] = a;
+  if (kind == BondedKind::Cmap) {
+    const double deg = units::kPi / 180.0;
+    std::vector<double> grid;
+    for (int i = 0; i < 24; ++i)
+      for (int j = 0; j < 24; ++j) {
+        const double phi = (i * 15.0 - 180.0) * deg, psi = (j * 15.0 - 180.0) * deg;
+        grid.push_back(5.0 * std::cos(phi) + 3.0 * std::sin(2.0 * psi) + 2.0 * std::cos(phi - psi + 0.3));
+      }
+    t.top.cmap_grids.push_back(io::make_cmap_grid(24, grid));
+  }
   std::copy(p.begin(), p.end(), term.p);
   t.top.bonded.push_back(term);
   // A bent chain near the corner of the box, then wrapped: the terms see it through the minimum image.
   std::uniform_real_distribution<double> u(-0.05, 0.05);
   const Vec3 start{1.95, 0.02, 1.9};
-  const Vec3 steps[4] = {{0, 0, 0}, {0.15, 0.02, 0.0}, {0.05, 0.14, 0.03}, {0.12, 0.1, 0.11}};
+  const Vec3 steps[5] = {
+      {0, 0, 0}, {0.15, 0.02, 0.0}, {0.05, 0.14, 0.03}, {0.12, 0.1, 0.11}, {0.02, -0.14, 0.06}};
   Vec3 at = start;
-  for (int a = 0; a < 4; ++a) {
+  for (int a = 0; a < 5; ++a) {
     at += steps[a] + Vec3{u(rng), u(rng), u(rng)};
     Vec3 wrapped = at;
     for (int d = 0; d < 3; ++d) wrapped[d] -= t.box.len[d] * std::floor(wrapped[d] / t.box.len[d]);
@@ -364,13 +409,14 @@ TEST(Bonded, ForcesAreMinusTheEnergyGradientAcrossTheBoundary) {
       {BondedKind::ImproperDih, {35 * deg, 300}},
       {BondedKind::ImproperDih, {180 * deg, 300}},  // the difference wraps at +-180 degrees
       {BondedKind::Pair14, {2e-3, 3e-6, 0.3}},
+      {BondedKind::Cmap, {0}},
   };
   for (const auto& c : cases)
     for (int trial = 0; trial < 3; ++trial) {
       OneTerm t = one_term(c.kind, c.p, rng);
       SCOPED_TRACE(::testing::Message() << "kind " << static_cast<int>(c.kind) << " trial " << trial);
       const BondedCpu b(t.top, 1.0);
-      std::vector<Vec3> f(4);
+      std::vector<Vec3> f(5);
       BondedEnergies e;
       b.compute(t.x, t.box, f, &e);
       Vec3 net;
@@ -382,7 +428,7 @@ TEST(Bonded, ForcesAreMinusTheEnergyGradientAcrossTheBoundary) {
       EXPECT_GT(fmax, 0.0);
       EXPECT_LT(std::sqrt(norm2(net)), 1e-9 * fmax);
       const double h = 1e-6;
-      for (int a = 0; a < 4; ++a)
+      for (int a = 0; a < 5; ++a)
         for (int d = 0; d < 3; ++d) {
           std::vector<Vec3> xp = t.x, xm = t.x;
           xp[a][d] += h;
@@ -392,11 +438,11 @@ TEST(Bonded, ForcesAreMinusTheEnergyGradientAcrossTheBoundary) {
         }
       // The virial is -1/2 sum x (x) F over the molecule made whole.
       std::vector<Vec3> whole = t.x;
-      for (int a = 1; a < 4; ++a)
+      for (int a = 1; a < 5; ++a)
         for (int d = 0; d < 3; ++d)
           whole[a][d] -= t.box.len[d] * std::round((whole[a][d] - whole[a - 1][d]) / t.box.len[d]);
       Tensor vir;
-      for (int a = 0; a < 4; ++a) add_outer(vir, whole[a], f[a], -0.5);
+      for (int a = 0; a < 5; ++a) add_outer(vir, whole[a], f[a], -0.5);
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) EXPECT_NEAR(e.virial.m[i][j], vir.m[i][j], 1e-9 * fmax) << i << j;
     }
@@ -544,6 +590,48 @@ TEST(Bonded, LookupErrorsNameTheLine) {
       EXPECT_NE(std::string(e.what()).find(path + cases[k].second), std::string::npos) << e.what();
     }
   }
+}
+
+// [ cmaptypes ] and [ cmap ] as grompp reads them: the first entry whose five bonded types are the atoms' in
+// order (not reversed); a grid of the wrong size, unequal sizes, or no matching entry is an error naming the
+// line; GPUs refuse CMAP.
+TEST(Bonded, CmapLookupAndErrorsAsGrompp) {
+  const std::string dir = make_temp_dir("cmap_lookup");
+  const std::string mol5 =
+      "[ moleculetype ]\nM 3\n[ atoms ]\n1 CT 1 R A 1 -0.2\n2 CT 1 R B 2 0.1\n3 CT 1 R C 3 0.3\n"
+      "4 CT 1 R D 4 -0.2\n5 OH 1 R E 5 0.0\n";
+  const std::string tail = "[ system ]\nx\n[ molecules ]\nM 1\n";
+  const Topology t = io::read_top(write_top(dir, "ok.top",
+                                            kTypes +
+                                                "[ cmaptypes ]\nO CX CX CX CX 1 2 2 1 2 3 4\n"
+                                                "CX CX CX CX O 1 2 2 5 6 7 8\n" +
+                                                mol5 + "[ cmap ]\n1 2 3 4 5 1\n" + tail));
+  const BondedTerm c = only(t, BondedKind::Cmap);
+  EXPECT_EQ(c.p[0], 1.0);  // the second entry: the first matches only reversed
+  EXPECT_EQ(c.atoms[4], 4);
+  ASSERT_EQ(t.cmap_grids.size(), 2u);
+  EXPECT_EQ(t.cmap_grids[1].data[0], 5.0);  // V at (-180, -180)
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {kTypes + "[ cmaptypes ]\nCX CX CX CX O 1 2 2 1 2 3\n",
+       ":8: [ cmaptypes ]: 3 grid values for a grid of 2 x 2"},
+      {kTypes + "[ cmaptypes ]\nCX CX CX CX O 1 2 3 1 2 3 4 5 6\n",
+       ":8: [ cmaptypes ]: grid of 2 x 3 points (expected the same number"},
+      {kTypes + "[ cmaptypes ]\nCX CX CX CX H 1 2 2 1 2 3 4\n" + mol5 + "[ cmap ]\n1 2 3 4 5 1\n",
+       ":18: [ cmap ]: no [ cmaptypes ] entry for the bonded types CX CX CX CX O"},
+  };
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const std::string path = write_top(dir, fmt::format("e{}.top", k), cases[k].first + tail);
+    try {
+      io::read_top(path);
+      ADD_FAILURE() << "no error for case " << k;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(path + cases[k].second), std::string::npos) << e.what();
+    }
+  }
+  std::string log;
+  EXPECT_EQ(run_halomd("cmap", "step0.mdp", {}, dir + "/gpu", "--backend cuda", &log), 2);
+  EXPECT_NE(log.find("[ cmap ] terms (CHARMM's CMAP), which run with --backend cpu"), std::string::npos)
+      << log;
 }
 
 TEST(Bonded, WhatIsNotRunYetIsRefusedNamingIt) {

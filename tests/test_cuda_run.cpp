@@ -234,8 +234,11 @@ TEST(CudaRun, TrrFramesAndForcesMatchTheCpuRun) {
     }
     return std::sqrt(err / ref);
   };
-  for (size_t k = 0; k < g.size(); ++k)
-    if (!g[k].f.empty()) EXPECT_LT(rel(g[k].f, c[k].f), 10 * kGpuForceRmsRel) << "step " << g[k].step;
+  for (size_t k = 0; k < g.size(); ++k) {
+    if (!g[k].f.empty()) {
+      EXPECT_LT(rel(g[k].f, c[k].f), 10 * kGpuForceRmsRel) << "step " << g[k].step;
+    }
+  }
   EXPECT_LT(rel(g[0].f, c[0].f), kGpuForceRmsRel);
   EXPECT_LT(rel(g[0].x, c[0].x), 1e-7);
   EXPECT_LT(rel(g[0].v, c[0].v), 1e-7);

@@ -397,7 +397,7 @@ TEST(DomdecDrift, TheBoundIsTight) {
   const std::vector<int> first = first_atoms(s0.molecule);
   const HaloRange range{rlist + 2.0 * skin, molecule_margin(s0.x, first) + kMarginSlack};
   const DdPlan plan = build_plan_with(DdGrid{{2, 1, 1}}, s0.box, s0.x, first, range);
-  for (const auto [b_to, move] : {std::pair{3.1, 0.49}, {3.1, 0.56}, {3.2, 0.39}, {3.2, 0.5}}) {
+  for (const auto& [b_to, move] : {std::pair{3.1, 0.49}, {3.1, 0.56}, {3.2, 0.39}, {3.2, 0.5}}) {
     TestSystem s1 = s0;
     s1.x[0].x = b_to;
     s1.x[1].x = 4.65 - move;

@@ -1,6 +1,7 @@
 // The energy terms of GROMACS's listed interactions that halomd runs: their order (gmx energy's: Bond,
-// G96Bond, Angle, G96Angle, U-B, Proper Dih., Ryckaert-Bell., Improper Dih., Per. Imp. Dih., LJ-14,
-// Coulomb-14, then Position Rest.) and halomd's energy.csv columns, shared by the executors and the outputs.
+// G96Bond, Angle, G96Angle, U-B, Proper Dih., Ryckaert-Bell., Improper Dih., Per. Imp. Dih., CMAP
+// Dih., LJ-14, Coulomb-14, then Position Rest.) and halomd's energy.csv columns, shared by the executors and
+// the outputs.
 #pragma once
 
 #include <array>
@@ -20,17 +21,18 @@ enum class BondedTermIndex {
   RyckaertBell,
   ImproperDih,
   PeriodicImproper,
+  CmapDih,
   Lj14,
   Coulomb14,
   PosRes,
 };
-inline constexpr int kNumBondedTerms = 12;
+inline constexpr int kNumBondedTerms = 13;
 using BondedTermValues = std::array<double, kNumBondedTerms>;
 using BondedTermMask = std::array<bool, kNumBondedTerms>;
 
 inline constexpr const char* kBondedCsvNames[kNumBondedTerms] = {
-    "bond",          "g96bond",      "angle",       "g96angle", "urey_bradley", "proper_dih",
-    "ryckaert_bell", "improper_dih", "per_imp_dih", "lj14",     "coulomb14",    "posres"};
+    "bond",         "g96bond",     "angle",    "g96angle", "urey_bradley", "proper_dih", "ryckaert_bell",
+    "improper_dih", "per_imp_dih", "cmap_dih", "lj14",     "coulomb14",    "posres"};
 
 // The energy term an interaction's energy goes to (Pair14: LJ-14; its Coulomb part goes to Coulomb-14).
 HALOMD_HOST_DEVICE inline int bonded_term_of(BondedKind k) {
@@ -57,6 +59,8 @@ HALOMD_HOST_DEVICE inline int bonded_term_of(BondedKind k) {
       return static_cast<int>(BondedTermIndex::Lj14);
     case BondedKind::PosRes:
       return static_cast<int>(BondedTermIndex::PosRes);
+    case BondedKind::Cmap:
+      return static_cast<int>(BondedTermIndex::CmapDih);
   }
   return 0;
 }

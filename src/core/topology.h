@@ -15,7 +15,7 @@ struct Settle {
 
 // GROMACS's listed interactions that halomd runs, by the energy term each goes to (GROMACS's function type in
 // brackets: [ bonds ] 1 and 2, [ angles ] 1, 2 and 5, [ dihedrals ] 1 and 9, 3, 2 and 4, [ pairs ] 1,
-// [ position_restraints ] 1).
+// [ position_restraints ] 1, [ cmap ] 1).
 enum class BondedKind {
   Bond,              // 1/2 kb (r - b0)^2                                   p: b0, kb
   G96Bond,           // 1/4 kb (r^2 - b0^2)^2                               p: b0, kb
@@ -29,14 +29,24 @@ enum class BondedKind {
   Pair14,            // LJ-14 c12/r^12 - c6/r^6 and Coulomb-14 fudgeQQ qi qj f/(eps_r r)  p: c6, c12, qq
   PosRes,            // sum_d 1/2 k_d (x_d - ref_d)^2, the minimum image (refcoord-scaling = no)
                      //                                                p: kx, ky, kz, ref x, y, z (nm)
+  Cmap,              // V(phi, psi) on a grid, bicubic (CHARMM's CMAP; phi = 1-2-3-4, psi = 2-3-4-5)
+                     //                                                p: the grid's index in cmap_grids
 };
-inline constexpr int kNumBondedKinds = 11;
+inline constexpr int kNumBondedKinds = 12;
 
-// One listed interaction on global atom indices (2, 3 or 4 of them, by kind).
+// One listed interaction on global atom indices (1 to 5 of them, by kind).
 struct BondedTerm {
   BondedKind kind = BondedKind::Bond;
-  int atoms[4] = {0, 0, 0, 0};
+  int atoms[5] = {0, 0, 0, 0, 0};
   double p[6] = {0, 0, 0, 0, 0, 0};
+};
+
+// A CMAP correction map ([ cmaptypes ]) as grompp prepares it: on spacing x spacing points of phi and psi
+// (-180 + i 360 / spacing degrees, phi the slower index), 4 values per point: V (kJ/mol), dV/dphi, dV/dpsi
+// and d2V/dphi dpsi (per degree), the derivatives from grompp's splines (cpu/cmap.h).
+struct CmapGrid {
+  int spacing = 0;
+  std::vector<double> data;
 };
 
 // A distance constraint between two atoms (global indices), solved by LINCS: [ constraints ], or a bond
@@ -79,7 +89,8 @@ struct Topology {
   std::vector<int> excl;
 
   std::vector<Settle> settles;
-  std::vector<BondedTerm> bonded;  // in the order of the molecules and of their [ bonds ], [ pairs ], ...
+  std::vector<BondedTerm> bonded;    // in the order of the molecules and of their [ bonds ], [ pairs ], ...
+  std::vector<CmapGrid> cmap_grids;  // the [ cmaptypes ] in file order; BondedKind::Cmap terms name one
   std::vector<Constraint> constraints;  // LINCS's (water's SETTLE is separate)
   // Position restraints with refcoord-scaling = com: the references' centre of mass as a fraction of the
   // box (the references p[3..5] are then relative to it, and it follows the box); zero otherwise.

@@ -1,12 +1,13 @@
 #include "cpu/bonded.h"
 
 #include "core/units.h"
+#include "cpu/cmap.h"
 #include "cpu/listed_term.h"
 
 namespace halomd {
 
 BondedCpu::BondedCpu(const Topology& top, double epsilon_r)
-    : terms_(top.bonded), coulomb_factor_(units::kCoulomb / epsilon_r) {
+    : terms_(top.bonded), cmap_(top.cmap_grids), coulomb_factor_(units::kCoulomb / epsilon_r) {
   for (int d = 0; d < 3; ++d) posres_com_frac_[d] = top.posres_com_frac[d];
 }
 
@@ -23,11 +24,13 @@ void BondedCpu::compute_terms(std::span<const BondedTerm> terms, std::span<const
   for (const BondedTerm& t : terms) {
     const int* a = t.atoms;
     const Vec3 ref = Vec3{t.p[3], t.p[4], t.p[5]} + com;
-    Vec3 fa[4];
+    Vec3 fa[5];
     double v = 0.0, v_coulomb = 0.0;
-    listed_term(
-        t, coulomb_factor_, [&](int i, int j) { return minimum_image(x[a[i]], j < 0 ? ref : x[a[j]], box); },
-        fa, v, v_coulomb);
+    const auto dx = [&](int i, int j) { return minimum_image(x[a[i]], j < 0 ? ref : x[a[j]], box); };
+    if (t.kind == BondedKind::Cmap)
+      cmap_term(cmap_[static_cast<size_t>(t.p[0])], dx, fa, v);
+    else
+      listed_term(t, coulomb_factor_, dx, fa, v, v_coulomb);
     const int n = listed_atom_count(t.kind);
     for (int k = 0; k < n; ++k) f[a[k]] += fa[k];
     if (energies) {

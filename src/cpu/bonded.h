@@ -1,5 +1,6 @@
-// GROMACS's listed interactions on the CPU (bonds, angles, dihedrals, 1-4 pairs): forces, energies per
-// GROMACS energy term, and their virial, in double precision (GROMACS manual, "Bonded interactions").
+// GROMACS's listed interactions on the CPU (bonds, angles, dihedrals, 1-4 pairs, position restraints, CMAP):
+// forces, energies per GROMACS energy term, and their virial, in double precision (GROMACS manual, "Bonded
+// interactions").
 #pragma once
 
 #include <span>
@@ -34,8 +35,9 @@ class BondedCpu {
 
  private:
   std::vector<BondedTerm> terms_;
-  double coulomb_factor_;      // f / epsilon_r
-  double posres_com_frac_[3];  // Topology::posres_com_frac
+  std::vector<CmapGrid> cmap_;  // Topology::cmap_grids
+  double coulomb_factor_;       // f / epsilon_r
+  double posres_com_frac_[3];   // Topology::posres_com_frac
 };
 
 }  // namespace halomd

@@ -26,6 +26,8 @@ HALOMD_HOST_DEVICE inline int listed_atom_count(BondedKind k) {
     case BondedKind::G96Angle:
     case BondedKind::UreyBradley:
       return 3;
+    case BondedKind::Cmap:
+      return 5;
     default:
       return 4;
   }
@@ -105,7 +107,7 @@ HALOMD_HOST_DEVICE inline void dihedral_forces(const DihedralGeometry& g, double
 // x_i - x_j of the interaction's atoms i and j (0..3); dx(0, -1) the atom's minus its position restraint's
 // reference (t.p[3..5], plus the box-scaled centre of mass with refcoord-scaling = com).
 template <class Dx>
-HALOMD_HOST_DEVICE inline void listed_term(const BondedTerm& t, double coulomb_factor, Dx dx, Vec3 fa[4],
+HALOMD_HOST_DEVICE inline void listed_term(const BondedTerm& t, double coulomb_factor, Dx dx, Vec3 fa[5],
                                            double& v, double& v_coulomb) {
   using namespace listed;
   const double* p = t.p;
@@ -188,6 +190,9 @@ HALOMD_HOST_DEVICE inline void listed_term(const BondedTerm& t, double coulomb_f
       }
       break;
     }
+    case BondedKind::Cmap:  // its grid is not an argument here: cpu/cmap.h (zero forces, energy 0)
+      for (int k = 0; k < 5; ++k) fa[k] = Vec3{};
+      break;
     case BondedKind::Pair14: {
       const Vec3 d = dx(0, 1);
       const double rinv2 = 1.0 / norm2(d);

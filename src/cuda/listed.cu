@@ -25,7 +25,7 @@ __global__ void listed_kernel(ListedParams p) {
       }
       return d;
     };
-    Vec3 fa[4];
+    Vec3 fa[5];  // a CMAP term has 5 atoms (refused on GPUs: listed_term computes none)
     double v = 0.0, v_coulomb = 0.0;
     listed_term(term, p.coulomb_factor, dx, fa, v, v_coulomb);
     const int n = listed_atom_count(term.kind);

@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "core/errors.h"
+#include "io/cmap_grid.h"
 #include "io/top_bonded.h"
 #include "io/top_parser.h"
 #include "io/top_preprocessor.h"
@@ -153,6 +154,7 @@ Topology expand(const TopData& d, const std::string& path) {
     }
   }
   fill_lj(d, path, t);
+  for (const TopCmapType& c : d.cmap_types) t.cmap_grids.push_back(make_cmap_grid(c.spacing, c.values));
   return t;
 }
 

@@ -48,6 +48,10 @@ bool funct_info(const std::string& directive, int funct, FunctInfo* info) {
     if (funct == 1) *info = {3, BondedKind::PosRes, false};
     return funct == 1;
   }
+  if (directive == "cmap") {
+    if (funct == 1) *info = {0, BondedKind::Cmap, false};
+    return funct == 1;
+  }
   if (directive == "constraints") {  // funct 1 also makes exclusions (the parser's bond graph), 2 does not
     *info = {1, BondedKind::Bond, false, true};
     return funct == 1 || funct == 2;
@@ -230,6 +234,25 @@ bool add_interaction(const TopData& d, TopMoleculeType& m, const std::string& di
   FunctInfo info;
   if (!funct_info(directive, funct, &info)) return false;
   if (info.connection) return true;
+  if (info.kind == BondedKind::Cmap) {
+    // The first [ cmaptypes ] entry whose types are the atoms' bonded types in order (toppush.cpp's
+    // default_cmap_params: no reversal, no wildcards); no parameters on the line.
+    if (!params.empty()) fail("a [ cmap ] entry takes no parameters (they come from [ cmaptypes ])");
+    std::vector<std::string> types;
+    for (int a : atoms) types.push_back(d.bonded_type.at(m.atoms[a].type));
+    for (size_t k = 0; k < d.cmap_types.size(); ++k)
+      if (d.cmap_types[k].names == types) {
+        BondedTerm t;
+        t.kind = BondedKind::Cmap;
+        std::copy(atoms.begin(), atoms.end(), t.atoms);
+        t.p[0] = static_cast<double>(k);
+        m.interactions.push_back(t);
+        return true;
+      }
+    std::string names;
+    for (const std::string& t : types) names += " " + t;
+    fail("no [ cmaptypes ] entry for the bonded types" + names);
+  }
   std::vector<std::vector<double>> sets;
   if (info.kind == BondedKind::PosRes && params.size() != 3 && params.size() != 6)
     fail(

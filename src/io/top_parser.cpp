@@ -35,6 +35,7 @@ enum class Kind {
   Molecules,
   Intermolecular,
   ParamType,
+  CmapType,
   Skipped,
   Interaction
 };
@@ -52,7 +53,7 @@ constexpr const char* kInteractions =
 constexpr const char* kParamTypes = "bondtypes angletypes dihedraltypes pairtypes constrainttypes";
 
 // Parameter-type directives only used by interactions halomd cannot run, so skipped unread.
-constexpr const char* kSkipped = "cmaptypes implicit_genborn_params implicit_surface_params";
+constexpr const char* kSkipped = "implicit_genborn_params implicit_surface_params";
 
 // [ bonds ] function types that are chemical bonds (they count for nrexcl), as GROMACS's IF_CHEMBOND.
 bool is_chemical_bond(int funct) {
@@ -126,7 +127,8 @@ class Parser {
                                                   {"exclusions", Kind::Exclusions},
                                                   {"system", Kind::System},
                                                   {"molecules", Kind::Molecules},
-                                                  {"intermolecular_interactions", Kind::Intermolecular}};
+                                                  {"intermolecular_interactions", Kind::Intermolecular},
+                                                  {"cmaptypes", Kind::CmapType}};
     for (const auto& [name, kind] : named) kinds_[normalize(name)] = kind;
     std::istringstream skipped(kSkipped);
     for (std::string name; skipped >> name;) kinds_[normalize(name)] = Kind::Skipped;
@@ -153,6 +155,7 @@ class Parser {
   void exclusion(const Fields& f);
   void molecule(const Fields& f);
   void interaction(const Fields& f);
+  void cmap_type(const Fields& f);
   TopMoleculeType& current(const Fields& f) {
     if (d_.molecule_types.empty())
       f.fail("found before any [ moleculetype ] (expected [ moleculetype ] first)");
@@ -247,6 +250,8 @@ void Parser::entry(const TopLine& line) {
       f.fail("expected interaction directives such as [ bonds ] inside it, not entries");
     case Kind::ParamType:
       return add_param_type(d_, name_, f.words(), [&f](const std::string& msg) { f.fail(msg); });
+    case Kind::CmapType:
+      return cmap_type(f);
     case Kind::Skipped:
       return;
     case Kind::Interaction:
@@ -381,6 +386,30 @@ void Parser::molecule(const Fields& f) {
       return;
     }
   f.fail("unknown molecule '" + f.str(0) + "' (no [ moleculetype ] of that name)");
+}
+
+// [ cmaptypes ]: five bonded types, funct 1, the grid's two sizes (equal, as grompp requires) and its values
+// (one line, joined from its continuation lines by the preprocessor).
+void Parser::cmap_type(const Fields& f) {
+  f.require(8, "5 bonded types, funct 1, grid size in phi and psi, values");
+  const int funct = f.integer(5, "funct");
+  if (funct != 1) f.fail("function type " + std::to_string(funct) + " (expected 1)");
+  const int nx = f.integer(6, "grid size in phi"), ny = f.integer(7, "grid size in psi");
+  if (nx < 2 || nx != ny)
+    f.fail("grid of " + std::to_string(nx) + " x " + std::to_string(ny) +
+           " points (expected the same number of points, at least 2, in phi and psi)");
+  const size_t want = static_cast<size_t>(nx) * static_cast<size_t>(ny);
+  if (f.size() - 8 != want)
+    f.fail(std::to_string(f.size() - 8) + " grid values for a grid of " + std::to_string(nx) + " x " +
+           std::to_string(ny) + " (expected " + std::to_string(want) + ")");
+  if (!d_.cmap_types.empty() && d_.cmap_types.front().spacing != nx)
+    f.fail("grid of " + std::to_string(nx) + " points, the earlier [ cmaptypes ] have " +
+           std::to_string(d_.cmap_types.front().spacing) + " (GROMACS takes one grid size for all)");
+  TopCmapType c;
+  c.names.assign(f.words().begin(), f.words().begin() + 5);
+  c.spacing = nx;
+  for (size_t k = 8; k < f.size(); ++k) c.values.push_back(f.real(k, "grid value"));
+  d_.cmap_types.push_back(std::move(c));
 }
 
 // Checks the atom indices, records the bonds that make exclusions, and marks the directive as unsupported.

@@ -29,6 +29,14 @@ struct TopParamType {
   std::vector<std::vector<double>> terms;
 };
 
+// One [ cmaptypes ] entry: the five bonded types of a [ cmap ] term's atoms, in order, and its grid of
+// spacing x spacing energies (kJ/mol), phi the slower index.
+struct TopCmapType {
+  std::vector<std::string> names;
+  int spacing = 0;
+  std::vector<double> values;
+};
+
 struct TopMoleculeAtom {
   std::string type;
   std::string residue;
@@ -69,6 +77,7 @@ struct TopData {
   // Parameter types by list: "bonds 1", "angles 5", "dihedrals 9" (funct 1 and 9 share it), "pairs 1", ...,
   // in file order.
   std::map<std::string, std::vector<TopParamType>> param_types;
+  std::vector<TopCmapType> cmap_types;  // in file order
   // [ nonbond_params ] by type-name pair (the smaller name first), V and W as in [ atomtypes ].
   std::map<std::pair<std::string, std::string>, std::pair<double, double>> nonbond_params;
   std::vector<TopMoleculeType> molecule_types;
