@@ -498,12 +498,6 @@ TEST(Bonded, LincsSatisfiesCoupledConstraintsWithTheirVirial) {
 
 // --- The parameter lookup -----------------------------------------------------------------------------
 
-std::string write_top(const std::string& dir, const std::string& name, const std::string& text) {
-  const std::string path = dir + "/" + name;
-  std::ofstream(path) << text;
-  return path;
-}
-
 // Four atoms of types CT CT HC OH (bonded types CX CX H O through the 8-field layout), all interactions
 // looked up.
 const std::string kTypes =

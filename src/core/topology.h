@@ -41,6 +41,20 @@ struct BondedTerm {
   double p[6] = {0, 0, 0, 0, 0, 0};
 };
 
+// A virtual site: a massless atom placed from others at every step, its force spread onto them
+// ([ virtual_sites2 ] 1 and [ virtual_sites3 ] 1 and 4, GROMACS's vsite2, vsite3 and vsite3out).
+enum class VsiteKind {
+  Two,       // x_s = (1 - a) x_i + a x_j                                  p: a
+  Three,     // x_s = x_i + a r_ij + b r_ik, r_ij = x_j - x_i                p: a, b
+  ThreeOut,  // x_s = x_i + a r_ij + b r_ik + c (r_ij x r_ik)               p: a, b, c (1/nm)
+};
+struct VirtualSite {
+  VsiteKind kind = VsiteKind::Three;
+  int site = 0;              // global index of the massless atom
+  int atoms[3] = {0, 0, 0};  // i, j (and k)
+  double p[3] = {0, 0, 0};
+};
+
 // A CMAP correction map ([ cmaptypes ]) as grompp prepares it: on spacing x spacing points of phi and psi
 // (-180 + i 360 / spacing degrees, phi the slower index), 4 values per point: V (kJ/mol), dV/dphi, dV/dpsi
 // and d2V/dphi dpsi (per degree), the derivatives from grompp's splines (cpu/cmap.h).
@@ -89,6 +103,7 @@ struct Topology {
   std::vector<int> excl;
 
   std::vector<Settle> settles;
+  std::vector<VirtualSite> vsites;   // in topology order
   std::vector<BondedTerm> bonded;    // in the order of the molecules and of their [ bonds ], [ pairs ], ...
   std::vector<CmapGrid> cmap_grids;  // the [ cmaptypes ] in file order; BondedKind::Cmap terms name one
   std::vector<Constraint> constraints;  // LINCS's (water's SETTLE is separate)

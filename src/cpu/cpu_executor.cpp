@@ -4,6 +4,7 @@
 #include "core/units.h"
 #include "cpu/thermostat.h"
 #include "cpu/update.h"
+#include "cpu/vsite.h"
 
 namespace halomd {
 namespace {
@@ -105,6 +106,9 @@ void CpuExecutor::step(const StepRequest& r, StepEnergies* e) {
   const int settle_failed =
       settle_.apply(x_, x_new_, &v_, mdp_.dt, r.energy ? &constr_virial : nullptr, threads);
   check_blow_up(r.step, lincs_failed >= 0 ? lincs_failed : settle_failed, x_, x_new_);
+  // Virtual sites from the updated atoms, as GROMACS 2022 after its update (a run from a .gro with
+  // continuation = yes takes the file's sites for its first step, as GROMACS does).
+  construct_vsites(top_.vsites, x_new_, cfg_.box, &x_, &v_, mdp_.dt);
   timers.stop();
 
   timers.start(Phase::Energies);

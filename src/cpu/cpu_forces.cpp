@@ -1,5 +1,7 @@
 #include "cpu/cpu_forces.h"
 
+#include "cpu/vsite.h"
+
 namespace halomd {
 
 CpuForces::CpuForces(const Topology& top, const MdParams& mdp, const Box& box, const Box& grid_box,
@@ -44,6 +46,9 @@ void CpuForces::compute(const std::vector<Vec3>& x, bool search, int64_t step, s
     bonded_.compute(x, box_, f, e ? &listed : nullptr);
     timers.stop();
   }
+  // Virtual sites' forces onto their constructing atoms (and the virial's change for non-linear sites).
+  Tensor vsite_virial;
+  if (!top_.vsites.empty()) spread_vsite_forces(top_.vsites, x, f, box_, e ? &vsite_virial : nullptr);
   if (e) {
     e->lj = nb.lj;
     e->coulomb = nb.coulomb;
@@ -52,6 +57,7 @@ void CpuForces::compute(const std::vector<Vec3>& x, bool search, int64_t step, s
     e->virial = nb.virial;
     e->virial += mesh.virial;
     e->virial += listed.virial;
+    e->virial += vsite_virial;
   }
 }
 

@@ -274,6 +274,26 @@ void build_group_interactions(DdDomain& dom, const Topology& top, const LocalTop
     con.b = b;
     dom.constraints.push_back(con);
   }
+
+  // The home groups' virtual sites in topology order (their construction order), on home-array indices.
+  std::vector<int> sites;
+  for (int i = 0; i < nh; ++i)
+    if (ix.vsite_of[plan.global[i]] >= 0) sites.push_back(ix.vsite_of[plan.global[i]]);
+  std::sort(sites.begin(), sites.end());
+  dom.vsites.clear();
+  for (int k : sites) {
+    VirtualSite v = top.vsites[k];
+    v.site = local_of[v.site];
+    for (int k = 0; k < (v.kind == VsiteKind::Two ? 2 : 3); ++k) {
+      int& a = v.atoms[k];
+      const int l = local_of[a];
+      if (l < 0 || l >= nh)
+        throw RuntimeError(-1, a,
+                           "a virtual site's constructing atom is in another domain (its group is split)");
+      a = l;
+    }
+    dom.vsites.push_back(v);
+  }
 }
 
 }  // namespace
@@ -286,6 +306,8 @@ LocalTopologyIndex make_local_topology_index(const Topology& top, std::span<cons
   index_by_atom(
       n, top.constraints.size(), [&](size_t k) { return top.constraints[k].a; }, ix.constraint_start,
       ix.constraint);
+  ix.vsite_of.assign(n, -1);
+  for (size_t k = 0; k < top.vsites.size(); ++k) ix.vsite_of[top.vsites[k].site] = static_cast<int>(k);
   if (!top.excl_start.empty())
     for (int i = 0; i < n && !ix.cross_group_exclusions; ++i)
       for (int k = top.excl_start[i]; k < top.excl_start[i + 1]; ++k)

@@ -35,6 +35,7 @@ struct DdDomain {
   std::vector<int> excl_start, excl;    // per local atom, local indices (LocalTopologyIndex says which)
   std::vector<BondedTerm> listed;       // the listed interactions this domain computes, on local atoms
   std::vector<Constraint> constraints;  // the home update groups' LINCS constraints, home-array indices
+  std::vector<VirtualSite> vsites;      // the home groups' virtual sites, home-array indices
   PairList list;
   std::optional<SettleCpu> settle;  // the home waters, indices into the home arrays
   std::optional<LincsCpu> lincs;    // the home constraints (set by the executor from `constraints`)
@@ -81,6 +82,7 @@ std::vector<Vec3> place_home_atoms(DdDomain& dom, const Box& box, std::span<cons
 struct LocalTopologyIndex {
   std::vector<int> term_start, term;              // CSR per atom: the listed interactions it is first atom of
   std::vector<int> constraint_start, constraint;  // CSR per atom: the constraints whose atom a it is
+  std::vector<int> vsite_of;                      // per atom: the virtual site it is (-1: none)
   bool cross_group_exclusions = false;            // some excluded pair joins two update groups
 };
 LocalTopologyIndex make_local_topology_index(const Topology& top, std::span<const int> first_atom);
@@ -88,7 +90,8 @@ LocalTopologyIndex make_local_topology_index(const Topology& top, std::span<cons
 // Charges, types and exclusions (local indices) of the local atoms, after the plan; on up to `threads` OpenMP
 // threads (core/parallel.h: the same arrays with any count). Without `index` (whole molecules) excluded pairs
 // are home pairs and only home atoms have entries; with it, also the listed interactions (dom.listed), the
-// home constraints (dom.constraints) and the excluded pairs between groups by the rule above.
+// home constraints (dom.constraints) and virtual sites (dom.vsites), and the excluded pairs between groups by
+// the rule above.
 void build_local_interactions(DdDomain& dom, const Topology& top, int threads = 1,
                               const LocalTopologyIndex* index = nullptr);
 // The home waters with home-array indices (whole molecules are home, so every water is whole).

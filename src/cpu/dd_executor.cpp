@@ -15,6 +15,7 @@
 #include "cpu/cpu_executor.h"
 #include "cpu/fixed_point.h"
 #include "cpu/update.h"
+#include "cpu/vsite.h"
 #include "domdec/assignment.h"
 
 namespace halomd {
@@ -46,7 +47,8 @@ enum Reduced {
   kConstr = 20,
   kListed = 29,
   kListedVir = kListed + kNumBondedTerms,
-  kReducedSize = kListedVir + 9
+  kVsiteVir = kListedVir + 9,
+  kReducedSize = kVsiteVir + 9
 };
 
 }  // namespace
@@ -63,7 +65,8 @@ DdExecutor::DdExecutor(const ExecutorConfig& config, std::unique_ptr<comm::HaloT
       bonded_(top_, mdp_.epsilon_r),
       coupling_(config) {
   // Update groups, not whole molecules: a protein's halo margin is then a CH3 group's, not its extent.
-  first_atom_ = domdec::update_group_first_atoms(top_.num_atoms(), top_.settles, top_.constraints);
+  first_atom_ =
+      domdec::update_group_first_atoms(top_.num_atoms(), top_.settles, top_.constraints, top_.vsites);
   index_ = make_local_topology_index(top_, first_atom_);
   for (double m : top_.mass) total_mass_ += m;  // the order remove_com_velocity sums in
   // HALOMD_DD_DIRECT=1: direct halo pulses where every decomposed dimension needs one pulse
@@ -84,11 +87,12 @@ void DdExecutor::load(const MdState& s) {
   const Box& box = cfg_.box;
   if (static_cast<int>(s.x.size()) != top_.num_atoms() || s.v.size() != s.x.size())
     throw RuntimeError(s.step, -1, "the state to load has not one position and velocity per atom");
+  const std::vector<Vec3>& x0 = s.x;
   // The plans' exchanges are collective: direct pulses on every rank if any asks (HALOMD_DD_DIRECT).
   double direct[1] = {direct_ ? 1.0 : 0.0};
   transport_->max(direct);
   direct_ = direct[0] != 0.0;
-  range_ = {mdp_.rlist, domdec::molecule_margin(s.x, first_atom_) + domdec::kMarginSlack};
+  range_ = {mdp_.rlist, domdec::molecule_margin(x0, first_atom_) + domdec::kMarginSlack};
   if (requested_.n.x > 0) {
     domdec::validate_grid(requested_, num_domains_, box, range_);
     grid_ = requested_;
@@ -98,14 +102,14 @@ void DdExecutor::load(const MdState& s) {
   transport_->set_grid(grid_);
   inv_len_ = pair_inv_len(box, grid_);
 
-  const domdec::HomeAssignment owner = domdec::assign_home(grid_, box, s.x, first_atom_);
+  const domdec::HomeAssignment owner = domdec::assign_home(grid_, box, x0, first_atom_);
   const std::vector<int>& mine = transport_->domains();
   dom_ = std::vector<DdDomain>(mine.size());
   for (size_t k = 0; k < mine.size(); ++k) {
     dom_[k].index = mine[k];
     std::vector<comm::AtomState> atoms;
     atoms.reserve(owner.home[mine[k]].size());
-    for (int g : owner.home[mine[k]]) atoms.push_back({g, mine[k], s.x[g], s.v[g]});
+    for (int g : owner.home[mine[k]]) atoms.push_back({g, mine[k], x0[g], s.v[g]});
     set_home(dom_[k], top_, std::move(atoms));
   }
   step_ = s.step;
@@ -322,6 +326,14 @@ void DdExecutor::step(const StepRequest& r, StepEnergies* e) {
     timers.stop();
   }
 
+  // Virtual sites' forces (pairs, listed, mesh, the halo's share included) onto their constructing atoms.
+  for (DdDomain& d : dom_) {
+    if (d.vsites.empty()) continue;
+    Tensor vir;
+    spread_vsite_forces(d.vsites, d.x, d.f, cfg_.box, e ? &vir : nullptr);
+    if (e) add_fixed(red.data() + kVsiteVir, vir);
+  }
+
   timers.start(Phase::Update);
   if (r.tcouple || e) reduce_ke_prev();
   coupling_.couple(r, ke_half_prev_.trace(), group_ke_prev_);
@@ -337,6 +349,7 @@ void DdExecutor::step(const StepRequest& r, StepEnergies* e) {
         d.lincs ? d.lincs->apply(d.x, d.x_new, &d.v, mdp_.dt, e ? &vir : nullptr, cfg_.box) : -1;
     const int settle_failed = d.settle->apply(d.x, d.x_new, &d.v, mdp_.dt, e ? &vir : nullptr, threads);
     check_blow_up(r.step, lincs_failed >= 0 ? lincs_failed : settle_failed, d.x, d.x_new, d.home);
+    construct_vsites(d.vsites, d.x_new, cfg_.box, &d.x, &d.v, mdp_.dt);
     if (e) add_fixed(red.data() + kConstr, vir);
   }
   timers.stop();
@@ -390,6 +403,7 @@ void DdExecutor::step(const StepRequest& r, StepEnergies* e) {
       for (int t = 0; t < kNumBondedTerms; ++t)
         e->bonded[t] = from_fixed(red[kListed + t], kEnergyFixedScale);
       e->virial += tensor_from_fixed(red.data() + kListedVir);
+      e->virial += tensor_from_fixed(red.data() + kVsiteVir);
       for (int a = 0; a < 3; ++a)
         for (int b = 0; b < 3; ++b) e->kinetic.m[a][b] = 0.5 * (ke_half_prev_.m[a][b] + ke_half.m[a][b]);
       e->thermostat_integral = coupling_.integral();

@@ -26,7 +26,8 @@ std::vector<int> first_atoms(std::span<const int> molecule_of_atom) {
 }
 
 std::vector<int> update_group_first_atoms(int num_atoms, std::span<const Settle> settles,
-                                          std::span<const Constraint> constraints) {
+                                          std::span<const Constraint> constraints,
+                                          std::span<const VirtualSite> vsites) {
   // Union-find whose root is the lowest index of its set.
   std::vector<int> root(num_atoms);
   for (int i = 0; i < num_atoms; ++i) root[i] = i;
@@ -46,6 +47,8 @@ std::vector<int> update_group_first_atoms(int num_atoms, std::span<const Settle>
     join(w.o, w.h2);
   }
   for (const Constraint& c : constraints) join(c.a, c.b);
+  for (const VirtualSite& v : vsites)
+    for (int k = 0; k < (v.kind == VsiteKind::Two ? 2 : 3); ++k) join(v.site, v.atoms[k]);
   std::vector<int> first(num_atoms);
   for (int i = 0; i < num_atoms; ++i) first[i] = find(i);
   return first;

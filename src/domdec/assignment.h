@@ -31,13 +31,14 @@ inline Vec3 shifted(const Vec3& x, const IVec3& k, const Box& box) {
 std::vector<int> first_atoms(std::span<const int> molecule_of_atom);
 
 // Per atom: the global index of the first atom (the lowest index) of its update group, GROMACS's unit of
-// assignment: the atoms joined by constraints (SETTLE waters, LINCS constraints); an atom without any is a
-// group of its own. Assigning update groups in place of whole molecules (the CPU decomposition does) keeps
-// every constraint inside one domain while a protein's margin stays that of a CH3 group (~0.2 nm) instead of
-// its extent; listed interactions and exclusions between groups are then computed where the halo brings
-// their atoms together (cpu/dd_domain.h).
+// assignment: the atoms joined by constraints (SETTLE waters, LINCS constraints) and virtual sites with their
+// constructing atoms; an atom without any is a group of its own. Assigning update groups in place of whole
+// molecules (the CPU decomposition does) keeps every constraint inside one domain while a protein's margin
+// stays that of a CH3 group (~0.2 nm) instead of its extent; listed interactions and exclusions between
+// groups are then computed where the halo brings their atoms together (cpu/dd_domain.h).
 std::vector<int> update_group_first_atoms(int num_atoms, std::span<const Settle> settles,
-                                          std::span<const Constraint> constraints);
+                                          std::span<const Constraint> constraints,
+                                          std::span<const VirtualSite> vsites = {});
 
 // The largest distance of an atom from its molecule's first atom (nm); positions unwrapped, molecules whole.
 double molecule_margin(std::span<const Vec3> x, std::span<const int> first_atom);

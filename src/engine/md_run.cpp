@@ -18,6 +18,7 @@
 #include "cpu/lincs.h"
 #include "cpu/settle.h"
 #include "cpu/update.h"
+#include "cpu/vsite.h"
 #include "engine/backends.h"
 #include "engine/minimize.h"
 #include "engine/outputs.h"
@@ -286,6 +287,8 @@ RunSummary run_md(const RunOptions& options) {
     if (mdp.gen_vel) generate_velocities(top, mdp.gen_temp, in.ndf, st.gen_seed, st.v);
     if (!mdp.continuation) {
       constrain_start(settle, lincs, mdp.dt, box, st.x, st.v, threads);
+      // Then the virtual sites from the constrained atoms (md.cpp; a continuation keeps the input's).
+      construct_vsites(top.vsites, st.x, box);
       // GROMACS's first compute_globals then removes the centre-of-mass motion (md.cpp).
       if (mdp.comm_mode == CommMode::Linear) remove_com_velocity(st.v, top.mass);
     }

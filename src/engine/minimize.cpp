@@ -11,6 +11,7 @@
 #include "cpu/dispersion_correction.h"
 #include "cpu/lincs.h"
 #include "cpu/settle.h"
+#include "cpu/vsite.h"
 #include "engine/backends.h"
 #include "engine/outputs.h"
 #include "fmt/format.h"
@@ -59,6 +60,7 @@ class Minimizer {
   void evaluate(EmState& s, int64_t count) {
     s.f.assign(s.x.size(), Vec3{});
     s.e = StepEnergies{};
+    construct_vsites(in_.top.vsites, s.x, in_.gro.box);
     forces_.compute(s.x, true, count, s.f, &s.e, timers_);
     s.epot = s.e.lj + s.e.coulomb + s.e.coulomb_recip + dispcorr_.energy(in_.gro.box);
     for (double v : s.e.bonded) s.epot += v;

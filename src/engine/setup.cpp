@@ -376,7 +376,11 @@ SimulationInputs load_inputs(const RunOptions& options) {
   }
   const int nconstr =
       3 * static_cast<int>(in.top.settles.size()) + static_cast<int>(in.top.constraints.size());
-  in.ndf = 3.0 * in.top.num_atoms() - nconstr - (p.comm_mode == CommMode::Linear ? 3.0 : 0.0);
+  // 3 per atom with mass (virtual sites have none, as grompp's nrdf), less the constraints and the centre of
+  // mass.
+  int with_mass = 0;
+  for (double m : in.top.mass) with_mass += m > 0.0 ? 1 : 0;
+  in.ndf = 3.0 * with_mass - nconstr - (p.comm_mode == CommMode::Linear ? 3.0 : 0.0);
   if (in.ndf <= 0) throw InputError(options.top, 0, "the system has no degrees of freedom");
   assign_tc_groups(p, options.mdp, in, index_groups, options.index);
   if (in.tc_ndf.size() == 1) in.tc_ndf[0] = in.ndf;  // the same number as before, to the last bit

@@ -42,11 +42,31 @@ std::vector<BufferType> buffer_types(const Topology& top) {
       con_len[h] = s.d_oh;
     }
   }
+  // A virtual site moves with its constructing atoms: the mass whose free motion has the variance of the
+  // site's (exact for the linear constructions; the lightest constructing atom otherwise), as
+  // calc_verletbuf.cpp's get_vsite_masses.
+  std::vector<double> mass = top.mass;
+  for (const VirtualSite& s : top.vsites) {
+    const double m1 = mass[s.atoms[0]], m2 = mass[s.atoms[1]], m3 = mass[s.atoms[2]];
+    const double a = s.p[0], b = s.p[1];
+    switch (s.kind) {
+      case VsiteKind::Two:
+        mass[s.site] = m1 * m2 / (m2 * (1.0 - a) * (1.0 - a) + m1 * a * a);
+        break;
+      case VsiteKind::Three:
+        mass[s.site] =
+            m1 * m2 * m3 / (m2 * m3 * (1.0 - a - b) * (1.0 - a - b) + m1 * m3 * a * a + m1 * m2 * b * b);
+        break;
+      case VsiteKind::ThreeOut:
+        mass[s.site] = std::min({m1, m2, m3});
+        break;
+    }
+  }
   std::vector<BufferType> types;
   for (int i = 0; i < n; ++i) {
-    if (top.mass[i] <= 0.0) continue;  // massless atoms do not move on their own
+    if (mass[i] <= 0.0) continue;  // massless atoms (not virtual sites) do not move on their own
     BufferType t;
-    t.mass = top.mass[i];
+    t.mass = mass[i];
     t.charge = top.charge[i];
     t.lj_type = top.type[i];
     t.con_mass = con_mass[i];

@@ -147,6 +147,11 @@ Topology expand(const TopData& d, const std::string& path) {
       for (const TopSettle& s : m.settles)
         t.settles.push_back({base + s.oxygen, base + s.oxygen + 1, base + s.oxygen + 2, s.d_oh, s.d_hh});
       for (const Constraint& c : m.constraints) t.constraints.push_back({base + c.a, base + c.b, c.length});
+      for (VirtualSite v : m.vsites) {
+        v.site += base;
+        for (int& a : v.atoms) a += base;
+        t.vsites.push_back(v);
+      }
       for (BondedTerm term : m.interactions) {
         for (int& a : term.atoms) a += base;
         t.bonded.push_back(term);

@@ -156,6 +156,7 @@ class Parser {
   void molecule(const Fields& f);
   void interaction(const Fields& f);
   void cmap_type(const Fields& f);
+  void virtual_site(const Fields& f, TopMoleculeType& m, const std::vector<int>& atoms, int funct);
   TopMoleculeType& current(const Fields& f) {
     if (d_.molecule_types.empty())
       f.fail("found before any [ moleculetype ] (expected [ moleculetype ] first)");
@@ -388,6 +389,30 @@ void Parser::molecule(const Fields& f) {
   f.fail("unknown molecule '" + f.str(0) + "' (no [ moleculetype ] of that name)");
 }
 
+// [ virtual_sites2 ] 1 (site i j a) and [ virtual_sites3 ] 1 (site i j k a b) and 4 (... a b c): the
+// parameters written on the line (grompp can also derive some from constraints; halomd cannot), and a
+// massless site (ptype D or V), as grompp requires.
+void Parser::virtual_site(const Fields& f, TopMoleculeType& m, const std::vector<int>& atoms, int funct) {
+  const bool two = name_ == "virtualsites2";
+  const size_t nparams = two ? 1 : funct == 4 ? 3 : 2;
+  const size_t first = atoms.size() + 1;
+  if (f.size() != first + nparams)
+    f.fail("expected " + std::to_string(nparams) + " parameters after the function type, got " +
+           std::to_string(f.size() < first ? 0 : f.size() - first) +
+           " (halomd takes a virtual site's parameters from its line only)");
+  VirtualSite v;
+  v.kind = two ? VsiteKind::Two : funct == 4 ? VsiteKind::ThreeOut : VsiteKind::Three;
+  v.site = atoms[0];
+  for (size_t k = 1; k < atoms.size(); ++k) v.atoms[k - 1] = atoms[k];
+  for (size_t k = 0; k < nparams; ++k) v.p[k] = f.real(first + k, "virtual site parameter");
+  if (m.atoms[v.site].mass != 0.0)
+    f.fail("atom " + std::to_string(v.site + 1) + " is a virtual site but has mass " +
+           std::to_string(m.atoms[v.site].mass) + " (expected 0: ptype D or V)");
+  for (const VirtualSite& old : m.vsites)
+    if (old.site == v.site) f.fail("atom " + std::to_string(v.site + 1) + " is constructed twice");
+  m.vsites.push_back(v);
+}
+
 // [ cmaptypes ]: five bonded types, funct 1, the grid's two sizes (equal, as grompp requires) and its values
 // (one line, joined from its continuation lines by the preprocessor).
 void Parser::cmap_type(const Fields& f) {
@@ -433,6 +458,8 @@ void Parser::interaction(const Fields& f) {
   for (size_t k = 0; k < (site_list ? f.size() : static_cast<size_t>(nral)); ++k)
     if (!(site_list && k == 1)) atoms.push_back(f.atom(k, natoms));
   const int funct = f.size() > static_cast<size_t>(nral) && !site_list ? f.integer(nral, "funct") : 1;
+  if ((name_ == "virtualsites2" && funct == 1) || (name_ == "virtualsites3" && (funct == 1 || funct == 4)))
+    return virtual_site(f, m, atoms, funct);
   if ((name_ == "bonds" && is_chemical_bond(funct)) || (name_ == "constraints" && funct == 1))
     m.bonds.push_back({atoms[0], atoms[1]});
   if (!site_list && add_interaction(d_, m, name_, atoms, funct, f.words_from(nral + 1),

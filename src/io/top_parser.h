@@ -62,6 +62,7 @@ struct TopMoleculeType {
   std::vector<std::pair<int, int>> bonds;  // chemical bonds for nrexcl: [ bonds ], [ constraints ] type 1
   std::vector<BondedTerm> interactions;    // the listed interactions halomd runs, local atom indices
   std::vector<Constraint> constraints;     // [ constraints ] 1 and 2, local atom indices
+  std::vector<VirtualSite> vsites;         // [ virtual_sites2 ] 1, [ virtual_sites3 ] 1 and 4, local indices
   // First directive with entries that halomd cannot run ("file:line: [ bonds ]"), and its place in the input.
   std::string unsupported;
   size_t unsupported_order = 0;

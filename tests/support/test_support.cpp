@@ -91,6 +91,12 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
+std::string write_top(const std::string& dir, const std::string& name, const std::string& text) {
+  const std::string path = dir + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
 TestSystem random_system(std::mt19937_64& rng, const Box& box, int num_molecules) {
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::uniform_int_distribution<int> image(-2, 2);

@@ -25,6 +25,8 @@ int run_command(const std::string& cmd, std::string* output = nullptr);
 // Reads a CSV with a header line into columns by name.
 std::map<std::string, std::vector<double>> read_csv(const std::string& path);
 std::string read_text(const std::string& path);
+// Writes `text` to dir/name and returns that path (topologies made inside a test).
+std::string write_top(const std::string& dir, const std::string& name, const std::string& text);
 // The number after "key": in run.json's text (NaN when the key is not there).
 double json_number(const std::string& json, const std::string& key);
 

@@ -1,0 +1,190 @@
+// Virtual sites (GROMACS's vsite2, vsite3, vsite3out) on the CPU: TIP4P and TIP5P water from oplsaa.ff
+// against GROMACS 2022 (gmx_d, tests/make_vsite_refdata.sh): every step-0 term and the pressure with reaction
+// field to the printed digits, with PME (the same to 2e-7: gmx_d's Ewald correction of the 0.087 nm H-M
+// exclusions), the Verlet buffer's rlist (the sites' effective masses), the same on 4 domains, a 100-step NVE
+// path; the force spreading as the chain rule of each construction with its virial; input errors.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "core/errors.h"
+#include "cpu/vsite.h"
+#include "io/top.h"
+#include "support/run_helpers.h"
+#include "support/test_support.h"
+#include "tolerances.h"
+
+namespace halomd::test {
+namespace {
+
+// reference.txt's "case term value" lines of one case.
+std::map<std::string, double> read_case(const std::string& model, const std::string& which) {
+  std::map<std::string, double> out;
+  for (const std::string& row : read_rows(data_path("vsite/" + model + "/reference.txt"))) {
+    std::istringstream w(row);
+    std::string c, term;
+    double v = 0;
+    w >> c >> term >> v;
+    if (c == which) out[term] = v;
+  }
+  return out;
+}
+
+// halomd's step 0 of <model>/<mdp> (args: the executor) against the case's terms: energies within rel (and
+// 2e-5 kJ/mol, the printed digits), the pressure within p_tol bar.
+void expect_step0(const std::string& model, const std::string& mdp, const std::string& which,
+                  const std::string& args, double rel, double p_tol) {
+  SCOPED_TRACE(model + " " + mdp + " " + args);
+  const auto ref = read_case(model, which);
+  ASSERT_GT(ref.size(), 5u);
+  const std::string out = make_temp_dir("vsite_step0");
+  std::string log;
+  ASSERT_EQ(run_halomd("vsite/" + model, mdp, {}, out + "/run", "--threads 2 " + args, &log), 0) << log;
+  auto e = read_csv(out + "/run/energy.csv");
+  const std::pair<const char*, const char*> terms[] = {
+      {"LJ_(SR)", "lj_sr"},           {"Coulomb_(SR)", "coulomb_sr"}, {"Coul._recip.", "coul_recip"},
+      {"Disper._corr.", "disp_corr"}, {"Potential", "potential"},     {"Kinetic_En.", "kinetic"},
+      {"Temperature", "temperature"}};
+  for (const auto& [gmx, csv] : terms) {
+    if (!ref.count(gmx)) continue;
+    ASSERT_TRUE(e.count(csv)) << csv;
+    EXPECT_NEAR(e[csv][0], ref.at(gmx), rel * std::fabs(ref.at(gmx)) + kPrintedEnergyAbsTol) << gmx;
+  }
+  EXPECT_NEAR(e["pressure"][0], ref.at("Pressure"), p_tol);
+  if (which == model) {  // the PME case carries grompp's rlist
+    const double rlist = read_case(model, model).at("rlist_1x1");
+    EXPECT_NE(read_text(out + "/run/run.json").find(fmt::format("\"rlist_nm\": {:.6f}", rlist)),
+              std::string::npos)
+        << rlist;
+  }
+}
+
+void expect_nve_path(const std::string& m, const std::string& args) {
+  SCOPED_TRACE(m + " " + args);
+  const std::string out = make_temp_dir("vsite_nve");
+  std::string log;
+  ASSERT_EQ(run_halomd("vsite/" + m, "nve.mdp", {}, out + "/run", "--threads 2 " + args, &log), 0) << log;
+  auto e = read_csv(out + "/run/energy.csv");
+  const std::vector<std::string> rows = read_rows(data_path("vsite/" + m + "/nve.txt"));
+  ASSERT_EQ(e["step"].size(), rows.size());
+  for (size_t k = 0; k < rows.size(); ++k) {
+    std::istringstream w(rows[k]);
+    double step = 0, total = 0, pressure = 0;
+    w >> step >> total >> pressure;
+    SCOPED_TRACE(::testing::Message() << "step " << step);
+    EXPECT_NEAR(e["total"][k], total, 1e-8 * std::fabs(total) + kPrintedEnergyAbsTol);
+    EXPECT_NEAR(e["pressure"][k], pressure, 1e-3);
+  }
+}
+
+class Water : public ::testing::TestWithParam<const char*> {};
+INSTANTIATE_TEST_SUITE_P(Vsite, Water, ::testing::Values("tip4p", "tip5p"));
+
+TEST_P(Water, Step0MatchesGromacsOnOneDomainAndOnFour) {
+  const std::string m = GetParam();
+  // Reaction field: the construction, the spreading, its virial and the degrees of freedom, to the digits.
+  expect_step0(m, "step0_rf.mdp", m + "_rf", "", kPmeEnergyRelTol, 1e-3);
+  expect_step0(m, "step0_rf.mdp", m + "_rf", "--dd 2 2 1", kPmeEnergyRelTol, 1e-3);
+  // PME: gmx_d's excluded-pair Ewald correction at the H-M distance differs by ~1e-7 of Coulomb (SR).
+  expect_step0(m, "step0.mdp", m, "", 2e-7, 0.2);
+  expect_step0(m, "step0.mdp", m, "--dd 2 2 1", 2e-7, 0.2);
+}
+
+// Reaction field with a search every step (nve.mdp), so that no pair list's buffer parts the runs: gmx_d's
+// path to its printed digits over 100 steps, with one domain and with four (sites spread after the force
+// halo, constructed on each domain's home groups).
+TEST_P(Water, NvePathFollowsGromacs) {
+  for (const char* args : {"", "--dd 2 2 1"}) expect_nve_path(GetParam(), args);
+}
+
+// Sites are built after each update (and saved so): threads and a continuation change no bit.
+TEST(Vsite, ThreadCountAndContinuationChangeNoBit) {
+  expect_threads_and_continuation_change_no_bit("vsite/tip4p", "nve.mdp",
+                                                {{"nsteps", "30"}, {"nstlist", "10"}, {"nstcheckpoint", "10"}}, 17,
+                                                {"energy.csv", "confout.gro"});
+}
+
+// A site's spread forces are minus the gradient, over the constructing atoms, of an energy of the site's
+// position; they sum to the site's force, and the virial's change is -1/2 sum_k (x_k - x_s) (x) f_k.
+TEST(Vsite, SpreadForcesAreTheChainRuleOfEachConstruction) {
+  const Box box{{3.0, 3.0, 3.0}};
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-0.05, 0.05);
+  const VirtualSite sites[] = {{VsiteKind::Two, 3, {0, 1, 0}, {0.3, 0, 0}},
+                               {VsiteKind::Three, 3, {0, 1, 2}, {0.128, 0.128, 0}},
+                               {VsiteKind::ThreeOut, 3, {0, 1, 2}, {-0.345, -0.345, -6.44}}};
+  // E(x_s) = g . x_s + 1/2 k |x_s - c|^2.
+  const Vec3 g{1.5, -2.0, 0.7}, c{0.2, 0.1, -0.3};
+  const double k = 40.0;
+  for (const VirtualSite& s : sites) {
+    SCOPED_TRACE(static_cast<int>(s.kind));
+    std::vector<Vec3> x = {{0.0, 0.0, 0.0}, {0.0957, 0.0, 0.0}, {-0.024, 0.0927, 0.0}, {}};
+    for (Vec3& p : x) p += Vec3{u(rng), u(rng), u(rng)};
+    const auto energy = [&](std::vector<Vec3> xs) {
+      construct_vsites(std::span(&s, 1), xs, box);
+      const Vec3 d = xs[3] - c;
+      return dot(g, xs[3]) + 0.5 * k * norm2(d);
+    };
+    construct_vsites(std::span(&s, 1), x, box);
+    std::vector<Vec3> f(4);
+    f[3] = (g + (x[3] - c) * k) * -1.0;
+    const Vec3 fs = f[3];
+    Tensor vir;
+    spread_vsite_forces(std::span(&s, 1), x, f, box, &vir);
+    EXPECT_EQ(norm2(f[3]), 0.0);
+    Vec3 sum;
+    Tensor expect;
+    const int n = s.kind == VsiteKind::Two ? 2 : 3;
+    for (int a = 0; a < n; ++a) {
+      sum += f[a];
+      add_outer(expect, x[a] - x[3], f[a], -0.5);
+    }
+    EXPECT_LT(std::sqrt(norm2(sum - fs)), 1e-12);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) EXPECT_NEAR(vir.m[i][j], expect.m[i][j], 1e-12);
+    const double h = 1e-6;
+    for (int a = 0; a < n; ++a)
+      for (int d = 0; d < 3; ++d) {
+        std::vector<Vec3> xp = x, xm = x;
+        xp[a][d] += h;
+        xm[a][d] -= h;
+        EXPECT_NEAR(f[a][d], -(energy(xp) - energy(xm)) / (2 * h), 1e-6) << "atom " << a << " dim " << d;
+      }
+  }
+}
+
+TEST(Vsite, InputErrorsNameTheLineAndGpusRefuseThem) {
+  const std::string dir = make_temp_dir("vsite_errors");
+  const std::string head =
+      "[ defaults ]\n1 2 no 1 1\n[ atomtypes ]\nOW 15.999 0 A 0.3 0.6\nHW 1.008 0.5 A 0 0\nMW 0 -1 D 0 0\n"
+      "[ moleculetype ]\nW 2\n[ atoms ]\n1 OW 1 W O 1 0\n2 HW 1 W H1 1 0.5\n3 HW 1 W H2 1 0.5\n4 MW 1 W M 1 "
+      "-1\n";
+  const std::string tail = "[ system ]\nx\n[ molecules ]\nW 1\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"[ virtual_sites3 ]\n4 1 2 3 1 0.128\n",
+       ":15: [ virtual_sites3 ]: expected 2 parameters after the function type"},
+      {"[ virtual_sites3 ]\n2 1 3 4 1 0.1 0.1\n",
+       ":15: [ virtual_sites3 ]: atom 2 is a virtual site but has mass"},
+      {"[ virtual_sites2 ]\n4 1 2 1 0.1\n[ virtual_sites3 ]\n4 1 2 3 1 0.1 0.1\n",
+       ":17: [ virtual_sites3 ]: atom 4 is constructed twice"},
+  };
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const std::string path = write_top(dir, fmt::format("e{}.top", k), head + cases[k].first + tail);
+    try {
+      io::read_top(path);
+      ADD_FAILURE() << "no error for case " << k;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(path + cases[k].second), std::string::npos) << e.what();
+    }
+  }
+  std::string log;
+  EXPECT_EQ(run_halomd("vsite/tip4p", "step0.mdp", {}, dir + "/gpu", "--backend cuda", &log), 2);
+  EXPECT_NE(log.find("virtual sites"), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace halomd::test
