@@ -103,9 +103,9 @@ TEST_P(Water, NvePathFollowsGromacs) {
 
 // Sites are built after each update (and saved so): threads and a continuation change no bit.
 TEST(Vsite, ThreadCountAndContinuationChangeNoBit) {
-  expect_threads_and_continuation_change_no_bit("vsite/tip4p", "nve.mdp",
-                                                {{"nsteps", "30"}, {"nstlist", "10"}, {"nstcheckpoint", "10"}}, 17,
-                                                {"energy.csv", "confout.gro"});
+  expect_threads_and_continuation_change_no_bit(
+      "vsite/tip4p", "nve.mdp", {{"nsteps", "30"}, {"nstlist", "10"}, {"nstcheckpoint", "10"}}, 17,
+      {"energy.csv", "confout.gro"});
 }
 
 // A site's spread forces are minus the gradient, over the constructing atoms, of an energy of the site's
