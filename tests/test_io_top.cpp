@@ -385,7 +385,7 @@ TEST(Top, ExclusionsFromNrexclBondsAndExclusionLines) {
 TEST(Top, UnusedInteractionsAreFineAndIntermolecularOnesAreNot) {
   const std::string dir = test::make_temp_dir("top_unused");
   const std::string base =
-      kWaterTypes + "[ bondtypes ]\nOW HW 1 0.1 1000\n[ cmaptypes ]\nanything goes here\n" +
+      kWaterTypes + "[ bondtypes ]\nOW HW 1 0.1 1000\n[ implicit_genborn_params ]\nanything goes here\n" +
       "[ moleculetype ]\nX 1\n[ atoms ]\n1 OW 1 X X 1\n2 HW 1 X H 1\n[ bonds ]\n1 2 1\n" + kWaterMolecule +
       "[ system ]\nWater\nbox\n[ molecules ]\nSOL 4\n";
   Topology t = read_top(write_text(dir, "u.top", base));

@@ -2,6 +2,7 @@
 // invariance.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
@@ -30,6 +31,29 @@ TEST(Restart, ContinuationIntoSameFolderIsBitwiseIdentical) {
       << log;
   EXPECT_EQ(read_text(out + "/full/energy.csv"), read_text(out + "/part/energy.csv"));
   EXPECT_EQ(read_text(out + "/full/traj.xtc"), read_text(out + "/part/traj.xtc"));
+  EXPECT_EQ(read_text(out + "/full/confout.gro"), read_text(out + "/part/confout.gro"));
+}
+
+// A checkpoint between energy steps (step 60 of energies every 50, at a search step): the continuation writes
+// no extra row at its first step, so energy.csv is the uninterrupted run's.
+TEST(Restart, CheckpointBetweenEnergyStepsContinuesIntoTheSameEnergyRows) {
+  const std::string out = make_temp_dir("restart_between");
+  std::map<std::string, std::string> set = kShortVrescale;
+  set["nsteps"] = "120";
+  set["nstenergy"] = "50";
+  set["nstcalcenergy"] = "50";
+  set["nstcheckpoint"] = "60";
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", set, out + "/full", "--threads 2", &log), 0) << log;
+  EXPECT_NE(run_halomd("spce_1k5", "vrescale.mdp", set, out + "/part", "--stop-at-step 70", &log), 0);
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", set, out + "/part",
+                       "--threads 2 --cpi " + out + "/part/state.cpt", &log),
+            0)
+      << log;
+  const std::string full = read_text(out + "/full/energy.csv");
+  EXPECT_EQ(std::count(full.begin(), full.end(), '\n'),
+            5);  // the header, steps 0, 50, 100 and 120 (the last)
+  EXPECT_EQ(full, read_text(out + "/part/energy.csv"));
   EXPECT_EQ(read_text(out + "/full/confout.gro"), read_text(out + "/part/confout.gro"));
 }
 

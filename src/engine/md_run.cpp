@@ -347,7 +347,10 @@ RunSummary run_md(const RunOptions& options) {
     StepRequest req;
     req.step = step;
     req.ns = step == first || step % mdp.nstlist == 0;
-    const bool energy_row_step = step % mdp.nstenergy == 0 || step == last || step == first;
+    // The first step of a new run has a row; a continuation's first step only where the uninterrupted run
+    // had one (GROMACS 2022 logs the first step of a new simulation only), so that a checkpoint written
+    // between energy steps continues into the same energy.csv.
+    const bool energy_row_step = step % mdp.nstenergy == 0 || step == last || (step == first && !resume);
     // C-rescale acts after steps 0, nstpcouple, ... with that step's pressure (GROMACS 2022).
     const bool pcouple_step = pcoupl && step % mdp.nstpcouple == 0;
     // Parrinello-Rahman couples at steps 0, ... (step + nstpcouple - 1 a multiple of nstpcouple) with the
