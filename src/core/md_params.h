@@ -13,7 +13,7 @@ enum class VdwModifier { PotentialShift, None, ForceSwitch };
 enum class DispCorr { No, EnerPres, Ener };
 enum class Tcoupl { No, VRescale, NoseHoover };
 enum class CommMode { Linear, None };
-enum class Integrator { Md, Steep };
+enum class Integrator { Md, Sd, Steep };
 enum class Pcoupl { No, CRescale, ParrinelloRahman };
 enum class PcouplType { Isotropic, SemiIsotropic };
 
@@ -29,8 +29,11 @@ struct MdParams {
   // Preprocessor options for the .top, as GROMACS's define and include (-DNAME[=VALUE] ..., -Idir ...).
   std::string define;
   std::string include;
-  // Integration (integrator = steep: energy minimisation, nsteps trial steps at most)
+  // Integration (integrator = steep: energy minimisation, nsteps trial steps at most; sd: leap-frog
+  // stochastic dynamics, each tc-grps group with its tau-t as inverse friction and its ref-t; tcoupl is then
+  // no)
   Integrator integrator = Integrator::Md;
+  bool temperature_coupled() const { return tcoupl != Tcoupl::No || integrator == Integrator::Sd; }
   double emtol = 10.0;   // kJ/mol/nm: steep stops when the largest force is below it
   double emstep = 0.01;  // nm: steep's first step length
   double dt = 0.001;     // ps

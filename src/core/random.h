@@ -19,7 +19,7 @@ HALOMD_HOST_DEVICE inline uint64_t mix64(uint64_t z) {
   return z ^ (z >> 31);
 }
 
-enum class RandomStream : uint64_t { Thermostat = 1, GenVel = 2, Barostat = 3 };
+enum class RandomStream : uint64_t { Thermostat = 1, GenVel = 2, Barostat = 3, Langevin = 4 };
 
 class CounterRandom {
  public:

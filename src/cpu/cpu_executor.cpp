@@ -47,6 +47,8 @@ CpuExecutor::CpuExecutor(const ExecutorConfig& config)
       forces_(top_, mdp_, config.box, config.grid_box.volume() > 0 ? config.grid_box : config.box,
               config.threads),
       coupling_(config) {
+  if (mdp_.integrator == Integrator::Sd)
+    sd_.emplace(mdp_, std::max<int>(1, static_cast<int>(cfg_.tc_ndf.size())), cfg_.ld_seed);
   const int n = top_.num_atoms();
   inv_mass_.resize(n);
   for (int i = 0; i < n; ++i) inv_mass_[i] = top_.mass[i] > 0 ? 1.0 / top_.mass[i] : 0.0;
@@ -95,7 +97,11 @@ void CpuExecutor::step(const StepRequest& r, StepEnergies* e) {
 
   timers.start(Phase::Update);
   coupling_.couple(r, ke_half_prev_.trace(), group_ke_prev_);
-  coupling_.update(r, x_, v_, f_, inv_mass_, cfg_.tc_group, mdp_.dt, x_new_, threads);
+  const bool constrained = !lincs_.empty() || !top_.settles.empty();
+  if (sd_ && !constrained)
+    sd_->combined(r.step, x_, v_, f_, inv_mass_, cfg_.tc_group, {}, mdp_.dt, x_new_, threads);
+  else
+    coupling_.update(r, x_, v_, f_, inv_mass_, cfg_.tc_group, mdp_.dt, x_new_, threads);
   timers.stop();
 
   timers.start(Phase::Constraints);
@@ -106,6 +112,13 @@ void CpuExecutor::step(const StepRequest& r, StepEnergies* e) {
   const int settle_failed =
       settle_.apply(x_, x_new_, &v_, mdp_.dt, r.energy ? &constr_virial : nullptr, threads);
   check_blow_up(r.step, lincs_failed >= 0 ? lincs_failed : settle_failed, x_, x_new_);
+  if (sd_ && constrained) {
+    // SD's friction and noise, then the constraints again over half a step (no virial), as GROMACS.
+    sd_->friction_and_noise(r.step, v_, inv_mass_, cfg_.tc_group, {}, mdp_.dt, x_new_, threads);
+    const int l2 = lincs_.apply(x_, x_new_, &v_, 0.5 * mdp_.dt, nullptr, cfg_.box);
+    const int s2 = settle_.apply(x_, x_new_, &v_, 0.5 * mdp_.dt, nullptr, threads);
+    check_blow_up(r.step, l2 >= 0 ? l2 : s2, x_, x_new_);
+  }
   // Virtual sites from the updated atoms, as GROMACS 2022 after its update (a run from a .gro with
   // continuation = yes takes the file's sites for its first step, as GROMACS does).
   construct_vsites(top_.vsites, x_new_, cfg_.box, &x_, &v_, mdp_.dt);

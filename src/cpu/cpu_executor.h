@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "cpu/coupling.h"
 #include "cpu/cpu_forces.h"
 #include "cpu/lincs.h"
+#include "cpu/sd.h"
 #include "cpu/settle.h"
 
 namespace halomd {
@@ -36,6 +38,7 @@ class CpuExecutor final : public Executor {
   LincsCpu lincs_;
   CpuForces forces_;
   TemperatureCoupling coupling_;
+  std::optional<StochasticDynamics> sd_;  // integrator = sd
   std::vector<double> inv_mass_;
   int64_t step_ = 0;
   std::vector<Vec3> x_, v_, f_, x_new_;

@@ -64,6 +64,8 @@ DdExecutor::DdExecutor(const ExecutorConfig& config, std::unique_ptr<comm::HaloT
       nonbonded_(top_, mdp_, config.threads),
       bonded_(top_, mdp_.epsilon_r),
       coupling_(config) {
+  if (mdp_.integrator == Integrator::Sd)
+    sd_.emplace(mdp_, std::max<int>(1, static_cast<int>(cfg_.tc_ndf.size())), cfg_.ld_seed);
   // Update groups, not whole molecules: a protein's halo margin is then a CH3 group's, not its extent.
   first_atom_ =
       domdec::update_group_first_atoms(top_.num_atoms(), top_.settles, top_.constraints, top_.vsites);
@@ -337,8 +339,15 @@ void DdExecutor::step(const StepRequest& r, StepEnergies* e) {
   timers.start(Phase::Update);
   if (r.tcouple || e) reduce_ke_prev();
   coupling_.couple(r, ke_half_prev_.trace(), group_ke_prev_);
-  for (DdDomain& d : dom_)
-    coupling_.update(r, d.x, d.v, d.f, d.inv_mass, &d.tc_group, mdp_.dt, d.x_new, threads);
+  // The whole system's constraints decide SD's form (one pass or two), the same on every domain.
+  const bool constrained = !top_.settles.empty() || !top_.constraints.empty();
+  for (DdDomain& d : dom_) {
+    const std::vector<int>* group = coupling_.groups() > 0 ? &d.tc_group : nullptr;
+    if (sd_ && !constrained)
+      sd_->combined(r.step, d.x, d.v, d.f, d.inv_mass, group, d.home, mdp_.dt, d.x_new, threads);
+    else
+      coupling_.update(r, d.x, d.v, d.f, d.inv_mass, group, mdp_.dt, d.x_new, threads);
+  }
   timers.stop();
 
   timers.start(Phase::Constraints);
@@ -349,6 +358,13 @@ void DdExecutor::step(const StepRequest& r, StepEnergies* e) {
         d.lincs ? d.lincs->apply(d.x, d.x_new, &d.v, mdp_.dt, e ? &vir : nullptr, cfg_.box) : -1;
     const int settle_failed = d.settle->apply(d.x, d.x_new, &d.v, mdp_.dt, e ? &vir : nullptr, threads);
     check_blow_up(r.step, lincs_failed >= 0 ? lincs_failed : settle_failed, d.x, d.x_new, d.home);
+    if (sd_ && constrained) {  // SD's second half, as one domain's
+      sd_->friction_and_noise(r.step, d.v, d.inv_mass, coupling_.groups() > 0 ? &d.tc_group : nullptr, d.home,
+                              mdp_.dt, d.x_new, threads);
+      const int l2 = d.lincs ? d.lincs->apply(d.x, d.x_new, &d.v, 0.5 * mdp_.dt, nullptr, cfg_.box) : -1;
+      const int s2 = d.settle->apply(d.x, d.x_new, &d.v, 0.5 * mdp_.dt, nullptr, threads);
+      check_blow_up(r.step, l2 >= 0 ? l2 : s2, d.x, d.x_new, d.home);
+    }
     construct_vsites(d.vsites, d.x_new, cfg_.box, &d.x, &d.v, mdp_.dt);
     if (e) add_fixed(red.data() + kConstr, vir);
   }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "cpu/dd_domain.h"
 #include "cpu/dd_stats.h"
 #include "cpu/lincs.h"
+#include "cpu/sd.h"
 #include "cpu/nonbonded.h"
 #include "cpu/pme.h"
 #include "domdec/grid.h"
@@ -82,6 +84,7 @@ class DdExecutor final : public Executor {
   Tensor ke_half_prev_;        // global; valid when ke_prev_valid_
   bool ke_prev_valid_ = true;  // else the domains' ke_fixed still have to be summed
   TemperatureCoupling coupling_;
+  std::optional<StochasticDynamics> sd_;  // integrator = sd
   std::vector<double> group_ke_prev_;  // several tc-grps: KE(n - 1/2) per group, with ke_half_prev_
   DdStats stats_;
 };

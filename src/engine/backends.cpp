@@ -261,6 +261,11 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
                      "the topology has bonded interactions ([ bonds ], [ angles ], [ dihedrals ], [ pairs ], "
                      "[ position_restraints ]), which run with --backend cpu (one domain or several) or on "
                      "one GPU (--backend cuda without domains) so far");
+  if (config.mdp->integrator == Integrator::Sd && options.backend != "cpu")
+    throw InputError(
+        options.mdp, 0,
+        "integrator = sd runs with --backend cpu so far (one domain or several); GPUs take md with "
+        "V-rescale");
   if (options.backend != "cpu" && !config.top->vsites.empty())
     throw InputError(options.top, 0,
                      "the topology has virtual sites ([ virtual_sites2 ], [ virtual_sites3 ]: TIP4P or TIP5P "

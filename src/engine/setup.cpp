@@ -186,7 +186,7 @@ void assign_tc_groups(const MdParams& p, const std::string& mdp_path, Simulation
   const Topology& top = in.top;
   const int n = top.num_atoms();
   // Without a thermostat the groups couple nothing: one group, as a single tc-grps entry.
-  const int groups = p.tcoupl == Tcoupl::No ? 1 : std::max<int>(1, static_cast<int>(p.tc_grps.size()));
+  const int groups = !p.temperature_coupled() ? 1 : std::max<int>(1, static_cast<int>(p.tc_grps.size()));
   in.tc_group.assign(n, 0);
   if (index)  // as grompp, the names are looked up even when a single group couples (tcoupl = no)
     for (const std::string& name : p.tc_grps)
@@ -393,7 +393,7 @@ SimulationInputs load_inputs(const RunOptions& options) {
   } else if (p.verlet_buffer_tolerance > 0) {
     const double rc = std::max(p.rvdw, p.rcoulomb);
     const double temp = verlet_buffer_temperature(p, in.top, in.gro, in.ndf);
-    if (temp > 0.0 || p.tcoupl != Tcoupl::No) {  // grompp's 10% fallback is for NVE at 0 K only
+    if (temp > 0.0 || p.temperature_coupled()) {  // grompp's 10% fallback is for NVE at 0 K only
       p.rlist = verlet_buffer_rlist(p, in.top, in.gro.box, temp, p.nstlist, p.nstlist - 1,
                                     p.verlet_buffer_tolerance);
       in.rlist_source = fmt::format(

@@ -145,7 +145,7 @@ double kt_factor(double temperature, int lifetime, double dt) {
 
 double verlet_buffer_temperature(const MdParams& mdp, const Topology& top, const io::GroFile& gro,
                                  double ndf) {
-  if (mdp.tcoupl != Tcoupl::No)  // the highest reference temperature of the groups, as grompp
+  if (mdp.temperature_coupled())  // the highest reference temperature of the groups, as grompp
     return mdp.ref_ts.empty() ? mdp.ref_t : *std::max_element(mdp.ref_ts.begin(), mdp.ref_ts.end());
   if (mdp.gen_vel) return mdp.gen_temp;
   if (!gro.has_velocities() || ndf <= 0.0) return 0.0;

@@ -236,7 +236,8 @@ void MdpReader::register_options() {
       add({k}, [this, only = only](const Entry& e) { default_only(e, only); });
   add({"energygrps"}, [this](const Entry& e) { group(e); });
   add({"integrator"}, [this](const Entry& e) {
-    p_.integrator = choice(e, {"md", "steep"}) == 0 ? Integrator::Md : Integrator::Steep;
+    const Integrator kinds[] = {Integrator::Md, Integrator::Sd, Integrator::Steep};
+    p_.integrator = kinds[choice(e, {"md", "sd", "steep"})];
   });
   add({"emtol"}, [this](const Entry& e) { p_.emtol = real(e); });
   add({"emstep"}, [this](const Entry& e) { p_.emstep = real(e); });
@@ -429,12 +430,21 @@ void MdpReader::derive() {
            "it with DispCorr = no)");
   }
 
-  if (p.tcoupl != Tcoupl::No) {
-    const std::string name = p.tcoupl == Tcoupl::VRescale ? "V-rescale" : "Nose-Hoover";
+  if (p.integrator == Integrator::Sd && p.tcoupl != Tcoupl::No) {
+    // As grompp: "sd handles temperature coupling implicitly" (a note).
+    std::fprintf(stderr,
+                 "halomd: note: %s:%d: tcoupl is set to no: integrator = sd couples the temperature itself\n",
+                 path_.c_str(), line_of("tcoupl"));
+    p.tcoupl = Tcoupl::No;
+  }
+  if (p.temperature_coupled()) {
+    const std::string name = p.integrator == Integrator::Sd ? "integrator = sd"
+                             : p.tcoupl == Tcoupl::VRescale ? "tcoupl = V-rescale"
+                                                            : "tcoupl = Nose-Hoover";
     for (const char* key : {"tc-grps", "tau-t", "ref-t"})
       if (!given(key))
-        fail(line_of("tcoupl"),
-             "tcoupl = " + name + " needs " + key +
+        fail(line_of(p.integrator == Integrator::Sd ? "integrator" : "tcoupl"),
+             name + " needs " + key +
                  " (expected tc-grps = System, or another group of every atom, and one tau-t and ref-t)");
     for (const char* key : {"tau-t", "ref-t"}) {
       const size_t n = std::string(key) == "tau-t" ? p.tau_ts.size() : p.ref_ts.size();
@@ -444,7 +454,7 @@ void MdpReader::derive() {
                                " groups of tc-grps (expected one per group)");
     }
     for (double t : p.tau_ts)
-      if (t <= 0.0) fail(line_of("tau-t"), "tau-t must be positive with tcoupl = " + name);
+      if (t <= 0.0) fail(line_of("tau-t"), "tau-t must be positive with " + name);
   }
   for (double t : p.ref_ts)
     if (t < 0.0) fail(line_of("ref-t"), "ref-t must not be negative");
@@ -496,10 +506,16 @@ void MdpReader::derive() {
     // As grompp 2022 (readir.cpp): C-rescale needs a thermostat (Parrinello-Rahman without one is NPH), tau-p
     // and the compressibility must be positive; nstpcouple = -1 is ir_optimal_nstpcouple: 10, or fewer (a
     // divisor of 10) when tau-p < 10 x 10 dt.
-    if (p.tcoupl == Tcoupl::No && p.pcoupl == Pcoupl::CRescale)
+    if (p.integrator == Integrator::Sd && p.pcoupl == Pcoupl::ParrinelloRahman)
+      fail(p.pcoupl_line,
+           "pcoupl = Parrinello-Rahman with integrator = sd is not supported (C-rescale is, or integrator = "
+           "md "
+           "with Nose-Hoover)");
+    if (!p.temperature_coupled() && p.pcoupl == Pcoupl::CRescale)
       fail(p.pcoupl_line,
            "pcoupl = " + barostat +
-               " needs temperature coupling (tcoupl = V-rescale or Nose-Hoover), as in GROMACS");
+               " needs temperature coupling (tcoupl = V-rescale or Nose-Hoover, or integrator = sd), as in "
+               "GROMACS");
     if (p.tau_p <= 0.0) fail(line_of("tau-p"), "tau-p must be positive");
     // As grompp: one direction of a semi-isotropic pair may be 0 (that direction keeps its length).
     const bool semi = p.pcoupltype == PcouplType::SemiIsotropic;
