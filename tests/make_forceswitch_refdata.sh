@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Makes tests/data/forceswitch: vdw-modifier = Force-switch (CHARMM36's Lennard-Jones, DispCorr = no) by GROMACS
-# 2022 (gmx_d) on spce_1k5 water with reaction field, rvdw-switch 0.8 (and 0.6) and rvdw 1.0: per case the
+# Makes tests/data/forceswitch: vdw-modifier = Force-switch (CHARMM36's Lennard-Jones) and Potential-switch by
+# GROMACS 2022 (gmx_d) on spce_1k5 water with reaction field, rvdw-switch 0.8 (and 0.6) and rvdw 1.0, with
+# DispCorr = no and EnerPres (the switched potential integrated into the correction): per case the
 # step-0 terms gmx energy gives (LJ (SR), Coulomb (SR), Potential, Pressure, ...) in reference.txt, as
 # "case term value", and the rlist grompp calculates for a 1x1 list with the default verlet-buffer-tolerance
 # (term rlist_1x1). Every number is read from GROMACS output. Needs GROMACS 2022 (gmx_d), python3.
@@ -21,11 +22,13 @@ ref=$OUT/reference.txt
   echo "# case term value (kJ/mol, bar, nm; step 0, GROMACS's term names with '_' for spaces)"
   echo "# gmx_d $version; written by tests/make_forceswitch_refdata.sh"
 } > "$ref"
-for sw in 0.8 0.6; do
-  name=fsw$sw
+# Cases: NAME MODIFIER RVDW-SWITCH DISPCORR.
+for spec in "fsw0.8 Force-switch 0.8 no" "fsw0.6 Force-switch 0.6 no" "fsw0.8_dc Force-switch 0.8 EnerPres" \
+  "psw0.8 Potential-switch 0.8 no" "psw0.8_dc Potential-switch 0.8 EnerPres" "psw0.6_dc Potential-switch 0.6 EnerPres"; do
+  read -r name modifier sw dispcorr <<< "$spec"
   {
     grep -v -E '^(;|nsteps|vdw-modifier|DispCorr|verlet-buffer-tolerance|rlist)' "$water/nve.mdp"
-    printf 'nsteps = 0\nvdw-modifier = Force-switch\nrvdw-switch = %s\nDispCorr = no\n' "$sw"
+    printf 'nsteps = 0\nvdw-modifier = %s\nrvdw-switch = %s\nDispCorr = %s\n' "$modifier" "$sw" "$dispcorr"
   } > "$OUT/$name.mdp"
   (cd "$WORK" && "$GMXD" grompp -maxwarn 0 -f "$OUT/$name.mdp" -c "$water/conf.gro" -p "$water/topol.top" \
     -o "$name.tpr" > "$name.grompp.log" 2>&1 &&
@@ -52,3 +55,11 @@ lj=$TESTS/data/lj_fluid
 rlist=$(sed -n 's/^Calculated rlist for 1x1 atom pair-list as \([0-9.]*\) nm.*/\1/p' "$WORK/lj.grompp.log")
 [ -n "$rlist" ] || { echo "make_forceswitch_refdata.sh: no 1x1 rlist for the LJ fluid" >&2; exit 1; }
 echo "lj_fsw rlist_1x1 $rlist" >> "$ref"
+
+# The same with Potential-switch (case lj_psw): the switch's third derivative at the cut-off.
+sed -e 's/^vdw-modifier = Force-switch/vdw-modifier = Potential-switch/' "$OUT/lj_fsw.mdp" > "$OUT/lj_psw.mdp"
+(cd "$WORK" && "$GMXD" grompp -maxwarn 0 -f "$OUT/lj_psw.mdp" -c "$lj/conf.gro" -p "$lj/topol.top" -o ljp.tpr \
+  > ljp.grompp.log 2>&1) || { tail -n 20 "$WORK/ljp.grompp.log"; exit 1; }
+rlist=$(sed -n 's/^Calculated rlist for 1x1 atom pair-list as \([0-9.]*\) nm.*/\1/p' "$WORK/ljp.grompp.log")
+[ -n "$rlist" ] || { echo "make_forceswitch_refdata.sh: no 1x1 rlist for the LJ fluid (potential-switch)" >&2; exit 1; }
+echo "lj_psw rlist_1x1 $rlist" >> "$ref"

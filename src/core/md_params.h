@@ -9,7 +9,7 @@ namespace halomd {
 
 enum class CoulombType { ReactionField, CutOff, Pme };
 enum class CoulombModifier { PotentialShift, None };
-enum class VdwModifier { PotentialShift, None, ForceSwitch };
+enum class VdwModifier { PotentialShift, None, ForceSwitch, PotentialSwitch };
 enum class DispCorr { No, EnerPres, Ener };
 enum class Tcoupl { No, VRescale, NoseHoover };
 enum class CommMode { Linear, None };

@@ -26,6 +26,7 @@ class DispersionCorrection {
   double ener_diff_six_ = 0.0;
   double ener_shift_six_ = 0.0;
   double vir_diff_six_ = 0.0;
+  void switched(const MdParams& mdp);  // force-switch and potential-switch
 };
 
 }  // namespace halomd

@@ -60,6 +60,10 @@ PairParams make_pair_params(const MdParams& mdp) {
     constants(6.0, p.fsw_a6, p.fsw_b6, p.fsw_c6);
     constants(12.0, p.fsw_a12, p.fsw_b12, p.fsw_c12);
   }
+  if (mdp.vdw_modifier == VdwModifier::PotentialSwitch) {
+    p.psw_r1 = mdp.rvdw_switch;
+    p.psw_w = mdp.rvdw - mdp.rvdw_switch;
+  }
   return p;
 }
 

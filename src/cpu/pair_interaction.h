@@ -28,7 +28,17 @@ struct PairParams {
   double fsw_r1 = 0.0;
   double fsw_a6 = 0.0, fsw_b6 = 0.0, fsw_c6 = 0.0;
   double fsw_a12 = 0.0, fsw_b12 = 0.0, fsw_c12 = 0.0;
+  // vdw-modifier = Potential-switch: from r1 = rvdw-switch the LJ potential is multiplied by
+  // S = 1 - 10 t^3 + 15 t^4 - 6 t^5, t = (r - r1) / (rc - r1), and the force is -(V S)' (psw_r1 < 0: off).
+  double psw_r1 = -1.0, psw_w = 1.0;  // r1 and rc - r1
 };
+
+// The switch function of Potential-switch and its derivative by r, at r (>= r1).
+HALOMD_HOST_DEVICE inline void potential_switch(double r, double r1, double w, double& s, double& ds) {
+  const double t = (r - r1) / w, t2 = t * t, t3 = t2 * t;
+  s = 1.0 - 10.0 * t3 + 15.0 * t3 * t - 6.0 * t3 * t2;
+  ds = (-30.0 * t2 + 60.0 * t3 - 30.0 * t3 * t) / w;
+}
 
 struct PairResult {
   double v_lj = 0.0;      // kJ/mol
@@ -56,6 +66,18 @@ HALOMD_HOST_DEVICE inline Real pair_lj(const PairParams& p, Real rinv2, Real c6,
     }
     out.v_lj = v12 - v6;
     return f12 - f6;
+  }
+  if (p.psw_r1 >= 0.0) {  // potential-switch: V S, |F|/r = (F S - V S') / r
+    const Real v = vrep - vdisp, f = (Real(12) * vrep - Real(6) * vdisp) * rinv2;
+    const Real r = Real(1) / sqrt(rinv2);
+    if (r <= Real(p.psw_r1)) {
+      out.v_lj = v;
+      return f;
+    }
+    double s = 1.0, ds = 0.0;
+    potential_switch(r, p.psw_r1, p.psw_w, s, ds);
+    out.v_lj = v * Real(s);
+    return f * Real(s) - v * Real(ds) / r;
   }
   out.v_lj = (vrep - c12 * Real(p.sh_twelve)) - (vdisp - c6 * Real(p.sh_six));
   return (Real(12) * vrep - Real(6) * vdisp) * rinv2;

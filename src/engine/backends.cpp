@@ -275,9 +275,14 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
     throw InputError(options.top, 0,
                      "the topology has [ cmap ] terms (CHARMM's CMAP), which run with --backend cpu so far "
                      "(one domain or several)");
-  if (config.mdp->vdw_modifier == VdwModifier::ForceSwitch && options.backend != "cpu")
-    throw InputError(options.mdp, config.mdp->vdw_modifier_line,
-                     "vdw-modifier = Force-switch runs with --backend cpu so far (one domain or several)");
+  if ((config.mdp->vdw_modifier == VdwModifier::ForceSwitch ||
+       config.mdp->vdw_modifier == VdwModifier::PotentialSwitch) &&
+      options.backend != "cpu")
+    throw InputError(
+        options.mdp, config.mdp->vdw_modifier_line,
+        std::string("vdw-modifier = ") +
+            (config.mdp->vdw_modifier == VdwModifier::ForceSwitch ? "Force-switch" : "Potential-switch") +
+            " runs with --backend cpu so far (one domain or several)");
   if (config.mdp->tcoupl == Tcoupl::NoseHoover && options.backend != "cpu")
     throw InputError(options.mdp, config.mdp->tcoupl_line,
                      "tcoupl = Nose-Hoover runs with --backend cpu so far (one domain or several); V-rescale "

@@ -176,7 +176,15 @@ double drift_of(const std::vector<BufferType>& types, const MdParams& mdp, const
     const double cb = ((a + 3.0) * rv - (a + 1.0) * r1) / (std::pow(rv, a + 2.0) * w * w * w);
     return a * (a + 1.0) * (a + 2.0) * std::pow(rv, a + 3.0) + 2.0 * ca + 6.0 * cb * w;
   };
-  const double disp_md3 = fsw ? -fsw_md3(6.0) : 0.0, rep_md3 = fsw ? fsw_md3(12.0) : 0.0;
+  double disp_md3 = fsw ? -fsw_md3(6.0) : 0.0, rep_md3 = fsw ? fsw_md3(12.0) : 0.0;
+  // Potential-switch: V, V' and V'' vanish at the cut-off as well; the third derivative is the potential
+  // times the switch's, -60 / (rc - r1)^3 (grompp 2022's md3_pswf).
+  const bool psw = mdp.vdw_modifier == VdwModifier::PotentialSwitch;
+  if (psw) {
+    const double w = rv - mdp.rvdw_switch, md3_pswf = 60.0 / (w * w * w);
+    disp_md3 = -std::pow(rv, -6.0) * md3_pswf;
+    rep_md3 = std::pow(rv, -12.0) * md3_pswf;
+  }
   // Coulomb, per unit q_i q_j, with the constants GROMACS 2022's estimate uses (not quite the force
   // field's when epsilon-r != 1: it takes e = epsilon-rf / epsilon-r as the reaction-field dielectric);
   // plain cut-off has k_rf = 0.
@@ -204,7 +212,7 @@ double drift_of(const std::vector<BufferType>& types, const MdParams& mdp, const
       const BufferType& tj = types[j];
       const double s2 = ti.s2_rot + ti.s2_com + tj.s2_rot + tj.s2_com;
       Derivatives lj, q;
-      if (fsw)
+      if (fsw || psw)
         lj.md3 = top.c6_of(ti.lj_type, tj.lj_type) * disp_md3 + top.c12_of(ti.lj_type, tj.lj_type) * rep_md3;
       else
         lj.md1 = top.c6_of(ti.lj_type, tj.lj_type) * disp_md1 + top.c12_of(ti.lj_type, tj.lj_type) * rep_md1;

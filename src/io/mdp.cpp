@@ -279,8 +279,9 @@ void MdpReader::register_options() {
   add({"vdwtype"}, [this](const Entry& e) { choice(e, {"Cut-off"}); });
   add({"vdw-modifier"}, [this](const Entry& e) {
     const VdwModifier kinds[] = {VdwModifier::PotentialShift, VdwModifier::PotentialShift, VdwModifier::None,
-                                 VdwModifier::ForceSwitch};
-    p_.vdw_modifier = kinds[choice(e, {"Potential-shift", "Potential-shift-Verlet", "None", "Force-switch"})];
+                                 VdwModifier::ForceSwitch, VdwModifier::PotentialSwitch};
+    p_.vdw_modifier = kinds[choice(
+        e, {"Potential-shift", "Potential-shift-Verlet", "None", "Force-switch", "Potential-switch"})];
     p_.vdw_modifier_line = e.line;
   });
   add({"rvdw"}, [this](const Entry& e) { p_.rvdw = real(e); });
@@ -419,15 +420,14 @@ void MdpReader::derive() {
   if (p.epsilon_r <= 0.0)
     fail(line_of("epsilon-r"), "epsilon-r must be positive (0, meaning infinity, is not supported)");
   if (p.epsilon_rf < 0.0) fail(line_of("epsilon-rf"), "epsilon-rf must be 0 (infinity) or positive");
-  if (p.vdw_modifier == VdwModifier::ForceSwitch) {
+  if (p.vdw_modifier == VdwModifier::ForceSwitch || p.vdw_modifier == VdwModifier::PotentialSwitch) {
+    const std::string name = p.vdw_modifier == VdwModifier::ForceSwitch ? "Force-switch" : "Potential-switch";
     if (!(p.rvdw_switch >= 0.0 && p.rvdw_switch < p.rvdw))
       fail(line_of("rvdw-switch"),
-           "rvdw-switch must be at least 0 and below rvdw with vdw-modifier = Force-switch");
-    // GROMACS integrates the switched potential into the dispersion correction; halomd does not yet.
-    if (p.dispcorr != DispCorr::No)
-      fail(line_of("DispCorr"),
-           "DispCorr with vdw-modifier = Force-switch is not supported yet (CHARMM36 runs "
-           "it with DispCorr = no)");
+           "rvdw-switch must be at least 0 and below rvdw with vdw-modifier = " + name);
+    // As GROMACS's dispersion correction (which integrates the switched potential from rvdw-switch).
+    if (p.dispcorr != DispCorr::No && p.rvdw_switch == 0.0)
+      fail(line_of("rvdw-switch"), "rvdw-switch can not be zero with DispCorr and vdw-modifier = " + name);
   }
 
   if (p.integrator == Integrator::Sd && p.tcoupl != Tcoupl::No) {
