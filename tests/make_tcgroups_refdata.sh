@@ -25,7 +25,7 @@ printf 'nsteps = 20\ntcoupl = v-rescale\ntc-grps = Protein Non-Protein\ntau-t = 
 tc_case() {
   local tag=$1 mdp=$2 ndf=$3 refout=$4 t1=$5 t2=$6 note=$7
   shift 7
-  (cd "$WORK" && "$GMXD" grompp -maxwarn 0 -f "$OUT/$mdp" -c "$SYS/conf.gro" -p "$SYS/topol.top" "$@" \
+  (cd "$WORK" && "$GMXD" grompp -maxwarn "${MAXWARN:-0}" -f "$OUT/$mdp" -c "$SYS/conf.gro" -p "$SYS/topol.top" "$@" \
     -o "$tag.tpr" > "grompp_$tag.log" 2>&1 &&
     "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -s "$tag.tpr" -deffnm "$tag" > "mdrun_$tag.log" 2>&1) ||
     { tail -20 "$WORK/grompp_$tag.log" "$WORK/mdrun_$tag.log"; exit 1; }
@@ -53,3 +53,12 @@ rm -f "$OUT/index.ndx"
   "$GMX" make_ndx -f "$SYS/conf.gro" -o "$OUT/index.ndx" > make_ndx.log 2>&1) || { tail -20 "$WORK/make_ndx.log"; exit 1; }
 sed 's/^tc-grps = .*/tc-grps = First_half Rest/' "$OUT/two_groups.mdp" > "$OUT/index_groups.mdp"
 tc_case ix index_groups.mdp ndf_index.txt reference_index.txt T-First_half T-Rest ', -n index.ndx' -n "$OUT/index.ndx"
+
+# The centre-of-mass motion removed per group (comm-grps, every step): the two groups (ndf_comm.txt,
+# reference_comm.txt), and the protein alone, the water keeping its motion as GROMACS's rest group
+# (ndf_comm_rest.txt, reference_comm_rest.txt).
+sed 's/^nsteps = 20$/nsteps = 20\ncomm-grps = Protein Non-Protein\nnstcomm = 1/' "$OUT/two_groups.mdp" > "$OUT/comm_groups.mdp"
+tc_case cg comm_groups.mdp ndf_comm.txt reference_comm.txt T-Protein T-non-Protein ''
+sed 's/^comm-grps = .*/comm-grps = Protein/' "$OUT/comm_groups.mdp" > "$OUT/comm_rest.mdp"
+# grompp warns that the water is in no group (an error without -maxwarn).
+MAXWARN=1 tc_case cr comm_rest.mdp ndf_comm_rest.txt reference_comm_rest.txt T-Protein T-non-Protein ''

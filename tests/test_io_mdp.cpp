@@ -283,13 +283,17 @@ TEST(Mdp, EveryRefusalNamesFileLineAndOption) {
        "2: epsilon-surface = 1 is not supported with coulombtype = PME (supported: 0)"},
       {"coulombtype = PME\nrvdw = 0.9\nrcoulomb = 1.0\n",
        "3: rvdw (0.9) must equal rcoulomb (1): halomd has no PME with rcoulomb > rvdw"},
-      {"integrator = sd\n", "1: integrator = sd is not supported (supported: md, steep)"},
+      {"integrator = bd\n", "1: integrator = bd is not supported (supported: md, sd, steep)"},
+      {"integrator = sd\n",
+       "1: integrator = sd needs tc-grps (expected tc-grps = System, or another group of every atom, and one "
+       "tau-t and ref-t)"},
       {"cutoff-scheme = group\n", "1: cutoff-scheme = group is not supported (supported: Verlet)"},
       {"vdwtype = Switch\n", "1: vdwtype = Switch is not supported (supported: Cut-off)"},
-      {"vdw-modifier = Potential-switch\n",
-       "1: vdw-modifier = Potential-switch is not supported (supported: Potential-shift, "
-       "Potential-shift-Verlet, "
-       "None, Force-switch)"},
+      {"vdw-modifier = Exact-cutoff\n",
+       "1: vdw-modifier = Exact-cutoff is not supported (supported: Potential-shift, Potential-shift-Verlet, "
+       "None, Force-switch, Potential-switch)"},
+      {"vdw-modifier = Potential-switch\nrvdw-switch = 0\nDispCorr = EnerPres\n",
+       "2: rvdw-switch can not be zero with DispCorr and vdw-modifier = Potential-switch"},
       {"vdw-modifier = Force-switch\nrvdw-switch = 1.2\n",
        "2: rvdw-switch must be at least 0 and below rvdw with vdw-modifier = Force-switch"},
       {"coulomb-modifier = Potential-switch\n",
@@ -305,10 +309,6 @@ TEST(Mdp, EveryRefusalNamesFileLineAndOption) {
        "3: tau-t has 1 values for the 2 groups of tc-grps (expected one per group)"},
       {"ref-t = 300 -1\n", "1: ref-t must not be negative"},
       {"comm-mode = Angular\n", "1: comm-mode = Angular is not supported (supported: Linear, None)"},
-      {"comm-grps = Protein SOL\n",
-       "1: comm-grps = Protein SOL is not supported (supported: one group holding every atom (System, or "
-       "e.g. "
-       "SOL or Water in a water box))"},
       {"pbc = xy\n", "1: pbc = xy is not supported (supported: xyz)"},
       {"constraints = h-angles\n",
        "1: constraints = h-angles is not supported (supported: none, h-bonds, all-bonds)"},

@@ -120,6 +120,28 @@ TEST(TcGroups, BadGroupsAreRefusedNamingTheLine) {
   EXPECT_NE(log.find("(--backend cuda without domains)"), std::string::npos) << log;
 }
 
+// The centre of mass removed per group (comm-grps, every step): grompp's degrees of freedom (3 less in each
+// group's) and gmx_d's path with Protein and Non-Protein each on its own, also on 4 domains; and with the
+// protein alone, the water keeping its motion as GROMACS's rest group (grompp warns; so does halomd).
+TEST(TcGroups, CommGroupsMatchGromacs) {
+  expect_groups_like_gromacs("../../tcgroups/comm_groups.mdp", "", "tcgroups/ndf_comm.txt",
+                             "tcgroups/reference_comm.txt", "t_Protein", "t_Non-Protein");
+  expect_groups_like_gromacs("../../tcgroups/comm_groups.mdp", "--domains 4", "tcgroups/ndf_comm.txt",
+                             "tcgroups/reference_comm.txt", "t_Protein", "t_Non-Protein");
+  expect_groups_like_gromacs("../../tcgroups/comm_rest.mdp", "", "tcgroups/ndf_comm_rest.txt",
+                             "tcgroups/reference_comm_rest.txt", "t_Protein", "t_Non-Protein");
+  const std::string out = make_temp_dir("comm_warn");
+  std::string log;
+  ASSERT_EQ(run_halomd(kSystem, "../../tcgroups/comm_rest.mdp", {{"nsteps", "0"}}, out + "/run", "", &log),
+            0);
+  EXPECT_NE(log.find("7227 atoms are not part of any centre-of-mass motion removal group"), std::string::npos)
+      << log;
+  EXPECT_EQ(run_halomd(kSystem, "../../tcgroups/comm_groups.mdp", {{"comm-grps", "Protein System"}},
+                       out + "/both", "", &log),
+            2);
+  EXPECT_NE(log.find("comm-grps: atom 1 is in both Protein and System"), std::string::npos) << log;
+}
+
 // On 4 and 8 domains of update groups (the CPU decomposition): grompp's degrees of freedom and gmx_d's path,
 // the groups' kinetic energies summed over domains in fixed point; and a continuation of a 4-domain run on 2
 // domains gives the uninterrupted run's files.

@@ -74,6 +74,9 @@ struct ExecutorConfig {
   // Several tc-grps (CPU reference): each atom's group and each group's degrees of freedom.
   const std::vector<int>* tc_group = nullptr;
   std::vector<double> tc_ndf;
+  // comm-grps other than the whole system (CPU executors): each atom's group, -1 where none; their count.
+  const std::vector<int>* comm_group = nullptr;
+  int comm_groups = 0;
   uint64_t ld_seed = 0;  // v-rescale random stream
   int threads = 1;       // CPU threads
   PhaseTimers* timers = nullptr;

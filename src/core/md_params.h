@@ -72,6 +72,10 @@ struct MdParams {
   // tc-grps with a tau-t and ref-t each: one group holding every atom, or several that share the atoms out
   // (e.g. Protein Non-Protein), each with its own v-rescale thermostat (CPU reference, one domain).
   std::vector<std::string> tc_grps;
+  // comm-grps: the groups whose centre-of-mass motion is removed each on its own (empty: the whole system;
+  // atoms in none of them keep theirs, as GROMACS's rest group).
+  std::vector<std::string> comm_grps;
+  int comm_grps_line = 0;
   std::vector<double> tau_ts, ref_ts;
   int tc_grps_line = 0;
   int nsttcouple = -1;  // -1: chosen as GROMACS does (see mdp.cpp)

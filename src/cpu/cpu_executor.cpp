@@ -129,7 +129,10 @@ void CpuExecutor::step(const StepRequest& r, StepEnergies* e) {
   std::vector<double> group_ke;
   if (coupling_.groups() > 0)
     group_ke = kinetic_energy_by_group(v_, top_.mass, *cfg_.tc_group, coupling_.groups());
-  if (r.comm) remove_com_velocity(v_, top_.mass);
+  if (r.comm && cfg_.comm_group)
+    remove_com_velocity(v_, top_.mass, *cfg_.comm_group, cfg_.comm_groups);
+  else if (r.comm)
+    remove_com_velocity(v_, top_.mass);
   if (e) {
     e->virial += constr_virial;
     for (int a = 0; a < 3; ++a)

@@ -44,9 +44,10 @@ struct DdDomain {
   // its index in `home` while a search looks it up (-1 otherwise), and the SETTLE whose oxygen it is.
   std::vector<int> home_of;
   std::vector<int> settle_of_oxygen;
-  std::vector<int> local_of;  // the same for every local atom, while a search with update groups runs
-  int64_t ke_fixed[9] = {};   // 1/2 sum m v (x) v of the home atoms, last half step (fixed)
-  std::vector<int> tc_group;  // several tc-grps: each home atom's group
+  std::vector<int> local_of;    // the same for every local atom, while a search with update groups runs
+  int64_t ke_fixed[9] = {};     // 1/2 sum m v (x) v of the home atoms, last half step (fixed)
+  std::vector<int> tc_group;    // several tc-grps: each home atom's group
+  std::vector<int> comm_group;  // several comm-grps: each home atom's group (-1: none)
   std::vector<int64_t> group_ke_fixed;  // and each group's 1/2 sum m v . v, last half step (fixed)
 };
 

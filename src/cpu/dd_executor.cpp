@@ -71,6 +71,11 @@ DdExecutor::DdExecutor(const ExecutorConfig& config, std::unique_ptr<comm::HaloT
       domdec::update_group_first_atoms(top_.num_atoms(), top_.settles, top_.constraints, top_.vsites);
   index_ = make_local_topology_index(top_, first_atom_);
   for (double m : top_.mass) total_mass_ += m;  // the order remove_com_velocity sums in
+  if (cfg_.comm_group) {                        // each comm-grps group's mass, the same order
+    comm_mass_.assign(cfg_.comm_groups, 0.0);
+    for (int a = 0; a < top_.num_atoms(); ++a)
+      if ((*cfg_.comm_group)[a] >= 0) comm_mass_[(*cfg_.comm_group)[a]] += top_.mass[a];
+  }
   // HALOMD_DD_DIRECT=1: direct halo pulses where every decomposed dimension needs one pulse
   // (domdec/halo_plan.h): the same local atoms, so the same trajectory bits, in fewer hops.
   direct_ = env_int("HALOMD_DD_DIRECT", 0) != 0;
@@ -154,6 +159,11 @@ void DdExecutor::search(int64_t step) {
     for (DdDomain& d : dom_) {
       d.tc_group.resize(d.home.size());
       for (size_t i = 0; i < d.home.size(); ++i) d.tc_group[i] = (*cfg_.tc_group)[d.home[i]];
+    }
+  if (cfg_.comm_group)
+    for (DdDomain& d : dom_) {
+      d.comm_group.resize(d.home.size());
+      for (size_t i = 0; i < d.home.size(); ++i) d.comm_group[i] = (*cfg_.comm_group)[d.home[i]];
     }
   std::vector<std::vector<Vec3>> frames(ns);
   std::vector<comm::HomeAtoms> home(ns);
@@ -318,7 +328,10 @@ void DdExecutor::step(const StepRequest& r, StepEnergies* e) {
   if (!r.ns) exchange_x();  // a search leaves the halo coordinates in place
   NonbondedFixedSums nb;
   const int groups = coupling_.groups();
-  std::vector<int64_t> red(kReducedSize + groups, 0);  // several tc-grps: each group's KE at the end
+  // Several tc-grps: each group's KE at the end; several comm-grps: then each group's momentum.
+  const int cgroups = cfg_.comm_group ? cfg_.comm_groups : 0;
+  const int kGroupMomentum = kReducedSize + groups;
+  std::vector<int64_t> red(kGroupMomentum + 3 * cgroups, 0);
   forces(r, nb, red.data() + kListed);
   timers.stop();
   PmeEnergies mesh;
@@ -386,17 +399,30 @@ void DdExecutor::step(const StepRequest& r, StepEnergies* e) {
       for (int g = 0; g < groups; ++g)
         red[kReducedSize + g] = wrap_add(red[kReducedSize + g], d.group_ke_fixed[g]);
       if (!r.comm) continue;
-      for (size_t i = 0; i < d.v.size(); ++i)
+      for (size_t i = 0; i < d.v.size(); ++i) {
+        const int slot =
+            cgroups > 0 ? (d.comm_group[i] < 0 ? -1 : kGroupMomentum + 3 * d.comm_group[i]) : kMomentum;
+        if (slot < 0) continue;
         for (int c = 0; c < 3; ++c)
-          red[kMomentum + c] =
-              wrap_add(red[kMomentum + c], to_fixed(d.v[i][c] * d.mass[i], kMomentumFixedScale));
+          red[slot + c] = wrap_add(red[slot + c], to_fixed(d.v[i][c] * d.mass[i], kMomentumFixedScale));
+      }
     }
     red[kLj] = nb.lj;
     red[kCoul] = nb.coul;
     for (int c = 0; c < 6; ++c) red[kVir + c] = nb.vir[c];
     transport_->sum(red);
     const Tensor ke_half = tensor_from_fixed(red.data() + kKe);
-    if (r.comm && total_mass_ > 0.0) {
+    if (r.comm && cgroups > 0) {
+      std::vector<Vec3> vcm(cgroups);
+      for (int g = 0; g < cgroups; ++g)
+        for (int c = 0; c < 3; ++c)
+          vcm[g][c] = comm_mass_[g] > 0.0 ? from_fixed(red[kGroupMomentum + 3 * g + c], kMomentumFixedScale) *
+                                                (1.0 / comm_mass_[g])
+                                          : 0.0;
+      for (DdDomain& d : dom_)
+        for (size_t i = 0; i < d.v.size(); ++i)
+          if (d.comm_group[i] >= 0 && d.mass[i] > 0.0) d.v[i] -= vcm[d.comm_group[i]];
+    } else if (r.comm && total_mass_ > 0.0) {
       Vec3 vcm;
       for (int c = 0; c < 3; ++c)
         vcm[c] = from_fixed(red[kMomentum + c], kMomentumFixedScale) * (1.0 / total_mass_);

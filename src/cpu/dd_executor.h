@@ -16,9 +16,9 @@
 #include "cpu/dd_domain.h"
 #include "cpu/dd_stats.h"
 #include "cpu/lincs.h"
-#include "cpu/sd.h"
 #include "cpu/nonbonded.h"
 #include "cpu/pme.h"
+#include "cpu/sd.h"
 #include "domdec/grid.h"
 
 namespace halomd {
@@ -78,14 +78,15 @@ class DdExecutor final : public Executor {
   BondedCpu bonded_;             // the listed interactions' definitions, run on each domain's share
   std::vector<Vec3> f_listed_;   // scratch: a domain's listed forces on its local atoms
   double total_mass_ = 0.0;
-  std::vector<DdDomain> dom_;  // one per slot (transport_->domains())
+  std::vector<double> comm_mass_;  // several comm-grps: each group's mass
+  std::vector<DdDomain> dom_;      // one per slot (transport_->domains())
 
   int64_t step_ = 0;
   Tensor ke_half_prev_;        // global; valid when ke_prev_valid_
   bool ke_prev_valid_ = true;  // else the domains' ke_fixed still have to be summed
   TemperatureCoupling coupling_;
   std::optional<StochasticDynamics> sd_;  // integrator = sd
-  std::vector<double> group_ke_prev_;  // several tc-grps: KE(n - 1/2) per group, with ke_half_prev_
+  std::vector<double> group_ke_prev_;     // several tc-grps: KE(n - 1/2) per group, with ke_half_prev_
   DdStats stats_;
 };
 

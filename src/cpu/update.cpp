@@ -110,6 +110,20 @@ void remove_com_velocity(std::vector<Vec3>& v, const std::vector<double>& mass) 
     if (mass[i] > 0.0) v[i] -= vcm;
 }
 
+void remove_com_velocity(std::vector<Vec3>& v, const std::vector<double>& mass, const std::vector<int>& group,
+                         int groups) {
+  std::vector<Vec3> p(groups);
+  std::vector<double> m(groups, 0.0);
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (group[i] < 0) continue;
+    p[group[i]] += v[i] * mass[i];
+    m[group[i]] += mass[i];
+  }
+  for (int g = 0; g < groups; ++g) p[g] = m[g] > 0.0 ? p[g] * (1.0 / m[g]) : Vec3{};
+  for (size_t i = 0; i < v.size(); ++i)
+    if (group[i] >= 0 && mass[i] > 0.0) v[i] -= p[group[i]];
+}
+
 int find_runaway_atom(const std::vector<Vec3>& x, const std::vector<Vec3>& x_new, double max_nm) {
   const double max2 = max_nm * max_nm;
   for (size_t i = 0; i < x.size(); ++i) {

@@ -39,6 +39,9 @@ Tensor kinetic_energy_tensor(const std::vector<Vec3>& v, const std::vector<doubl
 
 // Subtracts the centre-of-mass velocity from every atom (comm-mode Linear).
 void remove_com_velocity(std::vector<Vec3>& v, const std::vector<double>& mass);
+// The same per comm-grps group (group[i] in [0, groups), or -1: atom i keeps its velocity).
+void remove_com_velocity(std::vector<Vec3>& v, const std::vector<double>& mass, const std::vector<int>& group,
+                         int groups);
 
 // Index of the first atom that moved more than max_nm between x and x_new or whose position is not finite,
 // else -1.

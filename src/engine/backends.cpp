@@ -261,6 +261,10 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
                      "the topology has bonded interactions ([ bonds ], [ angles ], [ dihedrals ], [ pairs ], "
                      "[ position_restraints ]), which run with --backend cpu (one domain or several) or on "
                      "one GPU (--backend cuda without domains) so far");
+  if (config.comm_group && options.backend != "cpu")
+    throw InputError(options.mdp, config.mdp->comm_grps_line,
+                     "comm-grps other than the whole system run with --backend cpu so far (one domain or "
+                     "several)");
   if (config.mdp->integrator == Integrator::Sd && options.backend != "cpu")
     throw InputError(
         options.mdp, 0,

@@ -290,7 +290,11 @@ RunSummary run_md(const RunOptions& options) {
       // Then the virtual sites from the constrained atoms (md.cpp; a continuation keeps the input's).
       construct_vsites(top.vsites, st.x, box);
       // GROMACS's first compute_globals then removes the centre-of-mass motion (md.cpp).
-      if (mdp.comm_mode == CommMode::Linear) remove_com_velocity(st.v, top.mass);
+      // (per comm-grps group where there are several).
+      if (mdp.comm_mode == CommMode::Linear && in.comm_groups > 0)
+        remove_com_velocity(st.v, top.mass, in.comm_group, in.comm_groups);
+      else if (mdp.comm_mode == CommMode::Linear)
+        remove_com_velocity(st.v, top.mass);
     }
     st.ke_half_prev = kinetic_energy_tensor(st.v, top.mass, threads);
     st.atoms_hash = atoms_hash(top);
@@ -303,6 +307,10 @@ RunSummary run_md(const RunOptions& options) {
   cfg.box = box;
   cfg.grid_box = in.gro.box;
   cfg.ndf = in.ndf;
+  if (in.comm_groups > 0) {
+    cfg.comm_group = &in.comm_group;
+    cfg.comm_groups = in.comm_groups;
+  }
   if (in.tc_ndf.size() > 1) {
     cfg.tc_group = &in.tc_group;
     cfg.tc_ndf = in.tc_ndf;

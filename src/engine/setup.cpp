@@ -181,6 +181,77 @@ std::vector<char> group_atoms(const std::string& name, const Topology& top,
 // Several tc-grps: each atom in exactly one group, and each group's degrees of freedom as GROMACS's
 // calc_nrdf_tc counts them (3 per atom, 1 less per SETTLE atom, 1/2 less per atom of a LINCS constraint,
 // then the centre of mass's 3 taken from all groups in proportion).
+// The group of each atom among `names` (an index file's groups with -n, else GROMACS's default groups) for
+// the .mdp option `option` on line `line`, as grompp assigns them: an atom in two groups is an error, one in
+// none too unless `rest` (then -1: GROMACS's rest group).
+std::vector<int> atom_groups(const std::vector<std::string>& names, const std::string& option, int line,
+                             const Topology& top, const std::string& mdp_path,
+                             const std::vector<io::IndexGroup>* index, bool rest) {
+  const int n = top.num_atoms();
+  const auto types = index ? std::map<std::string, std::string>{} : io::read_residue_types();
+  std::vector<int> owner(n, -1);
+  for (size_t g = 0; g < names.size(); ++g) {
+    std::vector<char> atoms;
+    if (index) {
+      atoms.assign(n, 0);
+      for (int a : index_group(*index, names[g])->atoms) atoms[a] = 1;  // numbers checked at reading
+    } else {
+      atoms = group_atoms(names[g], top, types);
+    }
+    if (atoms.empty())
+      throw InputError(
+          mdp_path, line,
+          option + ": no group '" + names[g] +
+              "' (GROMACS's default groups: System, Protein, Non-Protein, Water, SOL, non-Water, "
+              "Ion, Water_and_ions, a molecule or residue name" +
+              (types.empty() ? "; residuetypes.dat of GROMACS was not found" : "") + ")");
+    for (int a = 0; a < n; ++a)
+      if (atoms[a]) {
+        if (owner[a] >= 0)
+          throw InputError(
+              mdp_path, line,
+              fmt::format("{}: atom {} is in both {} and {}", option, a + 1, names[owner[a]], names[g]));
+        owner[a] = static_cast<int>(g);
+      }
+  }
+  if (!rest)
+    for (int a = 0; a < n; ++a)
+      if (owner[a] < 0)
+        throw InputError(mdp_path, line,
+                         fmt::format("{}: atom {} ({} {}) is in none of the groups", option, a + 1,
+                                     top.residue_name[a], top.atom_name[a]));
+  return owner;
+}
+
+// comm-grps: the whole system (the default, or one group of every atom) leaves in.comm_group empty.
+void assign_comm_groups(const MdParams& p, const std::string& mdp_path, SimulationInputs& in,
+                        const std::vector<io::IndexGroup>* index, const std::string& index_path) {
+  in.comm_group.clear();
+  in.comm_groups = 0;
+  if (p.comm_grps.empty()) return;
+  if (index)
+    for (const std::string& name : p.comm_grps)
+      if (!index_group(*index, name))
+        throw InputError(mdp_path, p.comm_grps_line,
+                         "comm-grps: no group '" + name + "' in the index file " + index_path);
+  std::vector<int> owner =
+      atom_groups(p.comm_grps, "comm-grps", p.comm_grps_line, in.top, mdp_path, index, true);
+  const long outside = std::count(owner.begin(), owner.end(), -1);
+  if (p.comm_grps.size() == 1 && outside == 0) return;
+  if (outside > 0)  // grompp's warning (an error there without -maxwarn)
+    std::fprintf(stderr,
+                 "halomd: warning: %s:%d: %ld atoms are not part of any centre-of-mass motion removal group "
+                 "(comm-grps), which may lead to artefacts; in most cases one group for the whole system is "
+                 "meant\n",
+                 mdp_path.c_str(), p.comm_grps_line, outside);
+  in.comm_group = std::move(owner);
+  in.comm_groups = static_cast<int>(p.comm_grps.size());
+}
+
+// Several tc-grps: each atom in exactly one group, and each group's degrees of freedom as GROMACS's
+// calc_nrdf_tc counts them (3 per atom, 1 less per SETTLE atom, 1/2 less per atom of a LINCS constraint;
+// then, for the centre of mass of each comm-grps group, its 3 taken in proportion: from tc group g the share
+// of comm group j's degrees of freedom (less 3) that g's atoms in j make of g's atoms).
 void assign_tc_groups(const MdParams& p, const std::string& mdp_path, SimulationInputs& in,
                       const std::vector<io::IndexGroup>* index, const std::string& index_path) {
   const Topology& top = in.top;
@@ -193,52 +264,41 @@ void assign_tc_groups(const MdParams& p, const std::string& mdp_path, Simulation
       if (!index_group(*index, name))
         throw InputError(mdp_path, p.tc_grps_line,
                          "tc-grps: no group '" + name + "' in the index file " + index_path);
-  if (groups > 1) {
-    const auto types = index ? std::map<std::string, std::string>{} : io::read_residue_types();
-    std::vector<int> owner(n, -1);
-    for (int g = 0; g < groups; ++g) {
-      std::vector<char> atoms;
-      if (index) {
-        atoms.assign(n, 0);
-        for (int a : index_group(*index, p.tc_grps[g])->atoms) atoms[a] = 1;  // numbers checked at reading
-      } else {
-        atoms = group_atoms(p.tc_grps[g], top, types);
-      }
-      if (atoms.empty())
-        throw InputError(
-            mdp_path, p.tc_grps_line,
-            "tc-grps: no group '" + p.tc_grps[g] +
-                "' (GROMACS's default groups: System, Protein, Non-Protein, Water, SOL, non-Water, "
-                "Ion, Water_and_ions, a molecule or residue name" +
-                (types.empty() ? "; residuetypes.dat of GROMACS was not found" : "") + ")");
-      for (int a = 0; a < n; ++a)
-        if (atoms[a]) {
-          if (owner[a] >= 0)
-            throw InputError(mdp_path, p.tc_grps_line,
-                             fmt::format("tc-grps: atom {} is in both {} and {}", a + 1, p.tc_grps[owner[a]],
-                                         p.tc_grps[g]));
-          owner[a] = g;
-        }
-    }
-    for (int a = 0; a < n; ++a)
-      if (owner[a] < 0)
-        throw InputError(mdp_path, p.tc_grps_line,
-                         fmt::format("tc-grps: atom {} ({} {}) is in none of the groups", a + 1,
-                                     top.residue_name[a], top.atom_name[a]));
-    in.tc_group = owner;
-  }
-  std::vector<double> uc(groups, 0.0);
-  for (int a = 0; a < n; ++a)
-    if (top.mass[a] > 0.0) uc[in.tc_group[a]] += 3.0;
+  if (groups > 1)
+    in.tc_group = atom_groups(p.tc_grps, "tc-grps", p.tc_grps_line, top, mdp_path, index, false);
+  // Each atom's degrees of freedom before the centres of mass, by tc group and by comm group (the last: the
+  // rest, or every atom without comm-grps).
+  const int nv = in.comm_groups;
+  const auto vcm_of = [&](int a) { return nv == 0 || in.comm_group[a] < 0 ? nv : in.comm_group[a]; };
+  std::vector<double> dof(n, 0.0);
+  for (int a = 0; a < n; ++a) dof[a] = top.mass[a] > 0.0 ? 3.0 : 0.0;
   for (const Settle& s : top.settles)
-    for (int a : {s.o, s.h1, s.h2}) uc[in.tc_group[a]] -= 1.0;
+    for (int a : {s.o, s.h1, s.h2}) dof[a] -= 1.0;
   for (const Constraint& c : top.constraints)
-    for (int a : {c.a, c.b}) uc[in.tc_group[a]] -= 0.5;
-  double total = 0.0;
-  for (double u : uc) total += u;
+    for (int a : {c.a, c.b}) dof[a] -= 0.5;
+  std::vector<double> uc(groups, 0.0), vcm(nv + 1, 0.0);
+  std::vector<std::vector<double>> na(groups, std::vector<double>(nv + 1, 0.0));
+  std::vector<double> na_tot(groups, 0.0);
+  for (int a = 0; a < n; ++a) {
+    uc[in.tc_group[a]] += dof[a];
+    vcm[vcm_of(a)] += dof[a];
+    na[in.tc_group[a]][vcm_of(a)] += 1.0;
+    na_tot[in.tc_group[a]] += 1.0;
+  }
   const double com = p.comm_mode == CommMode::Linear ? 3.0 : 0.0;
-  in.tc_ndf.resize(groups);
-  for (int g = 0; g < groups; ++g) in.tc_ndf[g] = total > 0 ? uc[g] * (total - com) / total : 0.0;
+  in.tc_ndf.assign(groups, 0.0);
+  if (nv == 0) {  // one centre of mass: the whole system's
+    double total = 0.0;
+    for (double u : uc) total += u;
+    for (int g = 0; g < groups; ++g) in.tc_ndf[g] = total > 0 ? uc[g] * (total - com) / total : 0.0;
+    return;
+  }
+  for (int g = 0; g < groups; ++g)
+    for (int j = 0; j <= nv; ++j) {
+      const double sub = j < nv ? com : 0.0;
+      if (vcm[j] > 0.0 && na_tot[g] > 0.0)
+        in.tc_ndf[g] += uc[g] * (na[g][j] / na_tot[g]) * (vcm[j] - sub) / vcm[j];
+    }
 }
 
 // Position restraints: each one's reference position from the -r structure (the -c one without -r), as grompp
@@ -382,8 +442,14 @@ SimulationInputs load_inputs(const RunOptions& options) {
   for (double m : in.top.mass) with_mass += m > 0.0 ? 1 : 0;
   in.ndf = 3.0 * with_mass - nconstr - (p.comm_mode == CommMode::Linear ? 3.0 : 0.0);
   if (in.ndf <= 0) throw InputError(options.top, 0, "the system has no degrees of freedom");
+  assign_comm_groups(p, options.mdp, in, index_groups, options.index);
   assign_tc_groups(p, options.mdp, in, index_groups, options.index);
-  if (in.tc_ndf.size() == 1) in.tc_ndf[0] = in.ndf;  // the same number as before, to the last bit
+  if (in.comm_groups > 0) {  // several centres of mass: grompp's total is the groups' sum
+    in.ndf = 0.0;
+    for (double d : in.tc_ndf) in.ndf += d;
+  } else if (in.tc_ndf.size() == 1) {
+    in.tc_ndf[0] = in.ndf;  // the same number as before, to the last bit
+  }
   if (p.integrator == Integrator::Steep) {
     // Energy minimisation searches pairs at every evaluation, so the list's buffer only costs; grompp sets
     // 1.05 x the cut-off (readir.cpp) and halomd does the same.

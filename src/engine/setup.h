@@ -18,7 +18,11 @@ struct SimulationInputs {
   double ndf = 0.0;            // degrees of freedom: 3N - constraints - 3 with COM removal
   std::vector<int> tc_group;   // per atom: its tc-grps group (all 0 for one group)
   std::vector<double> tc_ndf;  // per tc-grps group: its degrees of freedom (GROMACS's calc_nrdf_tc)
-  std::string rlist_source;    // how rlist was chosen, for the log
+  // comm-grps other than the whole system: per atom its group (-1: none, its motion is kept), and their
+  // count.
+  std::vector<int> comm_group;
+  int comm_groups = 0;
+  std::string rlist_source;  // how rlist was chosen, for the log
 };
 
 // Reads and cross-checks the three inputs. Every problem is an InputError naming the file (and line) before

@@ -328,7 +328,10 @@ void MdpReader::register_options() {
     p_.comm_mode = choice(e, {"Linear", "None"}) == 0 ? CommMode::Linear : CommMode::None;
   });
   add({"nstcomm"}, [this](const Entry& e) { p_.nstcomm = integer(e); });
-  add({"comm-grps"}, [this](const Entry& e) { group(e); });
+  add({"comm-grps"}, [this](const Entry& e) {
+    p_.comm_grps = words(e.value);
+    p_.comm_grps_line = e.line;
+  });
   add({"pbc"}, [this](const Entry& e) { choice(e, {"xyz"}); });
   add({"gen-vel"}, [this](const Entry& e) { p_.gen_vel = yes_no(e); });
   add({"gen-temp"}, [this](const Entry& e) { p_.gen_temp = real(e); });
