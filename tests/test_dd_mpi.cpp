@@ -106,6 +106,40 @@ TEST(MpiTransport, PeptideOnFourRanksGivesBitwiseTheFilesOfTheLocalTransport) {
   EXPECT_GT(e["proper_dih"][0], 100.0);
 }
 
+// What the CPU decomposition took on in the twenty-fourth session, on ranks: bitwise the files of the same
+// domains in one process (every sum over domains is in fixed point). Two thermostats and two centres of mass
+// on the peptide (4 ranks), TIP4P's virtual sites (4 ranks), C-rescale and SD on water (3 ranks).
+TEST(MpiTransport, NewInputsOnRanksGiveBitwiseTheFilesOfTheLocalTransport) {
+  SKIP_WITHOUT_MPI();
+  struct Case {
+    const char* name;
+    const char* system;
+    const char* mdp;
+    int ranks;
+    const char* dd;
+  };
+  const Case cases[] = {{"comm", "bonded/solvated", "../../tcgroups/comm_groups.mdp", 4, "--dd 2 2 1"},
+                        {"vsite", "vsite/tip4p", "nve.mdp", 4, "--dd 2 2 1"},
+                        {"crescale", "spce_1k5", "../pcoupl/iso_rf.mdp", 3, "--dd 3 1 1"},
+                        {"sd", "spce_1k5", "../sd/hot.mdp", 3, "--dd 3 1 1"}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string out = make_temp_dir(std::string("mpi_new_") + c.name);
+    const std::map<std::string, std::string> set = {{"nsteps", "20"},
+                                                    {"nstenergy", "10"},
+                                                    {"nstcalcenergy", "10"},
+                                                    {"nstxout-compressed", "10"},
+                                                    {"ld-seed", "5"}};
+    std::string log;
+    ASSERT_EQ(run_halomd(c.system, c.mdp, set, out + "/local",
+                         "--domains " + std::to_string(c.ranks) + " " + c.dd, &log),
+              0)
+        << log;
+    ASSERT_EQ(run_halomd_under(mpirun(c.ranks), c.system, c.mdp, set, out + "/mpi", c.dd, &log), 0) << log;
+    expect_same_files(out + "/local", out + "/mpi");
+  }
+}
+
 // Direct halo pulses (HALOMD_DD_DIRECT=1, domdec/halo_plan.h: each halo zone straight from its owner) bring
 // each domain the chained pulses' atoms in the same order with the same positions, and the forces come
 // back as integers, so the files are bitwise those of chained pulses: on 4 ranks (x, y and xy pulses

@@ -9,6 +9,8 @@
 #include <numeric>
 #include <sstream>
 
+#include "core/units.h"
+#include "cpu/sd.h"
 #include "support/run_helpers.h"
 #include "support/test_support.h"
 #include "tolerances.h"
@@ -95,6 +97,38 @@ TEST(StochasticDynamics, ThreadsDomainsAndContinuationDrawTheSameNumbers) {
       run_halomd("spce_1k5", "../sd/hot.mdp", {{"nsteps", "60"}, {"ld-seed", "18"}}, out + "/seed", "", &log),
       0);
   EXPECT_NE(read_text(out + "/seed/confout.gro"), read_text(out + "/one/confout.gro"));
+}
+
+// Each group's noise has its own temperature: from rest, with unit masses and ref-t 100 and 400 K, the kicks'
+// variance per dimension is kB ref-t (1 - em^2) in each group (20,000 atoms, within 3%), friction alone for
+// ref-t 0 (a third group), and the numbers depend on the seed, step and atom only.
+TEST(StochasticDynamics, EachGroupsNoiseHasItsTemperature) {
+  MdParams mdp;
+  mdp.integrator = Integrator::Sd;
+  mdp.dt = 0.002;
+  mdp.tau_ts = {0.5, 1.0, 0.5};
+  mdp.ref_ts = {100.0, 400.0, 0.0};
+  const StochasticDynamics sd(mdp, 3, 12345);
+  const int n = 30000;
+  std::vector<Vec3> v(n), x(n);
+  std::vector<double> inv_mass(n, 1.0);
+  std::vector<int> group(n);
+  for (int i = 0; i < n; ++i) group[i] = i % 3;
+  sd.friction_and_noise(7, v, inv_mass, &group, {}, mdp.dt, x, 2);
+  double sum2[3] = {0, 0, 0};
+  for (int i = 0; i < n; ++i) sum2[group[i]] += norm2(v[i]);
+  for (int g = 0; g < 2; ++g) {
+    const double em = std::exp(-mdp.dt / mdp.tau_ts[g]);
+    const double expect = units::kBoltzmann * mdp.ref_ts[g] * (1.0 - em * em);
+    EXPECT_NEAR(sum2[g] / (3.0 * (n / 3)), expect, 0.03 * expect) << "group " << g;  // per component
+  }
+  EXPECT_EQ(sum2[2], 0.0);
+  // The same call again draws the same numbers; another step others.
+  std::vector<Vec3> v2(n), v3(n), x2(n);
+  sd.friction_and_noise(7, v2, inv_mass, &group, {}, mdp.dt, x2, 1);
+  sd.friction_and_noise(8, v3, inv_mass, &group, {}, mdp.dt, x2, 1);
+  EXPECT_EQ(v2[1].x, v[1].x);
+  EXPECT_NE(v3[1].x, v[1].x);
 }
 
 TEST(StochasticDynamics, WhatItDoesNotRunIsRefusedNamingTheLine) {

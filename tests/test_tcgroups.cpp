@@ -143,8 +143,7 @@ TEST(TcGroups, CommGroupsMatchGromacs) {
 }
 
 // On 4 and 8 domains of update groups (the CPU decomposition): grompp's degrees of freedom and gmx_d's path,
-// the groups' kinetic energies summed over domains in fixed point; and a continuation of a 4-domain run on 2
-// domains gives the uninterrupted run's files.
+// the groups' kinetic energies summed over domains in fixed point.
 TEST(TcGroups, DomainsFollowGromacsNoiselessPath) {
   expect_groups_like_gromacs(kMdp, "--domains 4", "tcgroups/ndf.txt", "tcgroups/reference.txt", "t_Protein",
                              "t_Non-Protein");

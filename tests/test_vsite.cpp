@@ -183,8 +183,36 @@ TEST(Vsite, InputErrorsNameTheLineAndGpusRefuseThem) {
       EXPECT_NE(std::string(e.what()).find(path + cases[k].second), std::string::npos) << e.what();
     }
   }
+  // A massless atom that is no virtual site (grompp refuses it too).
+  const std::string massless = write_top(dir, "m.top", head + tail);
+  try {
+    io::read_top(massless);
+    ADD_FAILURE() << "no error for a massless atom";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(":8: [ moleculetype ] W: atom 4 (W M) has mass 0"),
+              std::string::npos)
+        << e.what();
+  }
+  // A constraint or a bond on a site: grompp refuses the one and removes the other; halomd refuses both,
+  // naming the site's entry (TIP4P with the site constrained to the oxygen, or bonded to it).
+  const std::string water =
+      "#include \"oplsaa.ff/forcefield.itp\"\n[ moleculetype ]\nSOL 2\n[ atoms ]\n1 opls_113 1 SOL OW 1 0.0\n"
+      "2 opls_114 1 SOL HW1 1 0.52\n3 opls_114 1 SOL HW2 1 0.52\n4 opls_115 1 SOL MW 1 -1.04\n[ settles ]\n"
+      "1 1 0.09572 0.15139\n[ exclusions ]\n1 2 3 4\n2 1 3 4\n3 1 2 4\n4 1 2 3\n[ virtual_sites3 ]\n"
+      "4 1 2 3 1 0.128012065 0.128012065\n";
+  const std::string molecules = "[ system ]\nx\n[ molecules ]\nSOL 909\n";
   std::string log;
+  for (const std::string& extra :
+       {std::string("[ constraints ]\n1 4 1 0.015\n"), std::string("[ bonds ]\n1 4 1 0.015 1000\n")}) {
+    const std::string top = write_top(dir, "c.top", water + extra + molecules);
+    const std::string cmd = std::string(HALOMD_BIN) + " run -c " + data_path("vsite/tip4p/conf.gro") +
+                            " -p " + top + " -f " + data_path("vsite/tip4p/step0_rf.mdp") + " -o " + dir +
+                            "/c";
+    EXPECT_EQ(run_command(cmd, &log), 2) << log;
+    EXPECT_NE(log.find(top + ":17: atom 4 is a virtual site and in a "), std::string::npos) << log;
+  }
   EXPECT_EQ(run_halomd("vsite/tip4p", "step0.mdp", {}, dir + "/gpu", "--backend cuda", &log), 2);
+  EXPECT_NE(log.find("tip4p.itp:"), std::string::npos) << log;  // names the first site's entry
   EXPECT_NE(log.find("virtual sites"), std::string::npos) << log;
 }
 

@@ -33,6 +33,7 @@ struct MdParams {
   // stochastic dynamics, each tc-grps group with its tau-t as inverse friction and its ref-t; tcoupl is then
   // no)
   Integrator integrator = Integrator::Md;
+  int integrator_line = 0;
   bool temperature_coupled() const { return tcoupl != Tcoupl::No || integrator == Integrator::Sd; }
   double emtol = 10.0;   // kJ/mol/nm: steep stops when the largest force is below it
   double emstep = 0.01;  // nm: steep's first step length

@@ -281,8 +281,8 @@ void build_group_interactions(DdDomain& dom, const Topology& top, const LocalTop
     if (ix.vsite_of[plan.global[i]] >= 0) sites.push_back(ix.vsite_of[plan.global[i]]);
   std::sort(sites.begin(), sites.end());
   dom.vsites.clear();
-  for (int k : sites) {
-    VirtualSite v = top.vsites[k];
+  for (int s : sites) {
+    VirtualSite v = top.vsites[s];
     v.site = local_of[v.site];
     for (int k = 0; k < (v.kind == VsiteKind::Two ? 2 : 3); ++k) {
       int& a = v.atoms[k];

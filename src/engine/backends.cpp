@@ -267,16 +267,16 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
                      "several)");
   if (config.mdp->integrator == Integrator::Sd && options.backend != "cpu")
     throw InputError(
-        options.mdp, 0,
+        options.mdp, config.mdp->integrator_line,
         "integrator = sd runs with --backend cpu so far (one domain or several); GPUs take md with "
         "V-rescale");
   if (options.backend != "cpu" && !config.top->vsites.empty())
-    throw InputError(options.top, 0,
+    throw InputError(config.top->vsite_file, config.top->vsite_line,
                      "the topology has virtual sites ([ virtual_sites2 ], [ virtual_sites3 ]: TIP4P or TIP5P "
                      "water, ...), which run with --backend cpu so far (one domain or several)");
   if (options.backend != "cpu" && std::any_of(config.top->bonded.begin(), config.top->bonded.end(),
                                               [](const BondedTerm& t) { return t.kind == BondedKind::Cmap; }))
-    throw InputError(options.top, 0,
+    throw InputError(config.top->cmap_file, config.top->cmap_line,
                      "the topology has [ cmap ] terms (CHARMM's CMAP), which run with --backend cpu so far "
                      "(one domain or several)");
   if ((config.mdp->vdw_modifier == VdwModifier::ForceSwitch ||

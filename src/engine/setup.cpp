@@ -9,6 +9,7 @@
 
 #include "core/errors.h"
 #include "core/units.h"
+#include "cpu/listed_term.h"
 #include "engine/verlet_buffer.h"
 #include "fmt/format.h"
 #include "io/mdp.h"
@@ -115,6 +116,39 @@ void check_whole_system_groups(const MdParams& p, const Topology& top, const std
           g.option + " = " + g.group +
               ": halomd runs one group holding every atom (System, a molecule or residue name that "
               "every atom has, or Water in a water box); this one is not the whole system");
+  }
+}
+
+// Virtual sites are built from their atoms, not moved: grompp refuses constraints on them
+// (check_vsite_constraints) and removes the bonds, angles and dihedrals their constructions fix
+// (clean_vsite_bondeds); halomd refuses both for now, naming the site's entry. 1-4 pairs and position
+// restraints on sites run.
+void check_vsite_interactions(const Topology& top) {
+  if (top.vsites.empty()) return;
+  std::vector<int> site(top.num_atoms(), -1);
+  for (size_t k = 0; k < top.vsites.size(); ++k) site[top.vsites[k].site] = static_cast<int>(k);
+  const auto fail = [&](int a, const std::string& what) {
+    const std::string& where = top.vsite_where[site[a]];
+    const size_t colon = where.rfind(':');
+    throw InputError(where.substr(0, colon), std::stoi(where.substr(colon + 1)),
+                     "atom " + std::to_string(a + 1) + " is a virtual site and " + what);
+  };
+  for (const Constraint& c : top.constraints)
+    for (int a : {c.a, c.b})
+      if (site[a] >= 0)
+        fail(a,
+             "in a constraint ([ constraints ], or a bond the constraints option turns into one): "
+             "grompp refuses constraints on virtual sites");
+  for (const Settle& w : top.settles)
+    for (int a : {w.o, w.h1, w.h2})
+      if (site[a] >= 0) fail(a, "in a SETTLE water (the water's three atoms must have mass)");
+  for (const BondedTerm& t : top.bonded) {
+    if (t.kind == BondedKind::Pair14 || t.kind == BondedKind::PosRes) continue;
+    for (int k = 0; k < listed_atom_count(t.kind); ++k)
+      if (site[t.atoms[k]] >= 0)
+        fail(t.atoms[k],
+             "in a bond, angle or dihedral: grompp removes those its construction fixes; halomd "
+             "does not yet (leave them out of the topology)");
   }
 }
 
@@ -420,6 +454,7 @@ SimulationInputs load_inputs(const RunOptions& options) {
   const std::vector<io::IndexGroup>* index_groups = options.index.empty() ? nullptr : &index;
   check_whole_system_groups(p, in.top, options.mdp, index_groups);
   convert_bonds_to_constraints(p, in.top);
+  check_vsite_interactions(in.top);
   if (p.constraint_shake && !in.top.constraints.empty())
     throw InputError(options.mdp, p.constraint_algorithm_line,
                      "constraint-algorithm = shake: halomd solves constraints with LINCS (the default)");

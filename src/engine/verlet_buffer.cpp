@@ -46,21 +46,35 @@ std::vector<BufferType> buffer_types(const Topology& top) {
   // site's (exact for the linear constructions; the lightest constructing atom otherwise), as
   // calc_verletbuf.cpp's get_vsite_masses.
   std::vector<double> mass = top.mass;
-  for (const VirtualSite& s : top.vsites) {
-    const double m1 = mass[s.atoms[0]], m2 = mass[s.atoms[1]], m3 = mass[s.atoms[2]];
-    const double a = s.p[0], b = s.p[1];
-    switch (s.kind) {
-      case VsiteKind::Two:
-        mass[s.site] = m1 * m2 / (m2 * (1.0 - a) * (1.0 - a) + m1 * a * a);
-        break;
-      case VsiteKind::Three:
-        mass[s.site] =
-            m1 * m2 * m3 / (m2 * m3 * (1.0 - a - b) * (1.0 - a - b) + m1 * m3 * a * a + m1 * m2 * b * b);
-        break;
-      case VsiteKind::ThreeOut:
-        mass[s.site] = std::min({m1, m2, m3});
-        break;
+  // A site built from another site takes that one's mass: passes until none is left (sites later in the
+  // list than the sites they are built from need one pass).
+  for (size_t pass = 0; pass <= top.vsites.size(); ++pass) {
+    bool again = false;
+    for (const VirtualSite& s : top.vsites) {
+      if (mass[s.site] > 0.0) continue;
+      const int na = s.kind == VsiteKind::Two ? 2 : 3;
+      bool ready = true;
+      for (int k = 0; k < na; ++k) ready = ready && mass[s.atoms[k]] > 0.0;
+      if (!ready) {
+        again = true;
+        continue;
+      }
+      const double m1 = mass[s.atoms[0]], m2 = mass[s.atoms[1]], m3 = mass[s.atoms[2]];
+      const double a = s.p[0], b = s.p[1];
+      switch (s.kind) {
+        case VsiteKind::Two:
+          mass[s.site] = m1 * m2 / (m2 * (1.0 - a) * (1.0 - a) + m1 * a * a);
+          break;
+        case VsiteKind::Three:
+          mass[s.site] =
+              m1 * m2 * m3 / (m2 * m3 * (1.0 - a - b) * (1.0 - a - b) + m1 * m3 * a * a + m1 * m2 * b * b);
+          break;
+        case VsiteKind::ThreeOut:
+          mass[s.site] = std::min({m1, m2, m3});
+          break;
+      }
     }
+    if (!again) break;
   }
   std::vector<BufferType> types;
   for (int i = 0; i < n; ++i) {

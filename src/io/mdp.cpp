@@ -238,6 +238,7 @@ void MdpReader::register_options() {
   add({"integrator"}, [this](const Entry& e) {
     const Integrator kinds[] = {Integrator::Md, Integrator::Sd, Integrator::Steep};
     p_.integrator = kinds[choice(e, {"md", "sd", "steep"})];
+    p_.integrator_line = e.line;
   });
   add({"emtol"}, [this](const Entry& e) { p_.emtol = real(e); });
   add({"emstep"}, [this](const Entry& e) { p_.emstep = real(e); });

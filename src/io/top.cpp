@@ -127,7 +127,19 @@ Topology expand(const TopData& d, const std::string& path) {
       unsupported_order = m.unsupported_order;
       t.unsupported = m.unsupported;
     }
-    if (!exclusions.count(mi)) exclusions[mi] = local_exclusions(m);
+    if (!exclusions.count(mi)) {
+      // Only virtual sites may be massless (grompp refuses any other atom without mass).
+      std::vector<char> site(natoms, 0);
+      for (const VirtualSite& v : m.vsites) site[v.site] = 1;
+      for (int a = 0; a < natoms; ++a)
+        if (!(m.atoms[a].mass > 0.0) && !site[a])
+          throw InputError(m.file, m.line,
+                           "[ moleculetype ] " + m.name + ": atom " + std::to_string(a + 1) + " (" +
+                               m.atoms[a].residue + " " + m.atoms[a].name + ") has mass " +
+                               std::to_string(m.atoms[a].mass) +
+                               " (expected more than 0: only virtual sites may be massless)");
+      exclusions[mi] = local_exclusions(m);
+    }
     const std::vector<std::vector<int>>& local = exclusions[mi];
     for (int c = 0; c < count; ++c, ++molecule) {
       const int base = t.num_atoms();
@@ -147,10 +159,12 @@ Topology expand(const TopData& d, const std::string& path) {
       for (const TopSettle& s : m.settles)
         t.settles.push_back({base + s.oxygen, base + s.oxygen + 1, base + s.oxygen + 2, s.d_oh, s.d_hh});
       for (const Constraint& c : m.constraints) t.constraints.push_back({base + c.a, base + c.b, c.length});
-      for (VirtualSite v : m.vsites) {
+      for (size_t k = 0; k < m.vsites.size(); ++k) {
+        VirtualSite v = m.vsites[k];
         v.site += base;
         for (int& a : v.atoms) a += base;
         t.vsites.push_back(v);
+        t.vsite_where.push_back(m.vsite_where[k]);
       }
       for (BondedTerm term : m.interactions) {
         for (int& a : term.atoms) a += base;
@@ -160,6 +174,10 @@ Topology expand(const TopData& d, const std::string& path) {
   }
   fill_lj(d, path, t);
   for (const TopCmapType& c : d.cmap_types) t.cmap_grids.push_back(make_cmap_grid(c.spacing, c.values));
+  t.vsite_file = d.vsite_file;
+  t.vsite_line = d.vsite_line;
+  t.cmap_file = d.cmap_file;
+  t.cmap_line = d.cmap_line;
   return t;
 }
 

@@ -75,6 +75,7 @@ class Fields {
     return k < f_.size() ? std::vector<std::string>(f_.begin() + k, f_.end()) : std::vector<std::string>{};
   }
   std::string where() const { return top_.file_of(line_) + ":" + std::to_string(line_.line); }
+  std::pair<std::string, int> file_line() const { return {top_.file_of(line_), line_.line}; }
   [[noreturn]] void fail(const std::string& msg) const {
     throw InputError(top_.file_of(line_), line_.line, directive_ + ": " + msg);
   }
@@ -411,6 +412,8 @@ void Parser::virtual_site(const Fields& f, TopMoleculeType& m, const std::vector
   for (const VirtualSite& old : m.vsites)
     if (old.site == v.site) f.fail("atom " + std::to_string(v.site + 1) + " is constructed twice");
   m.vsites.push_back(v);
+  m.vsite_where.push_back(f.where());
+  if (d_.vsite_file.empty()) std::tie(d_.vsite_file, d_.vsite_line) = f.file_line();
 }
 
 // [ cmaptypes ]: five bonded types, funct 1, the grid's two sizes (equal, as grompp requires) and its values
@@ -462,6 +465,7 @@ void Parser::interaction(const Fields& f) {
     return virtual_site(f, m, atoms, funct);
   if ((name_ == "bonds" && is_chemical_bond(funct)) || (name_ == "constraints" && funct == 1))
     m.bonds.push_back({atoms[0], atoms[1]});
+  if (name_ == "cmap" && d_.cmap_file.empty()) std::tie(d_.cmap_file, d_.cmap_line) = f.file_line();
   if (!site_list && add_interaction(d_, m, name_, atoms, funct, f.words_from(nral + 1),
                                     [&f](const std::string& msg) { f.fail(msg); }))
     return;

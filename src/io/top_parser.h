@@ -63,6 +63,7 @@ struct TopMoleculeType {
   std::vector<BondedTerm> interactions;    // the listed interactions halomd runs, local atom indices
   std::vector<Constraint> constraints;     // [ constraints ] 1 and 2, local atom indices
   std::vector<VirtualSite> vsites;         // [ virtual_sites2 ] 1, [ virtual_sites3 ] 1 and 4, local indices
+  std::vector<std::string> vsite_where;    // per site: "file:line" of its entry
   // First directive with entries that halomd cannot run ("file:line: [ bonds ]"), and its place in the input.
   std::string unsupported;
   size_t unsupported_order = 0;
@@ -79,6 +80,8 @@ struct TopData {
   // in file order.
   std::map<std::string, std::vector<TopParamType>> param_types;
   std::vector<TopCmapType> cmap_types;  // in file order
+  std::string vsite_file, cmap_file;    // the first [ virtual_sites ] and [ cmap ] entries
+  int vsite_line = 0, cmap_line = 0;
   // [ nonbond_params ] by type-name pair (the smaller name first), V and W as in [ atomtypes ].
   std::map<std::pair<std::string, std::string>, std::pair<double, double>> nonbond_params;
   std::vector<TopMoleculeType> molecule_types;
