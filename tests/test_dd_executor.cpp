@@ -1,5 +1,6 @@
 // The domain-decomposed CPU executor with the local transport, run in this process against the
 // single-domain reference: step-0 energies, pair counts, trajectories, migration, thread invariance.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -291,6 +292,11 @@ TEST(DdExecutor, AListedInteractionBeyondTheHaloStopsTheRunNamingTheStep) {
               std::string::npos)
         << what;
     EXPECT_NE(what.find("step 0"), std::string::npos) << what;
+    EXPECT_NE(
+        what.find(fmt::format("(interaction 1 of the topology, on atoms {} {}, is computed by no domain)",
+                              bond.atoms[0] + 1, bond.atoms[1] + 1)),
+        std::string::npos)
+        << what;
   }
 }
 

@@ -244,6 +244,7 @@ void build_group_interactions(DdDomain& dom, const Topology& top, const LocalTop
   }
 
   dom.listed.clear();
+  dom.listed_index.clear();
   for (int i = 0; i < nl; ++i) {
     const int g = plan.global[i];
     for (int k = ix.term_start[g]; k < ix.term_start[g + 1]; ++k) {
@@ -252,6 +253,7 @@ void build_group_interactions(DdDomain& dom, const Topology& top, const LocalTop
       if (!computed_here(t.atoms, n)) continue;
       for (int a = 0; a < n; ++a) t.atoms[a] = local_of[t.atoms[a]];
       dom.listed.push_back(t);
+      dom.listed_index.push_back(ix.term[k]);
     }
   }
 

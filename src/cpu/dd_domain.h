@@ -34,6 +34,7 @@ struct DdDomain {
   std::vector<int> type;                // per local atom
   std::vector<int> excl_start, excl;    // per local atom, local indices (LocalTopologyIndex says which)
   std::vector<BondedTerm> listed;       // the listed interactions this domain computes, on local atoms
+  std::vector<int> listed_index;        // and each one's index in Topology::bonded
   std::vector<Constraint> constraints;  // the home update groups' LINCS constraints, home-array indices
   std::vector<VirtualSite> vsites;      // the home groups' virtual sites, home-array indices
   PairList list;

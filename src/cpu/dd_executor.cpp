@@ -14,6 +14,7 @@
 #include "core/units.h"
 #include "cpu/cpu_executor.h"
 #include "cpu/fixed_point.h"
+#include "cpu/listed_term.h"
 #include "cpu/update.h"
 #include "cpu/vsite.h"
 #include "domdec/assignment.h"
@@ -215,13 +216,29 @@ void DdExecutor::search(int64_t step) {
   const int64_t want[2] = {static_cast<int64_t>(top_.bonded.size()),
                            top_.excl_start.empty() ? 0 : static_cast<int64_t>(top_.excl.size()) / 2};
   for (int c = 0; c < 2; ++c)
-    if (computed[c] != want[c])
+    if (computed[c] != want[c]) {
+      std::string which;
+      if (c == 0) {  // name the first interaction no domain (or two) computes: each counted once over ranks
+        std::vector<int64_t> count(top_.bonded.size(), 0);
+        for (const DdDomain& d : dom_)
+          for (int t : d.listed_index) ++count[t];
+        transport_->sum(count);
+        for (size_t t = 0; t < count.size() && which.empty(); ++t)
+          if (count[t] != 1) {
+            const BondedTerm& term = top_.bonded[t];
+            which = fmt::format(" (interaction {} of the topology, on atoms", t + 1);
+            for (int k = 0; k < listed_atom_count(term.kind); ++k)
+              which += " " + std::to_string(term.atoms[k] + 1);
+            which += count[t] == 0 ? ", is computed by no domain)" : ", by two)";
+          }
+      }
       throw RuntimeError(step, -1,
-                         fmt::format("the domains compute {} of the {} {}: some lie further apart than the "
+                         fmt::format("the domains compute {} of the {} {}{}: some lie further apart than the "
                                      "halo reaches (rlist {} nm plus the update groups' margin {:.3f} nm); a "
                                      "system that is breaking up, or a grid too fine for its interactions",
                                      computed[c], want[c], c == 0 ? "listed interactions" : "excluded pairs",
-                                     mdp_.rlist, range_.margin));
+                                     which, mdp_.rlist, range_.margin));
+    }
   transport_->allocate(bound);
   std::vector<int64_t> all;
   transport_->all_gather(figures, all);
