@@ -321,10 +321,6 @@ TEST(Mdp, EveryRefusalNamesFileLineAndOption) {
       {"freezegrps = Protein\n",
        "1: freezegrps = Protein is not supported (halomd accepts only an empty freezegrps)"},
       {"acc-grps = SOL\n", "1: acc-grps = SOL is not supported (halomd accepts only an empty acc-grps)"},
-      {"energygrps = Protein SOL\n",
-       "1: energygrps = Protein SOL is not supported (supported: one group holding every atom (System, or "
-       "e.g. "
-       "SOL or Water in a water box))"},
       {"dt = abc\n", "1: dt = abc: expected a number"},
       {"nsteps = 1.5\n", "1: nsteps = 1.5: expected an integer"},
       {"just some words\n", "1: expected 'option = value', got 'just some words'"},

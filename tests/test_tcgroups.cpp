@@ -140,6 +140,16 @@ TEST(TcGroups, CommGroupsMatchGromacs) {
                        out + "/both", "", &log),
             2);
   EXPECT_NE(log.find("comm-grps: atom 1 is in both Protein and System"), std::string::npos) << log;
+  // energygrps with several groups runs with a note (the terms stay the whole system's: bitwise the same
+  // file); a group that does not exist is an error.
+  ASSERT_EQ(run_halomd(kSystem, kMdp, {{"nsteps", "5"}}, out + "/one", "", &log), 0) << log;
+  ASSERT_EQ(
+      run_halomd(kSystem, kMdp, {{"nsteps", "5"}, {"energygrps", "Protein SOL"}}, out + "/eg", "", &log), 0)
+      << log;
+  EXPECT_NE(log.find("energygrps: the energy terms are the whole system's"), std::string::npos) << log;
+  EXPECT_EQ(read_text(out + "/one/energy.csv"), read_text(out + "/eg/energy.csv"));
+  EXPECT_EQ(run_halomd(kSystem, kMdp, {{"energygrps", "Protein Lipids"}}, out + "/eg2", "", &log), 2);
+  EXPECT_NE(log.find("energygrps: no group 'Lipids'"), std::string::npos) << log;
 }
 
 // On 4 and 8 domains of update groups (the CPU decomposition): grompp's degrees of freedom and gmx_d's path,

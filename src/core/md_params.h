@@ -77,6 +77,10 @@ struct MdParams {
   // atoms in none of them keep theirs, as GROMACS's rest group).
   std::vector<std::string> comm_grps;
   int comm_grps_line = 0;
+  // energygrps with several groups: checked as grompp checks them; halomd writes the whole system's terms
+  // only (a note says so).
+  std::vector<std::string> energygrps;
+  int energygrps_line = 0;
   std::vector<double> tau_ts, ref_ts;
   int tc_grps_line = 0;
   int nsttcouple = -1;  // -1: chosen as GROMACS does (see mdp.cpp)

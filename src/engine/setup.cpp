@@ -478,6 +478,20 @@ SimulationInputs load_inputs(const RunOptions& options) {
   in.ndf = 3.0 * with_mass - nconstr - (p.comm_mode == CommMode::Linear ? 3.0 : 0.0);
   if (in.ndf <= 0) throw InputError(options.top, 0, "the system has no degrees of freedom");
   assign_comm_groups(p, options.mdp, in, index_groups, options.index);
+  if (!p.energygrps.empty()) {
+    // Checked as grompp does (each atom in one group at most); the terms per group pair that GROMACS adds
+    // are not computed: a note says so rather than refusing inputs that carry the option for analysis.
+    if (index_groups)
+      for (const std::string& name : p.energygrps)
+        if (!index_group(*index_groups, name))
+          throw InputError(options.mdp, p.energygrps_line,
+                           "energygrps: no group '" + name + "' in the index file " + options.index);
+    atom_groups(p.energygrps, "energygrps", p.energygrps_line, in.top, options.mdp, index_groups, true);
+    std::fprintf(stderr,
+                 "halomd: note: %s:%d: energygrps: the energy terms are the whole system's; halomd does not "
+                 "split them by group pair (GROMACS's Coul-SR:A-B and LJ-SR:A-B)\n",
+                 options.mdp.c_str(), p.energygrps_line);
+  }
   assign_tc_groups(p, options.mdp, in, index_groups, options.index);
   if (in.comm_groups > 0) {  // several centres of mass: grompp's total is the groups' sum
     in.ndf = 0.0;

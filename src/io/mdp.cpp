@@ -234,7 +234,11 @@ void MdpReader::register_options() {
   for (const auto& [names, only] : only_default)
     for (const std::string& k : words(names))
       add({k}, [this, only = only](const Entry& e) { default_only(e, only); });
-  add({"energygrps"}, [this](const Entry& e) { group(e); });
+  add({"energygrps"}, [this](const Entry& e) {
+    if (words(e.value).size() <= 1) return group(e);
+    p_.energygrps = words(e.value);
+    p_.energygrps_line = e.line;
+  });
   add({"integrator"}, [this](const Entry& e) {
     const Integrator kinds[] = {Integrator::Md, Integrator::Sd, Integrator::Steep};
     p_.integrator = kinds[choice(e, {"md", "sd", "steep"})];
