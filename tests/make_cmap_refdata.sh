@@ -8,28 +8,12 @@
 # (nve.txt). Every number is read from GROMACS output.
 # Needs GROMACS 2022 (gmx, gmx_d), python3. Usage: bash tests/make_cmap_refdata.sh
 set -euo pipefail
-TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+NEED_GMX=1
+# shellcheck source=tests/refdata/common.sh
+. "$(dirname "$0")/refdata/common.sh"
 SRC=$TESTS/data/bonded/charmm27
 OUT=$TESTS/data/cmap
-GMX=${GMX:-gmx}
-GMXD=${GMX_D:-gmx_d}
-for exe in "$GMX" "$GMXD" python3; do
-  command -v "$exe" > /dev/null || { echo "make_cmap_refdata.sh: $exe not found" >&2; exit 1; }
-done
-version=$("$GMXD" --version 2> /dev/null | sed -n 's/^GROMACS version: *//p')
-[[ $version == 2022* ]] || { echo "make_cmap_refdata.sh: needs GROMACS 2022, $GMXD is $version" >&2; exit 1; }
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/halomd_cmap.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$OUT"
-run() {  # run NAME COMMAND...: runs in $WORK, shows the log's tail on failure
-  local name=$1
-  shift
-  (cd "$WORK" && "$@" > "$name.log" 2>&1) || {
-    echo "make_cmap_refdata.sh: $name failed:" >&2
-    tail -20 "$WORK/$name.log" >&2
-    exit 1
-  }
-}
 
 python3 "$TESTS/refdata/peptide_pdb.py" "$WORK/peptide.pdb"
 run pdb2gmx "$GMX" pdb2gmx -f peptide.pdb -o pdb.gro -p cmap.top -i posre.itp -ff charmm27 -water tip3p -ignh
@@ -67,18 +51,7 @@ ref=$OUT/reference.txt
 run grompp "$GMXD" grompp -maxwarn 0 -f "$OUT/step0.mdp" -c "$OUT/conf.gro" -p "$OUT/topol.top" -o step0.tpr
 run mdrun "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -reprod -s step0.tpr -deffnm step0
 (cd "$WORK" && seq 1 30 | "$GMXD" energy -f step0.edr -o step0.xvg > step0.energy.log 2>&1)
-python3 - "$WORK/step0.xvg" >> "$ref" << 'PY'
-import re, sys
-legends, row = {}, None
-for line in open(sys.argv[1]):
-    m = re.match(r'@ s(\d+) legend "(.*)"', line)
-    if m:
-        legends[m.group(2)] = int(m.group(1)) + 1
-    elif line.strip() and line[0] not in '#@' and row is None:
-        row = line.split()
-for name, col in legends.items():
-    print('cmap', name.replace(' ', '_'), row[col])
-PY
+python3 "$TESTS/refdata/refdata.py" first-frame "$WORK/step0.xvg" cmap >> "$ref"
 grep -q "^cmap CMAP_Dih. " "$ref" || { echo "make_cmap_refdata.sh: no CMAP Dih. term" >&2; exit 1; }
 "$GMXD" dump -f "$WORK/step0.trr" 2> /dev/null | sed -n 's/^ *f\[ *[0-9]*\]={\(.*\)}/\1/p' | tr -d ',' \
   > "$OUT/forces.txt"

@@ -7,26 +7,10 @@
 # temperature and its standard deviation (hot.txt). Every number is read from GROMACS output.
 # Needs GROMACS 2022 (gmx_d), python3. Usage: bash tests/make_sd_refdata.sh
 set -euo pipefail
-TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tests/refdata/common.sh
+. "$(dirname "$0")/refdata/common.sh"
 OUT=$TESTS/data/sd
-GMXD=${GMX_D:-gmx_d}
-for exe in "$GMXD" python3; do
-  command -v "$exe" > /dev/null || { echo "make_sd_refdata.sh: $exe not found" >&2; exit 1; }
-done
-version=$("$GMXD" --version 2> /dev/null | sed -n 's/^GROMACS version: *//p')
-[[ $version == 2022* ]] || { echo "make_sd_refdata.sh: needs GROMACS 2022, $GMXD is $version" >&2; exit 1; }
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/halomd_sd.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$OUT"
-run() {  # run NAME COMMAND...: runs in $WORK, shows the log's tail on failure
-  local name=$1
-  shift
-  (cd "$WORK" && "$@" > "$name.log" 2>&1) || {
-    echo "make_sd_refdata.sh: $name failed:" >&2
-    tail -20 "$WORK/$name.log" >&2
-    exit 1
-  }
-}
 # sdcase NAME SYSTEM(folder under tests/data) TEMPERATURES...: runs $OUT/NAME.mdp and writes step, total energy
 # and the temperature columns gmx energy offers for the given names.
 sdcase() {
@@ -37,18 +21,19 @@ sdcase() {
   run "$name.mdrun" "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -reprod -s "$name.tpr" -deffnm "$name"
   (cd "$WORK" && printf '%s\n' Total-Energy "$@" "" | "$GMXD" energy -f "$name.edr" -o "$name.xvg" > "$name.energy.log" 2>&1)
 }
-# A search every step, so that no pair list's buffer (halomd's atom-pair list against GROMACS's cluster list)
-# parts the paths.
-common='cutoff-scheme = Verlet
-nstlist = 1
+# The cut-offs of every case; the noiseless paths search every step, so that no pair list's buffer (halomd's
+# atom-pair list against GROMACS's cluster list) parts them.
+cutoffs='cutoff-scheme = Verlet
 verlet-buffer-tolerance = -1
 rlist = 1.1
 rcoulomb = 1.0
 rvdw = 1.0
 vdw-modifier = Potential-shift
-DispCorr = EnerPres
+DispCorr = EnerPres'
+common="$cutoffs
+nstlist = 1
 nstcalcenergy = 1
-nstenergy = 1'
+nstenergy = 1"
 
 cat > "$OUT/water.mdp" << EOF2
 ; written by tests/make_sd_refdata.sh: spce_1k5 with friction only (ref-t 0)
@@ -97,14 +82,8 @@ nsteps = 10000
 continuation = yes
 coulombtype = Reaction-Field
 epsilon-rf = 0
-cutoff-scheme = Verlet
+$cutoffs
 nstlist = 10
-verlet-buffer-tolerance = -1
-rlist = 1.1
-rcoulomb = 1.0
-rvdw = 1.0
-vdw-modifier = Potential-shift
-DispCorr = EnerPres
 nstcalcenergy = 10
 nstenergy = 10
 tc-grps = System

@@ -10,26 +10,9 @@
 # sites for the pair forces but constructed ones for PME). Every number is read from GROMACS output.
 # Needs GROMACS 2022 (gmx, gmx_d), python3. Usage: bash tests/make_vsite_refdata.sh
 set -euo pipefail
-TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tests/refdata/common.sh
+. "$(dirname "$0")/refdata/common.sh"
 OUT=$TESTS/data/vsite
-GMX=${GMX:-gmx}
-GMXD=${GMX_D:-gmx_d}
-for exe in "$GMX" "$GMXD" python3; do
-  command -v "$exe" > /dev/null || { echo "make_vsite_refdata.sh: $exe not found" >&2; exit 1; }
-done
-version=$("$GMXD" --version 2> /dev/null | sed -n 's/^GROMACS version: *//p')
-[[ $version == 2022* ]] || { echo "make_vsite_refdata.sh: needs GROMACS 2022, $GMXD is $version" >&2; exit 1; }
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/halomd_vsite.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-run() {  # run NAME COMMAND...: runs in $WORK, shows the log's tail on failure
-  local name=$1
-  shift
-  (cd "$WORK" && "$@" > "$name.log" 2>&1) || {
-    echo "make_vsite_refdata.sh: $name failed:" >&2
-    tail -20 "$WORK/$name.log" >&2
-    exit 1
-  }
-}
 mdp() {  # mdp FILE KEY=VALUE...: an .mdp from the given options, one per line
   local f=$1
   shift
@@ -52,9 +35,9 @@ for model in tip4p tip5p; do
   run "$model.solvate" "$GMX" solvate -cs "$model.gro" -box 3 3 3 -p "$model.top" -o "$model.0.gro"
   cp "$WORK/$model.top" "$D/topol.top"
   run "$model.em.grompp" "$GMXD" grompp -maxwarn 0 -f em.mdp -c "$model.0.gro" -p "$D/topol.top" -o "$model.em.tpr"
-  run "$model.em" "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -s "$model.em.tpr" -deffnm "$model.em"
+  run "$model.em" "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -reprod -s "$model.em.tpr" -deffnm "$model.em"
   run "$model.nvt.grompp" "$GMXD" grompp -maxwarn 0 -f nvt.mdp -c "$model.em.gro" -p "$D/topol.top" -o "$model.nvt.tpr"
-  run "$model.nvt" "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -s "$model.nvt.tpr" -deffnm "$model.nvt"
+  run "$model.nvt" "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -reprod -s "$model.nvt.tpr" -deffnm "$model.nvt"
   cp "$WORK/$model.nvt.gro" "$D/conf.gro"
   # shellcheck disable=SC2086
   mdp "$D/step0.mdp" integrator=md dt=0.002 nsteps=0 $common verlet-buffer-tolerance=0.005 tcoupl=no \
@@ -79,18 +62,7 @@ for model in tip4p tip5p; do
   run "$model.rf" "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -reprod -s "$model.rf.tpr" -deffnm "$model.rf"
   for c in step0 rf; do
     (cd "$WORK" && seq 1 30 | "$GMXD" energy -f "$model.$c.edr" -o "$model.$c.xvg" > "$model.$c.energy.log" 2>&1)
-    python3 - "$WORK/$model.$c.xvg" "$model$([ $c = rf ] && echo _rf)" >> "$ref" << 'PY'
-import re, sys
-legends, row = {}, None
-for line in open(sys.argv[1]):
-    m = re.match(r'@ s(\d+) legend "(.*)"', line)
-    if m:
-        legends[m.group(2)] = int(m.group(1)) + 1
-    elif line.strip() and line[0] not in '#@' and row is None:
-        row = line.split()
-for name, col in legends.items():
-    print(sys.argv[2], name.replace(' ', '_'), row[col])
-PY
+    python3 "$TESTS/refdata/refdata.py" first-frame "$WORK/$model.$c.xvg" "$model$([ $c = rf ] && echo _rf)" >> "$ref"
   done
   run "$model.nve.grompp" "$GMXD" grompp -maxwarn 0 -f "$D/nve.mdp" -c "$D/conf.gro" -p "$D/topol.top" -o "$model.nve.tpr"
   run "$model.nve" "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -reprod -s "$model.nve.tpr" -deffnm "$model.nve"

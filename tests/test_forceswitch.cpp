@@ -19,15 +19,7 @@ namespace halomd::test {
 namespace {
 
 std::map<std::string, double> terms_of(const std::string& c) {
-  std::map<std::string, double> out;
-  for (const std::string& row : read_rows(data_path("forceswitch/reference.txt"))) {
-    std::istringstream w(row);
-    std::string name, term;
-    double v = 0;
-    w >> name >> term >> v;
-    if (name == c) out[term] = v;
-  }
-  return out;
+  return read_case_terms(data_path("forceswitch/reference.txt"), c);
 }
 
 TEST(ForceSwitch, Step0EnergiesPressureAndRlistMatchGromacs) {

@@ -23,15 +23,7 @@ namespace {
 
 // reference.txt's "case term value" lines of one case.
 std::map<std::string, double> read_case(const std::string& model, const std::string& which) {
-  std::map<std::string, double> out;
-  for (const std::string& row : read_rows(data_path("vsite/" + model + "/reference.txt"))) {
-    std::istringstream w(row);
-    std::string c, term;
-    double v = 0;
-    w >> c >> term >> v;
-    if (c == which) out[term] = v;
-  }
-  return out;
+  return read_case_terms(data_path("vsite/" + model + "/reference.txt"), which);
 }
 
 // halomd's step 0 of <model>/<mdp> (args: the executor) against the case's terms: energies within rel (and
@@ -174,15 +166,7 @@ TEST(Vsite, InputErrorsNameTheLineAndGpusRefuseThem) {
       {"[ virtual_sites2 ]\n4 1 2 1 0.1\n[ virtual_sites3 ]\n4 1 2 3 1 0.1 0.1\n",
        ":17: [ virtual_sites3 ]: atom 4 is constructed twice"},
   };
-  for (size_t k = 0; k < cases.size(); ++k) {
-    const std::string path = write_top(dir, fmt::format("e{}.top", k), head + cases[k].first + tail);
-    try {
-      io::read_top(path);
-      ADD_FAILURE() << "no error for case " << k;
-    } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find(path + cases[k].second), std::string::npos) << e.what();
-    }
-  }
+  expect_top_errors(dir, head, cases, tail);
   // A massless atom that is no virtual site (grompp refuses it too).
   const std::string massless = write_top(dir, "m.top", head + tail);
   try {

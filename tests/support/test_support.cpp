@@ -1,5 +1,6 @@
 #include "support/test_support.h"
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +12,9 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include "core/errors.h"
+#include "io/top.h"
 
 namespace halomd::test {
 
@@ -84,6 +88,18 @@ std::map<std::string, std::vector<double>> read_csv(const std::string& path) {
   return cols;
 }
 
+std::map<std::string, double> read_case_terms(const std::string& path, const std::string& which) {
+  std::map<std::string, double> out;
+  for (const std::string& row : read_rows(path)) {
+    std::istringstream w(row);
+    std::string name, term;
+    double v = 0;
+    w >> name >> term >> v;
+    if (name == which) out[term] = v;
+  }
+  return out;
+}
+
 std::string read_text(const std::string& path) {
   std::ifstream in(path);
   std::stringstream ss;
@@ -95,6 +111,22 @@ std::string write_top(const std::string& dir, const std::string& name, const std
   const std::string path = dir + "/" + name;
   std::ofstream(path) << text;
   return path;
+}
+
+void expect_top_errors(const std::string& dir, const std::string& head,
+                       const std::vector<std::pair<std::string, std::string>>& cases,
+                       const std::string& tail) {
+  for (size_t k = 0; k < cases.size(); ++k) {
+    std::string name = "e";  // appended, not "e" + ...: g++ 12 warns falsely (-Wrestrict) on the sum
+    name += std::to_string(k) + ".top";
+    const std::string path = write_top(dir, name, head + cases[k].first + tail);
+    try {
+      io::read_top(path);
+      ADD_FAILURE() << "no error for case " << k;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(path + cases[k].second), std::string::npos) << e.what();
+    }
+  }
 }
 
 TestSystem random_system(std::mt19937_64& rng, const Box& box, int num_molecules) {

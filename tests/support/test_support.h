@@ -20,6 +20,8 @@ std::map<std::string, double> read_reference(const std::string& path);
 // The lines of a table file (tests/data/*/reference.txt written by a make_*_refdata.sh script) that are
 // neither empty nor # comments; throws when the file cannot be opened.
 std::vector<std::string> read_rows(const std::string& path);
+// The "case term value" rows of such a file (path as data_path gives it) for one case, by term.
+std::map<std::string, double> read_case_terms(const std::string& path, const std::string& which);
 // Runs a shell command, returns its exit status; stdout+stderr captured into *output when given.
 int run_command(const std::string& cmd, std::string* output = nullptr);
 // Reads a CSV with a header line into columns by name.
@@ -27,6 +29,11 @@ std::map<std::string, std::vector<double>> read_csv(const std::string& path);
 std::string read_text(const std::string& path);
 // Writes `text` to dir/name and returns that path (topologies made inside a test).
 std::string write_top(const std::string& dir, const std::string& name, const std::string& text);
+// For each case (head + its text + tail, written to dir as e<k>.top), io::read_top must throw an InputError
+// whose message holds the file's path followed by the case's expected text (":line: ...").
+void expect_top_errors(const std::string& dir, const std::string& head,
+                       const std::vector<std::pair<std::string, std::string>>& cases,
+                       const std::string& tail);
 // The number after "key": in run.json's text (NaN when the key is not there).
 double json_number(const std::string& json, const std::string& key);
 
