@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -14,6 +15,7 @@
 
 #include "core/errors.h"
 #include "core/executor.h"
+#include "support/run_helpers.h"
 #include "support/test_support.h"
 #include "tolerances.h"
 
@@ -63,7 +65,7 @@ void load_system(const std::string& sys, const std::string& mdp, System& s, cons
   RunOptions opt;
   opt.conf = data_path(sys + "/conf.gro");
   opt.top = data_path(sys + "/topol.top");
-  opt.mdp = data_path(sys + "/" + mdp);
+  opt.mdp = mdp.starts_with('/') ? mdp : data_path(sys + "/" + mdp);
   if (!ref.empty()) opt.ref = data_path(ref);
   s.in = load_inputs(opt);
   s.state.step = 0;
@@ -207,6 +209,35 @@ TEST(CudaExecutor, PmeMatchesTheCpuDoublePath) {
   expect_pme_matches_cpu("spce_1k5", "../pme/order5_grid20x24x28_epsr2.mdp");
   expect_pme_matches_cpu("spce_1k5", "../pme/order3_noshift_rc09.mdp");
   expect_pme_matches_cpu("pme/rect", "../rect_spacing010_order8.mdp");
+}
+
+// vdw-modifier = Force-switch and Potential-switch on one GPU (pair_terms.cuh's lj_term in float, the
+// switch taken from r1 without a branch) against the CPU double path at step 0 (which test_forceswitch holds
+// to gmx_d): LJ, Coulomb, the virial, the forces and the positions after one step, on spce_1k5 with each
+// switch from 0.8 and from 0.6 nm, with reaction field and with the same .mdp on PME. LJ (SR) must move
+// with the switch, so that a kernel that ignored it fails.
+TEST(CudaExecutor, LjSwitchesMatchTheCpuDoublePath) {
+  if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
+  const std::string dir = make_temp_dir("cuda_lj_switch");
+  double lj_shift = 0.0;
+  for (const char* c : {"", "fsw0.8", "fsw0.6", "psw0.8", "psw0.6_dc"}) {
+    for (const bool pme : {false, true}) {
+      std::map<std::string, std::string> set;
+      if (!*c) set["vdw-modifier"] = "Potential-shift";  // the unswitched reference
+      if (pme) set["coulombtype"] = "PME";
+      const std::string mdp = dir + "/" + (*c ? c : "shift") + (pme ? "_pme" : "") + ".mdp";
+      write_mdp_with(data_path(std::string("forceswitch/") + (*c ? c : "fsw0.8") + ".mdp"), mdp, set);
+      SCOPED_TRACE(mdp);
+      System sys;
+      load_system("spce_1k5", mdp, sys);
+      ASSERT_EQ(sys.in.mdp.coulombtype, pme ? CoulombType::Pme : CoulombType::ReactionField);
+      const auto [ec, eg] = expect_step0_like_cpu(sys);
+      if (!*c && !pme) lj_shift = ec.lj;
+      if (*c) {
+        EXPECT_GT(std::fabs(ec.lj - lj_shift), 1.0) << "the switch did not change LJ (SR)";
+      }
+    }
+  }
 }
 
 // Listed interactions on one GPU (cpu/listed_term.h in double, forces summed in fixed point) against the CPU

@@ -61,6 +61,11 @@ class CudaExecutor::Impl {
       throw InputError(
           "", 0,
           "HALOMD_GPU_CLUSTER=1 (the cluster-pair kernels) has no PME: unset it for coulombtype = PME");
+    if (cluster && cfg.mdp->vdw_modifier != VdwModifier::PotentialShift &&
+        cfg.mdp->vdw_modifier != VdwModifier::None)
+      throw InputError("", 0,
+                       "HALOMD_GPU_CLUSTER=1 (the cluster-pair kernels) has no LJ switches: unset it for "
+                       "vdw-modifier = Force-switch or Potential-switch");
     if (cluster && !cfg.top->bonded.empty())
       throw InputError("", 0,
                        "HALOMD_GPU_CLUSTER=1 (the cluster-pair kernels) has no listed interactions: unset it "

@@ -181,12 +181,28 @@ struct SearchParams {
 // useful ewald-rtol.
 constexpr double kErfcxMaxX = 6.0;
 
+// The Lennard-Jones forms of vdw-modifier (cpu/pair_interaction.h's pair_lj): Potential-shift (or None, with
+// sh6 = sh12 = 0), Force-switch and Potential-switch.
+enum VdwForm : int { kVdwShift = 0, kVdwForceSwitch = 1, kVdwPotentialSwitch = 2 };
+
+// The switched forms' constants in float (PairParams's fsw_* and psw_*): r1 = rvdw-switch; force-switch's
+// A/3, B/4 and C of r^-6 and r^-12 and its A, B; potential-switch's 1/(rc - r1).
+struct VdwSwitch {
+  float r1 = 0.f;
+  float a6 = 0.f, b6 = 0.f, c6 = 0.f, a12 = 0.f, b12 = 0.f, c12 = 0.f;
+  float a6_3 = 0.f, b6_4 = 0.f, a12_3 = 0.f, b12_4 = 0.f;
+  float inv_w = 0.f;
+};
+
 // The non-bonded kernel (nonbonded.cu), every step.
 struct NonbondedParams {
   int n, tpa, log2_tpa, cap_groups, ntypes;
   float rc2, k_rf, c_rf, sh6, sh12;
   // coulombtype = PME: the real-space Ewald term instead of reaction field (ewald_beta > 0; one domain only).
   float ewald_beta, sh_ewald;
+  // vdw-modifier (pair_terms.cuh's lj_term): kVdwShift, or a switch with its constants (one domain only).
+  int vdw;
+  VdwSwitch sw;
   float len[3], inv_len[3];
   const float4* xq;
   const int* type_s;

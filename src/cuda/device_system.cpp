@@ -170,6 +170,25 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
                          std::to_string(kErfcxMaxX) + "): use ewald-rtol 1e-16 or larger");
   np.ewald_beta = static_cast<float>(pp.ewald_beta);
   np.sh_ewald = static_cast<float>(pp.sh_ewald);
+  np.vdw = pp.fsw_r1 > 0.0 ? kVdwForceSwitch : pp.psw_r1 >= 0.0 ? kVdwPotentialSwitch : kVdwShift;
+  np.sw = VdwSwitch{};
+  if (np.vdw == kVdwForceSwitch) {
+    VdwSwitch& w = np.sw;
+    w.r1 = static_cast<float>(pp.fsw_r1);
+    w.a6 = static_cast<float>(pp.fsw_a6);
+    w.b6 = static_cast<float>(pp.fsw_b6);
+    w.c6 = static_cast<float>(pp.fsw_c6);
+    w.a12 = static_cast<float>(pp.fsw_a12);
+    w.b12 = static_cast<float>(pp.fsw_b12);
+    w.c12 = static_cast<float>(pp.fsw_c12);
+    w.a6_3 = static_cast<float>(pp.fsw_a6 / 3.0);
+    w.b6_4 = static_cast<float>(pp.fsw_b6 / 4.0);
+    w.a12_3 = static_cast<float>(pp.fsw_a12 / 3.0);
+    w.b12_4 = static_cast<float>(pp.fsw_b12 / 4.0);
+  } else if (np.vdw == kVdwPotentialSwitch) {
+    np.sw.r1 = static_cast<float>(pp.psw_r1);
+    np.sw.inv_w = static_cast<float>(1.0 / pp.psw_w);
+  }
   for (int d = 0; d < 3; ++d) {
     np.len[d] = static_cast<float>(search_len[d]);
     np.inv_len[d] = static_cast<float>(1.0 / search_len[d]);

@@ -30,7 +30,8 @@ __device__ inline int row_kind(const NonbondedParams& p, int s) {
 // single-GPU kernel's code (computing the lane from a loaded row there cost it ~3.5% at 203k atoms,
 // bench/NOTES.md, thirteenth session).
 // kEwald: real-space Ewald (coulombtype = PME) instead of reaction field, one domain only (never listed).
-template <bool kEnergy, bool kListed, bool kEwald = false>
+// kVdw: the LJ form (pair_terms.cuh's lj_term); the switches run on one domain only (never listed).
+template <bool kEnergy, bool kListed, bool kEwald = false, int kVdw = kVdwShift>
 __global__ void __launch_bounds__(kBlock, kEnergy ? 4 : 6) nonbonded_kernel(NonbondedParams p, int pass) {
   extern __shared__ float2 s_lj[];
   // A listed pass launches for more rows than it may have (listed_launch_rows): a block past them leaves.
@@ -95,11 +96,11 @@ __global__ void __launch_bounds__(kBlock, kEnergy ? 4 : 6) nonbonded_kernel(Nonb
         const bool in = r2 < p.rc2;
         float fscal;
         if constexpr (kEwald)
-          fscal = lj_ewald_pair<kEnergy>(s_lj[ti + tj[u]], xi.w * xj[u].w, r2, in, dx, dy, dz, p.rc2,
-                                         p.ewald_beta, p.sh_ewald, p.sh6, p.sh12, gsum);
+          fscal = lj_ewald_pair<kEnergy, kVdw>(s_lj[ti + tj[u]], xi.w * xj[u].w, r2, in, dx, dy, dz, p.rc2,
+                                               p.ewald_beta, p.sh_ewald, p.sh6, p.sh12, gsum, p.sw);
         else
-          fscal = lj_rf_pair<kEnergy>(s_lj[ti + tj[u]], xi.w * xj[u].w, r2, in, dx, dy, dz, p.rc2, p.k_rf,
-                                      p.c_rf, p.sh6, p.sh12, gsum);
+          fscal = lj_rf_pair<kEnergy, kVdw>(s_lj[ti + tj[u]], xi.w * xj[u].w, r2, in, dx, dy, dz, p.rc2,
+                                            p.k_rf, p.c_rf, p.sh6, p.sh12, gsum, p.sw);
         fx += fscal * dx;
         fy += fscal * dy;
         fz += fscal * dz;
@@ -136,6 +137,30 @@ __global__ void __launch_bounds__(kBlock, kEnergy ? 4 : 6) nonbonded_kernel(Nonb
   }
 }
 
+// The one-domain kernels of LJ form kVdw, with reaction field or Ewald.
+template <int kVdw>
+void launch_one_domain(gpu::GpuCalls& calls, const NonbondedParams& p, bool energy, int blocks, size_t shared,
+                       NonbondedPass pass) {
+  static constexpr const char* kNames[3][4] = {
+      {"nonbonded_kernel", "nonbonded_kernel<energy>", "nonbonded_kernel<ewald>",
+       "nonbonded_kernel<energy, ewald>"},
+      {"nonbonded_kernel<fsw>", "nonbonded_kernel<energy, fsw>", "nonbonded_kernel<ewald, fsw>",
+       "nonbonded_kernel<energy, ewald, fsw>"},
+      {"nonbonded_kernel<psw>", "nonbonded_kernel<energy, psw>", "nonbonded_kernel<ewald, psw>",
+       "nonbonded_kernel<energy, ewald, psw>"}};
+  const char* const* name = kNames[kVdw];
+  if (p.ewald_beta > 0.f) {
+    if (energy)
+      calls.launch(name[3], nonbonded_kernel<true, false, true, kVdw>, blocks, kBlock, shared, p, pass);
+    else
+      calls.launch(name[2], nonbonded_kernel<false, false, true, kVdw>, blocks, kBlock, shared, p, pass);
+  } else if (energy) {
+    calls.launch(name[1], nonbonded_kernel<true, false, false, kVdw>, blocks, kBlock, shared, p, pass);
+  } else {
+    calls.launch(name[0], nonbonded_kernel<false, false, false, kVdw>, blocks, kBlock, shared, p, pass);
+  }
+}
+
 }  // namespace
 
 void launch_nonbonded(gpu::GpuCalls& calls, const NonbondedParams& p, bool energy, NonbondedPass pass) {
@@ -145,14 +170,14 @@ void launch_nonbonded(gpu::GpuCalls& calls, const NonbondedParams& p, bool energ
   const int blocks = static_cast<int>((lanes + kBlock - 1) / kBlock);
   if (blocks == 0) return;  // a pass with no rows of its kind
   const size_t shared = sizeof(float2) * p.ntypes * p.ntypes;
-  if (p.ewald_beta > 0.f) {
-    // PME runs on one domain: every row, no listed pass.
-    if (energy)
-      calls.launch("nonbonded_kernel<energy, ewald>", nonbonded_kernel<true, false, true>, blocks, kBlock,
-                   shared, p, pass);
+  if (p.vdw != kVdwShift || p.ewald_beta > 0.f) {
+    // PME and the LJ switches run on one domain: every row, no listed pass.
+    if (p.vdw == kVdwForceSwitch)
+      launch_one_domain<kVdwForceSwitch>(calls, p, energy, blocks, shared, pass);
+    else if (p.vdw == kVdwPotentialSwitch)
+      launch_one_domain<kVdwPotentialSwitch>(calls, p, energy, blocks, shared, pass);
     else
-      calls.launch("nonbonded_kernel<ewald>", nonbonded_kernel<false, false, true>, blocks, kBlock, shared, p,
-                   pass);
+      launch_one_domain<kVdwShift>(calls, p, energy, blocks, shared, pass);
     return;
   }
   if (energy && listed)

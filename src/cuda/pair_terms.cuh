@@ -4,6 +4,8 @@
 
 #include <cuda_runtime.h>
 
+#include "cuda/device_data.h"
+
 namespace halomd::cuda {
 
 // A pair's virial terms, fscal d (x) d (xx yy zz xy xz yz, in float), added to v[2..7] (v[0], v[1]: LJ and
@@ -18,23 +20,54 @@ __device__ inline void add_pair_virial(T* v, float fscal, float dx, float dy, fl
   v[7] += fscal * dy * dz;
 }
 
-// A listed pair (cpu/pair_interaction.h's pair_lj_rf) at squared distance r2 and separation d = x_i - x_j,
-// LJ parameters cc (c6, c12), charges product qq (scaled by f/eps_r): returns |F|/r, 0 unless in (beyond the
-// cut-off the same instructions run on rc2, so a warp does not diverge); with kEnergy and in, adds the LJ
-// (potential-shifted by sh6, sh12) and Coulomb energies and the virial to v (add_pair_virial's layout).
-template <bool kEnergy>
-__device__ __forceinline__ float lj_rf_pair(float2 cc, float qq, float r2, bool in, float dx, float dy,
-                                            float dz, float rc2, float k_rf, float c_rf, float sh6,
-                                            float sh12, float* v) {
-  const float rinv = rsqrtf(in ? r2 : rc2);
-  const float rinv2 = rinv * rinv;
+// The LJ part of a pair with 1/r = rinv, 1/r^2 = rinv2 and r^2 = r2 (the three of one distance): returns
+// |F|/r and, with kEnergy, sets v to the energy. The switched forms take r1 - r clamped at 0 instead of a
+// branch (the switch is then the identity), so that a warp does not diverge at r1.
+template <int kVdw, bool kEnergy>
+__device__ __forceinline__ float lj_term(float2 cc, float r2, float rinv, float rinv2, float sh6, float sh12,
+                                         const VdwSwitch& sw, float& v) {
   const float rinv6 = rinv2 * rinv2 * rinv2;
   const float vrep = cc.y * rinv6 * rinv6;
   const float vdisp = cc.x * rinv6;
-  const float fpair = (12.f * vrep - 6.f * vdisp) * rinv2 + qq * (rinv * rinv2 - 2.f * k_rf);
+  if constexpr (kVdw == kVdwForceSwitch) {
+    const float r = r2 * rinv;
+    const float d = fmaxf(r - sw.r1, 0.f), d2 = d * d, d3 = d2 * d;
+    if (kEnergy)
+      v = (vrep - cc.y * (sw.c12 + sw.a12_3 * d3 + sw.b12_4 * d3 * d)) -
+          (vdisp - cc.x * (sw.c6 + sw.a6_3 * d3 + sw.b6_4 * d3 * d));
+    return (12.f * vrep - 6.f * vdisp) * rinv2 +
+           (cc.y * (sw.a12 * d2 + sw.b12 * d3) - cc.x * (sw.a6 * d2 + sw.b6 * d3)) * rinv;
+  } else if constexpr (kVdw == kVdwPotentialSwitch) {
+    const float r = r2 * rinv;
+    const float t = fmaxf(r - sw.r1, 0.f) * sw.inv_w, t2 = t * t, t3 = t2 * t;
+    const float s = 1.f - 10.f * t3 + 15.f * t3 * t - 6.f * t3 * t2;
+    const float ds = (-30.f * t2 + 60.f * t3 - 30.f * t3 * t) * sw.inv_w;
+    const float v0 = vrep - vdisp;
+    if (kEnergy) v = v0 * s;
+    return (12.f * vrep - 6.f * vdisp) * rinv2 * s - v0 * ds * rinv;
+  } else {
+    if (kEnergy) v = (vrep - cc.y * sh12) - (vdisp - cc.x * sh6);
+    return (12.f * vrep - 6.f * vdisp) * rinv2;
+  }
+}
+
+// A listed pair (cpu/pair_interaction.h's pair_lj_rf) at squared distance r2 and separation d = x_i - x_j,
+// LJ parameters cc (c6, c12), charges product qq (scaled by f/eps_r): returns |F|/r, 0 unless in (beyond the
+// cut-off the same instructions run on rc2, so a warp does not diverge); with kEnergy and in, adds the LJ
+// (lj_term's form kVdw) and Coulomb energies and the virial to v (add_pair_virial's layout).
+template <bool kEnergy, int kVdw = kVdwShift>
+__device__ __forceinline__ float lj_rf_pair(float2 cc, float qq, float r2, bool in, float dx, float dy,
+                                            float dz, float rc2, float k_rf, float c_rf, float sh6,
+                                            float sh12, float* v, const VdwSwitch& sw = VdwSwitch{}) {
+  const float rr2 = in ? r2 : rc2;
+  const float rinv = rsqrtf(rr2);
+  const float rinv2 = rinv * rinv;
+  float v_lj = 0.f;
+  const float fpair =
+      lj_term<kVdw, kEnergy>(cc, rr2, rinv, rinv2, sh6, sh12, sw, v_lj) + qq * (rinv * rinv2 - 2.f * k_rf);
   const float fscal = in ? fpair : 0.f;
   if (kEnergy && in) {
-    v[0] += (vrep - cc.y * sh12) - (vdisp - cc.x * sh6);
+    v[0] += v_lj;
     v[1] += qq * (rinv + k_rf * r2 - c_rf);
     add_pair_virial(v, fscal, dx, dy, dz);
   }
@@ -64,24 +97,22 @@ __device__ __forceinline__ float erfcx_poly(float x) {
 // The same pair with real-space Ewald Coulomb instead (cpu/pair_interaction.h's pair_lj_ewald): qq
 // (erfc(beta r)/r - sh_ewald), coulombtype = PME. beta rc must not exceed kErfcxMaxX
 // (device_system.cpp checks).
-template <bool kEnergy>
+template <bool kEnergy, int kVdw = kVdwShift>
 __device__ __forceinline__ float lj_ewald_pair(float2 cc, float qq, float r2, bool in, float dx, float dy,
                                                float dz, float rc2, float beta, float sh_ewald, float sh6,
-                                               float sh12, float* v) {
+                                               float sh12, float* v, const VdwSwitch& sw = VdwSwitch{}) {
   const float rr2 = in ? r2 : rc2;
   const float rinv = rsqrtf(rr2);
   const float rinv2 = rinv * rinv;
-  const float rinv6 = rinv2 * rinv2 * rinv2;
-  const float vrep = cc.y * rinv6 * rinv6;
-  const float vdisp = cc.x * rinv6;
   const float br = beta * rr2 * rinv;
   const float gauss = expf(-br * br);
   const float erfc_r = gauss * erfcx_poly(br) * rinv;
-  const float fpair =
-      (12.f * vrep - 6.f * vdisp) * rinv2 + qq * (erfc_r + kTwoOverSqrtPiF * beta * gauss) * rinv2;
+  float v_lj = 0.f;
+  const float fpair = lj_term<kVdw, kEnergy>(cc, rr2, rinv, rinv2, sh6, sh12, sw, v_lj) +
+                      qq * (erfc_r + kTwoOverSqrtPiF * beta * gauss) * rinv2;
   const float fscal = in ? fpair : 0.f;
   if (kEnergy && in) {
-    v[0] += (vrep - cc.y * sh12) - (vdisp - cc.x * sh6);
+    v[0] += v_lj;
     v[1] += qq * (erfc_r - sh_ewald);
     add_pair_virial(v, fscal, dx, dy, dz);
   }

@@ -281,12 +281,13 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
                      "(one domain or several)");
   if ((config.mdp->vdw_modifier == VdwModifier::ForceSwitch ||
        config.mdp->vdw_modifier == VdwModifier::PotentialSwitch) &&
-      options.backend != "cpu")
+      gpu_domains)
     throw InputError(
         options.mdp, config.mdp->vdw_modifier_line,
         std::string("vdw-modifier = ") +
             (config.mdp->vdw_modifier == VdwModifier::ForceSwitch ? "Force-switch" : "Potential-switch") +
-            " runs with --backend cpu so far (one domain or several)");
+            " runs with --backend cpu (one domain or several) or on one GPU so far (--backend cuda without "
+            "domains)");
   if (config.mdp->tcoupl == Tcoupl::NoseHoover && options.backend != "cpu")
     throw InputError(options.mdp, config.mdp->tcoupl_line,
                      "tcoupl = Nose-Hoover runs with --backend cpu so far (one domain or several); V-rescale "
