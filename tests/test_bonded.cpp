@@ -606,10 +606,6 @@ TEST(Bonded, CmapLookupAndErrorsAsGrompp) {
        ":18: [ cmap ]: no [ cmaptypes ] entry for the bonded types CX CX CX CX O"},
   };
   expect_top_errors(dir, "", cases, tail);
-  std::string log;
-  EXPECT_EQ(run_halomd("cmap", "step0.mdp", {}, dir + "/gpu", "--backend cuda", &log), 2);
-  EXPECT_NE(log.find("[ cmap ] terms (CHARMM's CMAP), which run with --backend cpu"), std::string::npos)
-      << log;
 }
 
 TEST(Bonded, WhatIsNotRunYetIsRefusedNamingIt) {

@@ -269,6 +269,8 @@ TEST(CudaExecutor, ListedInteractionsMatchTheCpuDoublePath) {
   expect_listed_matches_cpu("bonded/solvated", "hbonds_step0.mdp");
   // Position restraints (define = -DPOSRES) off their reference: energy, forces, the diagonal virial.
   expect_listed_matches_cpu("posres", "step0.mdp", "posres/ref.gro");
+  // CHARMM's CMAP (the charmm27 peptide's backbone maps, on the device as the CPU's grids).
+  expect_listed_matches_cpu("cmap", "step0.mdp");
 }
 
 // No device needed: LINCS's grouping for the update kernel's blocks. Every constraint is in one block with

@@ -3,9 +3,12 @@
 // label "gpu"); without one every test reports SKIPPED.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include "io/trr.h"
@@ -178,6 +181,42 @@ TEST(CudaRun, ListedInteractionsAndLincsNveRunsMatchGromacsAndRepeatBitwise) {
   expect_nve_like_gromacs(h, ref_h);
   EXPECT_EQ(read_text(out + "/ha/energy.csv"), read_text(out + "/hb/energy.csv"));
   EXPECT_EQ(read_text(out + "/ha/confout.gro"), read_text(out + "/hb/confout.gro"));
+}
+
+// CHARMM's CMAP on one GPU (cpu/cmap.h run by the listed kernel on the device's grids): the charmm27
+// peptide's 200-step NVE path of CMAP Dih. and the total energy against gmx_d's (tests/data/cmap/nve.txt, as
+// test_bonded's CPU run) within the float pair forces' drift, and with vdw-modifier = Force-switch
+// (CHARMM36's LJ) the same run as the CPU's within the same bound.
+TEST(CudaRun, CmapNvePathFollowsGromacs) {
+  SKIP_WITHOUT_GPU();
+  const std::string out = make_temp_dir("cuda_cmap");
+  std::string log;
+  ASSERT_EQ(run_halomd("cmap", "nve.mdp", {}, out + "/run", kCuda, &log), 0) << log;
+  auto e = read_csv(out + "/run/energy.csv");
+  const std::vector<std::string> rows = read_rows(data_path("cmap/nve.txt"));
+  ASSERT_EQ(e["step"].size(), rows.size());
+  double worst_cmap = 0.0, worst_total = 0.0;
+  for (size_t k = 0; k < rows.size(); ++k) {
+    std::istringstream w(rows[k]);
+    double step = 0, cmap = 0, total = 0;
+    w >> step >> cmap >> total;
+    worst_cmap = std::max(worst_cmap, std::fabs(e["cmap_dih"][k] - cmap));
+    worst_total = std::max(worst_total, std::fabs(e["total"][k] - total));
+  }
+  std::printf("GPU CMAP path: worst CMAP Dih. %.3g, total %.3g kJ/mol off gmx_d\n", worst_cmap, worst_total);
+  EXPECT_LT(worst_cmap, kGpuCmapPathAbsTol);
+  EXPECT_LT(worst_total, kGpuCmapPathAbsTol);
+  EXPECT_GT(std::fabs(e["cmap_dih"].back() - e["cmap_dih"].front()), 1.0);  // the backbone moved
+
+  const std::map<std::string, std::string> fsw = {{"vdw-modifier", "Force-switch"}, {"rvdw-switch", "0.8"}};
+  ASSERT_EQ(run_halomd("cmap", "nve.mdp", fsw, out + "/fsw_gpu", kCuda, &log), 0) << log;
+  ASSERT_EQ(run_halomd("cmap", "nve.mdp", fsw, out + "/fsw_cpu", "--backend cpu", &log), 0) << log;
+  auto g = read_csv(out + "/fsw_gpu/energy.csv"), c = read_csv(out + "/fsw_cpu/energy.csv");
+  ASSERT_EQ(g["total"].size(), c["total"].size());
+  for (size_t k = 0; k < c["total"].size(); ++k) {
+    EXPECT_NEAR(g["lj_sr"][k], c["lj_sr"][k], kGpuCmapPathAbsTol) << "row " << k;
+    EXPECT_NEAR(g["total"][k], c["total"][k], kGpuCmapPathAbsTol) << "row " << k;
+  }
 }
 
 // Several tc-grps on one GPU (Protein Non-Protein, tau-t 0.1 and 0.2 ps, ref-t 0 0: the thermostats take

@@ -82,5 +82,9 @@ inline constexpr double kGpuThermostatRelTol = 1e-3;
 // Energy drift of a 10,000-step NVE run on the GPU, kJ/mol/ps per atom (the bound; GROMACS's mixed
 // precision shows 2e-4 to 7e-4 on such water).
 inline constexpr double kGpuNveDriftPerAtom = 5e-4;
+// A 200-step NVE path of the CMAP peptide in vacuum (~390 kJ/mol total, 1 fs) on one GPU against gmx_d's, or
+// the CPU's, in kJ/mol: float pair forces part the paths by ~1e-3 kJ/mol; a wrong CMAP or switch force by
+// more than 1 kJ/mol.
+inline constexpr double kGpuCmapPathAbsTol = 0.02;
 
 }  // namespace halomd::test

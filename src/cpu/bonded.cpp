@@ -28,7 +28,7 @@ void BondedCpu::compute_terms(std::span<const BondedTerm> terms, std::span<const
     double v = 0.0, v_coulomb = 0.0;
     const auto dx = [&](int i, int j) { return minimum_image(x[a[i]], j < 0 ? ref : x[a[j]], box); };
     if (t.kind == BondedKind::Cmap)
-      cmap_term(cmap_[static_cast<size_t>(t.p[0])], dx, fa, v);
+      cmap_term(view_of(cmap_[static_cast<size_t>(t.p[0])]), dx, fa, v);
     else
       listed_term(t, coulomb_factor_, dx, fa, v, v_coulomb);
     const int n = listed_atom_count(t.kind);

@@ -1,11 +1,13 @@
 // CHARMM's CMAP correction of one [ cmap ] term (GROMACS's CMAP Dih.): phi the dihedral of atoms 1-2-3-4,
 // psi of atoms 2-3-4-5, and V(phi, psi) the bicubic (Hermite) interpolation of the grid's values and
 // derivatives (io/cmap_grid.h) in the cell holding (phi, psi), as GROMACS's cmap_dihs; each dihedral's
-// derivative goes to its atoms as a proper dihedral's (cpu/listed_term.h).
+// derivative goes to its atoms as a proper dihedral's (cpu/listed_term.h). Host-device: the CUDA listed
+// kernel runs the same code on a grid in device memory (CmapView).
 #pragma once
 
 #include <math.h>
 
+#include "core/host_device.h"
 #include "core/topology.h"
 #include "core/units.h"
 #include "core/vec3.h"
@@ -13,11 +15,20 @@
 
 namespace halomd {
 
+// A grid's points as cmap_term reads them: spacing^2 points of value, dV/dphi, dV/dpsi, d2V/dphi dpsi
+// (CmapGrid::data's layout), in host or device memory.
+struct CmapView {
+  int spacing = 0;
+  const double* data = nullptr;
+};
+
+inline CmapView view_of(const CmapGrid& g) { return {g.spacing, g.data.data()}; }
+
 namespace cmap_detail {
 
 // The cell of angle a (radians, in [-pi, pi]) on a grid of n points from -pi: its index and the position
 // in it (0..1), measured in degrees as GROMACS does.
-inline void cell_of(double a, int n, int& cell, double& frac) {
+HALOMD_HOST_DEVICE inline void cell_of(double a, int n, int& cell, double& frac) {
   double x = a + units::kPi;
   if (x < 0.0)
     x += 2.0 * units::kPi;
@@ -30,7 +41,7 @@ inline void cell_of(double a, int n, int& cell, double& frac) {
 }
 
 // Cubic Hermite basis on [0, 1] and its derivatives: value at 0, value at 1, slope at 0, slope at 1.
-inline void hermite(double t, double h[4], double dh[4]) {
+HALOMD_HOST_DEVICE inline void hermite(double t, double h[4], double dh[4]) {
   const double t2 = t * t, t3 = t2 * t;
   h[0] = 1.0 - 3.0 * t2 + 2.0 * t3;
   h[1] = 3.0 * t2 - 2.0 * t3;
@@ -47,7 +58,7 @@ inline void hermite(double t, double h[4], double dh[4]) {
 // The forces fa[0..5) and energy v of a CMAP term on grid g; dx(i, j): the minimum-image x_i - x_j of its
 // atoms i and j (0..4).
 template <class Dx>
-inline void cmap_term(const CmapGrid& g, Dx dx, Vec3 fa[5], double& v) {
+HALOMD_HOST_DEVICE inline void cmap_term(const CmapView& g, Dx dx, Vec3 fa[5], double& v) {
   using namespace cmap_detail;
   const listed::DihedralGeometry d1 = listed::dihedral_geometry(dx(0, 1), dx(2, 1), dx(2, 3));
   const listed::DihedralGeometry d2 = listed::dihedral_geometry(dx(1, 2), dx(3, 2), dx(3, 4));

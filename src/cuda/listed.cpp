@@ -1,5 +1,7 @@
 #include "cuda/listed.h"
 
+#include <vector>
+
 #include "core/units.h"
 
 namespace halomd::cuda {
@@ -17,6 +19,22 @@ void ListedGpu::setup(const MdParams& mdp, const Box& box, const Topology& top, 
   calls.copy_sync(terms_.get(), top.bonded.data(), top.bonded.size() * sizeof(BondedTerm),
                   cudaMemcpyHostToDevice);
   p_.terms = terms_.get();
+  if (!top.cmap_grids.empty()) {  // the grids' points one after another, and a view of each
+    size_t points = 0;
+    for (const CmapGrid& g : top.cmap_grids) points += g.data.size();
+    cmap_data_.allocate(points, "CMAP grids");
+    std::vector<CmapView> views;
+    size_t at = 0;
+    for (const CmapGrid& g : top.cmap_grids) {
+      calls.copy_sync(cmap_data_.get() + at, g.data.data(), g.data.size() * sizeof(double),
+                      cudaMemcpyHostToDevice);
+      views.push_back({g.spacing, cmap_data_.get() + at});
+      at += g.data.size();
+    }
+    cmap_views_.allocate(views.size(), "CMAP grids");
+    calls.copy_sync(cmap_views_.get(), views.data(), views.size() * sizeof(CmapView), cudaMemcpyHostToDevice);
+    p_.cmaps = cmap_views_.get();
+  }
   f_fixed_.allocate(3 * static_cast<size_t>(p_.n_atoms), "listed forces (fixed point)");
   calls.memset_async(f_fixed_.get(), 0, f_fixed_.bytes());
   p_.f_fixed = f_fixed_.get();

@@ -25,9 +25,12 @@ __global__ void listed_kernel(ListedParams p) {
       }
       return d;
     };
-    Vec3 fa[5];  // a CMAP term has 5 atoms (refused on GPUs: listed_term computes none)
+    Vec3 fa[5];  // a CMAP term has 5 atoms
     double v = 0.0, v_coulomb = 0.0;
-    listed_term(term, p.coulomb_factor, dx, fa, v, v_coulomb);
+    if (term.kind == BondedKind::Cmap)
+      cmap_term(p.cmaps[static_cast<int>(term.p[0])], dx, fa, v);
+    else
+      listed_term(term, p.coulomb_factor, dx, fa, v, v_coulomb);
     const int n = listed_atom_count(term.kind);
     for (int k = 0; k < n; ++k) {
       for (int c = 0; c < 3; ++c) {

@@ -1,4 +1,4 @@
-// The listed interactions (bonds, angles, dihedrals, 1-4 pairs) in the CUDA executor, one GPU: the
+// The listed interactions (bonds, angles, dihedrals, 1-4 pairs, CMAP) in the CUDA executor, one GPU: the
 // interactions on the device and the two calls of a step (listed_kernels.h), enqueued after the non-bonded
 // kernel (and PME's gather), so that a regular step's graph holds them too.
 #pragma once
@@ -27,6 +27,8 @@ class ListedGpu {
  private:
   ListedParams p_;
   gpu::DeviceBuffer<BondedTerm> terms_;
+  gpu::DeviceBuffer<double> cmap_data_;
+  gpu::DeviceBuffer<CmapView> cmap_views_;
   gpu::DeviceBuffer<unsigned long long> f_fixed_;
 };
 

@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include "core/topology.h"
+#include "cpu/cmap.h"
 #include "cuda/device_data.h"
 #include "gpu/gpu_calls.h"
 
@@ -28,7 +29,8 @@ struct ListedParams {
   double len[3] = {};
   double posres_com[3] = {};  // the position restraints' centre of mass (refcoord-scaling = com), nm
   const BondedTerm* terms = nullptr;
-  const double* x[3] = {};                // original order, unwrapped (DeviceSystem::x)
+  const CmapView* cmaps = nullptr;  // Topology::cmap_grids on the device (a CMAP term's p[0] indexes them)
+  const double* x[3] = {};          // original order, unwrapped (DeviceSystem::x)
   unsigned long long* f_fixed = nullptr;  // 3 per atom, original order; zero between steps
   const int* sorted_of = nullptr;
   float4* f = nullptr;      // the non-bonded kernel's forces, sorted order: listed forces added

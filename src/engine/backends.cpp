@@ -274,11 +274,6 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
     throw InputError(config.top->vsite_file, config.top->vsite_line,
                      "the topology has virtual sites ([ virtual_sites2 ], [ virtual_sites3 ]: TIP4P or TIP5P "
                      "water, ...), which run with --backend cpu so far (one domain or several)");
-  if (options.backend != "cpu" && std::any_of(config.top->bonded.begin(), config.top->bonded.end(),
-                                              [](const BondedTerm& t) { return t.kind == BondedKind::Cmap; }))
-    throw InputError(config.top->cmap_file, config.top->cmap_line,
-                     "the topology has [ cmap ] terms (CHARMM's CMAP), which run with --backend cpu so far "
-                     "(one domain or several)");
   if ((config.mdp->vdw_modifier == VdwModifier::ForceSwitch ||
        config.mdp->vdw_modifier == VdwModifier::PotentialSwitch) &&
       gpu_domains)

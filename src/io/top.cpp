@@ -176,8 +176,6 @@ Topology expand(const TopData& d, const std::string& path) {
   for (const TopCmapType& c : d.cmap_types) t.cmap_grids.push_back(make_cmap_grid(c.spacing, c.values));
   t.vsite_file = d.vsite_file;
   t.vsite_line = d.vsite_line;
-  t.cmap_file = d.cmap_file;
-  t.cmap_line = d.cmap_line;
   return t;
 }
 

@@ -465,7 +465,6 @@ void Parser::interaction(const Fields& f) {
     return virtual_site(f, m, atoms, funct);
   if ((name_ == "bonds" && is_chemical_bond(funct)) || (name_ == "constraints" && funct == 1))
     m.bonds.push_back({atoms[0], atoms[1]});
-  if (name_ == "cmap" && d_.cmap_file.empty()) std::tie(d_.cmap_file, d_.cmap_line) = f.file_line();
   if (!site_list && add_interaction(d_, m, name_, atoms, funct, f.words_from(nral + 1),
                                     [&f](const std::string& msg) { f.fail(msg); }))
     return;
