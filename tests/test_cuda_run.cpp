@@ -10,6 +10,8 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "io/trr.h"
 #include "io/xtc.h"
@@ -241,6 +243,55 @@ TEST(CudaRun, SeveralTcGroupsFollowGromacsNoiselessPathAndContinueBitwise) {
       << log;
   for (const char* f : {"energy.csv", "confout.gro"})
     EXPECT_EQ(read_text(out + "/b/" + f), read_text(out + "/part/" + f)) << f;
+}
+
+// tcoupl = Nose-Hoover on one GPU (xi and vxi on the device, coupled by cpu/nose_hoover.h in the groups'
+// kernel, GROMACS's general leap-frog in the update): SPC/E water coupled every step and every fifth step and
+// the solvated peptide with two groups and h-bonds against gmx_d's noiseless paths (tests/data/nosehoover, as
+// test_nosehoover's CPU runs) within the GPU's float error; a checkpoint between two couplings and one at a
+// coupling step (xi and vxi as they were before it) each continue to the uninterrupted run's bits.
+TEST(CudaRun, NoseHooverFollowsGromacsPathAndContinuesBitwise) {
+  SKIP_WITHOUT_GPU();
+  const std::string out = make_temp_dir("cuda_nosehoover");
+  std::string log;
+  const std::vector<std::string> water = {"total", "conserved", "temperature"};
+  const std::vector<std::string> groups = {"total", "conserved", "t_Protein", "t_Non-Protein"};
+  for (const auto& [sys, name, columns] :
+       {std::tuple{"spce_1k5", "water", water}, std::tuple{"spce_1k5", "water_nst5", water},
+        std::tuple{"bonded/solvated", "two_groups", groups}}) {
+    SCOPED_TRACE(name);
+    const std::string up = std::string(sys).find('/') == std::string::npos ? "../" : "../../";
+    ASSERT_EQ(run_halomd(sys, up + "nosehoover/" + name + ".mdp", {}, out + "/" + name, kCuda, &log), 0)
+        << log;
+    auto e = read_csv(out + "/" + name + "/energy.csv");
+    const std::vector<std::string> rows = read_rows(data_path(std::string("nosehoover/") + name + ".txt"));
+    ASSERT_EQ(e["step"].size(), rows.size());
+    for (size_t k = 0; k < rows.size(); ++k) {
+      std::istringstream w(rows[k]);
+      double step = 0;
+      w >> step;
+      for (const std::string& c : columns) {
+        double ref = 0;
+        w >> ref;
+        const bool temperature = c.rfind("t", 0) == 0 && c != "total";
+        EXPECT_NEAR(e[c][k], ref,
+                    (temperature ? kGpuThermostatRelTol : kGpuPathsEnergyRelTol) * std::fabs(ref))
+            << c << " at step " << step;
+      }
+    }
+  }
+  const std::map<std::string, std::string> set = {{"nsteps", "30"}};
+  const std::string mdp = "../nosehoover/water_nst5.mdp";
+  ASSERT_EQ(run_halomd("spce_1k5", mdp, set, out + "/whole", kCuda, &log), 0) << log;
+  for (const int stop : {13, 11}) {  // water_nst5 couples at steps 1, 6, 11, ...
+    const std::string part = out + "/part" + std::to_string(stop);
+    EXPECT_NE(run_halomd("spce_1k5", mdp, set, part, kCuda + " --stop-at-step " + std::to_string(stop), &log),
+              0);
+    ASSERT_EQ(run_halomd("spce_1k5", mdp, set, part, kCuda + " --cpi " + part + "/state.cpt", &log), 0)
+        << log;
+    for (const char* f : {"energy.csv", "confout.gro"})
+      EXPECT_EQ(read_text(out + "/whole/" + f), read_text(part + "/" + f)) << f << " stopped at " << stop;
+  }
 }
 
 // traj.trr from one GPU: the frames of the CPU run, and at step 0 its forces within the GPU's float error.

@@ -4,9 +4,22 @@
 
 #include "core/units.h"
 #include "cpu/cpu_executor.h"
+#include "cpu/nose_hoover.h"
 #include "cpu/update.h"
 
 namespace halomd {
+
+std::vector<NoseHooverGroup> nose_hoover_groups(const ExecutorConfig& config) {
+  const MdParams& mdp = *config.mdp;
+  std::vector<NoseHooverGroup> out(std::max<size_t>(1, config.tc_ndf.size()));
+  for (size_t g = 0; g < out.size(); ++g) {
+    const double tau = mdp.tau_ts.empty() ? mdp.tau_t : mdp.tau_ts[g];
+    out[g].ref_t = std::max(0.0, mdp.ref_ts.empty() ? mdp.ref_t : mdp.ref_ts[g]);
+    out[g].qinv = nose_hoover_qinv(tau, out[g].ref_t);
+    out[g].ndf = config.tc_ndf.empty() ? config.ndf : config.tc_ndf[g];
+  }
+  return out;
+}
 
 TemperatureCoupling::TemperatureCoupling(const ExecutorConfig& config)
     : mdp_(*config.mdp), ndf_(config.ndf), seed_(config.ld_seed) {
@@ -18,16 +31,12 @@ TemperatureCoupling::TemperatureCoupling(const ExecutorConfig& config)
   }
   group_lambda_.assign(group_ref_kinetic_.size(), 1.0);
   if (mdp_.tcoupl == Tcoupl::NoseHoover) {
-    const size_t groups = std::max<size_t>(1, config.tc_ndf.size());
-    for (size_t g = 0; g < groups; ++g) {
-      const double tau = mdp_.tau_ts.empty() ? mdp_.tau_t : mdp_.tau_ts[g];
-      const double ref = std::max(0.0, mdp_.ref_ts.empty() ? mdp_.ref_t : mdp_.ref_ts[g]);
-      // GROMACS's init_npt_masses for leap-frog: 1/Q = 1 / ((tau-t / 2 pi)^2 ref-t), 0 without coupling.
-      const double q = (tau / (2.0 * units::kPi)) * (tau / (2.0 * units::kPi)) * ref;
-      nh_qinv_.push_back(tau > 0 && ref > 0 ? 1.0 / q : 0.0);
-      nh_ref_t_.push_back(ref);
-      nh_ndf_.push_back(config.tc_ndf.empty() ? config.ndf : config.tc_ndf[g]);
+    for (const NoseHooverGroup& t : nose_hoover_groups(config)) {
+      nh_qinv_.push_back(t.qinv);
+      nh_ref_t_.push_back(t.ref_t);
+      nh_ndf_.push_back(t.ndf);
     }
+    const size_t groups = nh_qinv_.size();
     nh_xi_.assign(groups, 0.0);
     nh_vxi_.assign(groups, 0.0);
     nh_factor_.assign(groups, 0.0);
@@ -52,17 +61,11 @@ void TemperatureCoupling::couple(const StepRequest& r, double ke, const std::vec
   nh_step_ = nose_hoover() && r.tcouple;
   lambda_ = 1.0;
   if (nh_step_) {
-    // GROMACS's nosehoover_tcoupl (leap-frog, no chains): vxi += dt_tc / Q (T_half - ref-t),
-    // xi += dt_tc (vxi_old + vxi) / 2, T_half from KE(step - 1/2); the update's friction 0.5 dt_tc vxi.
+    // From KE(step - 1/2) of each group (cpu/nose_hoover.h).
     const double dt_tc = mdp_.nsttcouple * mdp_.dt;
-    for (size_t g = 0; g < nh_xi_.size(); ++g) {
-      const double k = group_ke.empty() ? ke : group_ke[g];
-      const double t_half = nh_ndf_[g] > 0 ? 2.0 * k / (nh_ndf_[g] * units::kBoltzmann) : 0.0;
-      const double old = nh_vxi_[g];
-      nh_vxi_[g] += dt_tc * nh_qinv_[g] * (t_half - nh_ref_t_[g]);
-      nh_xi_[g] += dt_tc * (old + nh_vxi_[g]) * 0.5;
-      nh_factor_[g] = 0.5 * dt_tc * nh_vxi_[g];
-    }
+    for (size_t g = 0; g < nh_xi_.size(); ++g)
+      nh_factor_[g] = nose_hoover_couple(group_ke.empty() ? ke : group_ke[g], nh_ndf_[g], nh_qinv_[g],
+                                         nh_ref_t_[g], dt_tc, nh_xi_[g], nh_vxi_[g]);
     return;
   }
   if (nose_hoover()) return;
@@ -99,14 +102,10 @@ void TemperatureCoupling::update(const StepRequest& r, const std::vector<Vec3>& 
 
 double TemperatureCoupling::integral() {
   if (nose_hoover()) {
-    // GROMACS's energyNoseHoover for leap-frog: sum_g ndf_g (1/2 kB vxi^2 Q + xi kB ref-t).
+    // GROMACS's energyNoseHoover for leap-frog, summed over the groups in order.
     double e = 0.0;
-    for (size_t g = 0; g < nh_xi_.size(); ++g) {
-      if (nh_ndf_[g] <= 0.0) continue;
-      if (nh_qinv_[g] > 0.0)
-        e += 0.5 * units::kBoltzmann * nh_ndf_[g] * nh_vxi_[g] * nh_vxi_[g] / nh_qinv_[g];
-      e += nh_ndf_[g] * nh_xi_[g] * units::kBoltzmann * nh_ref_t_[g];
-    }
+    for (size_t g = 0; g < nh_xi_.size(); ++g)
+      e += nose_hoover_energy(nh_ndf_[g], nh_qinv_[g], nh_ref_t_[g], nh_xi_[g], nh_vxi_[g]);
     integral_ = e;
   }
   return integral_;

@@ -11,6 +11,14 @@
 
 namespace halomd {
 
+// tcoupl = Nose-Hoover's thermostats (one per tc-grps group, or one for the whole system): 1/Q
+// (cpu/nose_hoover.h), ref-t (negative taken as 0) and degrees of freedom, as the CPU and GPU updates use
+// them.
+struct NoseHooverGroup {
+  double qinv = 0.0, ref_t = 0.0, ndf = 0.0;
+};
+std::vector<NoseHooverGroup> nose_hoover_groups(const ExecutorConfig& config);
+
 class TemperatureCoupling {
  public:
   explicit TemperatureCoupling(const ExecutorConfig& config);

@@ -8,6 +8,7 @@
 #include "core/env.h"
 #include "core/errors.h"
 #include "core/units.h"
+#include "cpu/coupling.h"
 #include "cpu/thermostat.h"
 #include "cpu/update.h"
 #include "cuda/cluster_build.h"
@@ -102,6 +103,7 @@ class CudaExecutor::Impl {
   // session: fewer, longer items leave a small system's GPU idle; shorter ones add i-force atomics).
   // Several tc-grps: each atom's group on the device and each group's v-rescale parameters, as CpuExecutor's.
   void setup_groups() {
+    setup_nose_hoover();
     if (!cfg.tc_group) return;
     const int groups = static_cast<int>(cfg.tc_ndf.size());
     if (groups > cuda::kMaxTcGroups)
@@ -121,6 +123,25 @@ class CudaExecutor::Impl {
       up.group_ndf[g] = cfg.tc_ndf[g];
       up.group_tau_steps[g] = mdp.tau_ts[g] / (mdp.nsttcouple * mdp.dt);
       up.group_seed[g] = vrescale_group_seed(cfg.ld_seed, g);  // the CPU's streams
+    }
+  }
+
+  // tcoupl = Nose-Hoover: each thermostat's constants, as the CPU's TemperatureCoupling (cpu/nose_hoover.h).
+  void setup_nose_hoover() {
+    if (cfg.mdp->tcoupl != Tcoupl::NoseHoover) return;
+    const std::vector<NoseHooverGroup> groups = nose_hoover_groups(cfg);
+    if (groups.size() > static_cast<size_t>(cuda::kMaxTcGroups))
+      throw InputError(
+          "", 0,
+          fmt::format("tc-grps has {} groups; the GPU couples at most {} (--backend cpu has no limit)",
+                      groups.size(), cuda::kMaxTcGroups));
+    cuda::UpdateParams& up = ds.update;
+    up.nose_hoover = 1;
+    up.nh_groups = static_cast<int>(groups.size());
+    for (int g = 0; g < up.nh_groups; ++g) {
+      up.nh_qinv[g] = groups[g].qinv;
+      up.nh_ref_t[g] = groups[g].ref_t;
+      up.nh_ndf[g] = groups[g].ndf;
     }
   }
 
@@ -425,6 +446,8 @@ void CudaExecutor::save(MdState& s) {
     for (int b = 0; b < 3; ++b) s.ke_half_prev.m[a][b] = h.ke_prev[3 * a + b];
   s.ke_half_prev_groups.assign(h.group_ke_prev, h.group_ke_prev + m.ds.update.ngroups);
   s.thermostat_integral = h.integral_before;
+  s.nh_xi.assign(h.nh_xi_before, h.nh_xi_before + m.ds.update.nh_groups);  // before the pending coupling
+  s.nh_vxi.assign(h.nh_vxi_before, h.nh_vxi_before + m.ds.update.nh_groups);
 }
 
 void CudaExecutor::positions(std::vector<Vec3>& x) {

@@ -69,6 +69,15 @@ struct StepState {
   double group_ke_prev[kMaxTcGroups];
   double rep_group_ke[kMaxTcGroups];
   long long group_ke_acc[kMaxTcGroups];
+  // tcoupl = Nose-Hoover (one GPU, UpdateParams::nose_hoover): per group (or the one) xi and vxi after the
+  // step's coupling and before it (what a checkpoint of the step holds, as the CPU's), the step's friction
+  // factor, and whether the step couples (cpu/nose_hoover.h).
+  double nh_xi[kMaxTcGroups];
+  double nh_vxi[kMaxTcGroups];
+  double nh_xi_before[kMaxTcGroups];
+  double nh_vxi_before[kMaxTcGroups];
+  double nh_factor[kMaxTcGroups];
+  int nh_step;
   // What the last energy step reported (written by the update kernel's last block).
   double rep_ke_prev[9];
   double rep_ke_now[9];
@@ -338,6 +347,12 @@ struct UpdateParams {
   double group_ndf[kMaxTcGroups] = {};
   double group_tau_steps[kMaxTcGroups] = {};
   unsigned long long group_seed[kMaxTcGroups] = {};
+  // tcoupl = Nose-Hoover (one GPU): nh_groups thermostats (ngroups, or one for the whole system), each with
+  // 1/Q, ref-t and degrees of freedom as the CPU's TemperatureCoupling.
+  int nose_hoover = 0, nh_groups = 0;
+  double nh_qinv[kMaxTcGroups] = {};
+  double nh_ref_t[kMaxTcGroups] = {};
+  double nh_ndf[kMaxTcGroups] = {};
 };
 
 }  // namespace halomd::cuda

@@ -35,6 +35,10 @@ StepState initial_step_state(const MdState& s) {
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b) h.ke_prev[3 * a + b] = s.ke_half_prev.m[a][b];
   h.integral_before = h.integral = s.thermostat_integral;
+  for (size_t g = 0; g < s.nh_xi.size() && g < static_cast<size_t>(kMaxTcGroups); ++g) {
+    h.nh_xi[g] = s.nh_xi[g];  // Nose-Hoover's state from a checkpoint (a start has none: 0)
+    h.nh_vxi[g] = s.nh_vxi[g];
+  }
   h.error = kNoError;
   h.one = 1;
   return h;
@@ -43,7 +47,7 @@ StepState initial_step_state(const MdState& s) {
 StepRequest scheduled_request(const UpdateParams& up, int64_t step) {
   StepRequest r;
   r.step = step;
-  r.tcouple = up.vrescale && (step + up.nsttcouple - 1) % up.nsttcouple == 0;
+  r.tcouple = (up.vrescale || up.nose_hoover) && (step + up.nsttcouple - 1) % up.nsttcouple == 0;
   r.comm = up.comm_linear && step % up.nstcomm == 0;
   return r;
 }

@@ -2,6 +2,7 @@
 #include <cstddef>
 
 #include "core/vec3.h"
+#include "cpu/nose_hoover.h"
 #include "cpu/settle_water.h"
 #include "cpu/thermostat.h"
 #include "cuda/device_util.cuh"
@@ -120,6 +121,9 @@ __device__ double lincs_block(const UpdateParams& p, const LincsBlockDev& lb, lo
 __device__ inline bool tcouple_at(const UpdateParams& p, long long step) {
   return p.vrescale && (step + p.nsttcouple - 1) % p.nsttcouple == 0;
 }
+__device__ inline bool nose_hoover_at(const UpdateParams& p, long long step) {
+  return p.nose_hoover && (step + p.nsttcouple - 1) % p.nsttcouple == 0;
+}
 __device__ inline bool comm_at(const UpdateParams& p, long long step) {
   return p.comm_linear && step % p.nstcomm == 0;
 }
@@ -139,12 +143,31 @@ __device__ void begin_step(const UpdateParams& p, StepState* st) {
   }
 }
 
-// Several tc-grps (one thread, after the update or begin_step_kernel): each group's factor for st->step from
-// its KE(step - 1/2), the integral summed over the groups in order (CpuExecutor). A kernel of its own: a
-// second copy of the resampling inside the update kernel made it spill (72 registers and 620 bytes of
-// spills in the water runs' instance, from 126 and none).
+// Several tc-grps or Nose-Hoover (one thread, after the update or begin_step_kernel): each group's factor for
+// st->step from its KE(step - 1/2), the integral summed over the groups in order (CpuExecutor). A kernel of
+// its own: a second copy of the resampling inside the update kernel made it spill (72 registers and 620 bytes
+// of spills in the water runs' instance, from 126 and none).
+// Nose-Hoover: first the energy report's thermostat energy from xi and vxi as the step that just ended left
+// them (the CPU's TemperatureCoupling::integral at an energy step), then the coupling of st->step.
 __global__ void begin_step_groups_kernel(UpdateParams p) {
   StepState* st = p.st;
+  if (p.nose_hoover) {
+    double e = 0.0;
+    for (int g = 0; g < p.nh_groups; ++g) {
+      e += nose_hoover_energy(p.nh_ndf[g], p.nh_qinv[g], p.nh_ref_t[g], st->nh_xi[g], st->nh_vxi[g]);
+      st->nh_xi_before[g] = st->nh_xi[g];
+      st->nh_vxi_before[g] = st->nh_vxi[g];
+    }
+    st->rep_integral = e;
+    st->nh_step = nose_hoover_at(p, st->step);
+    if (!st->nh_step) return;
+    const double ke_all = st->ke_prev[0] + st->ke_prev[4] + st->ke_prev[8];
+    for (int g = 0; g < p.nh_groups; ++g)
+      st->nh_factor[g] =
+          nose_hoover_couple(p.ngroups > 0 ? st->group_ke_prev[g] : ke_all, p.nh_ndf[g], p.nh_qinv[g],
+                             p.nh_ref_t[g], p.nsttcouple * p.dt, st->nh_xi[g], st->nh_vxi[g]);
+    return;
+  }
   for (int g = 0; g < p.ngroups; ++g) {
     st->group_lambda[g] = 1.0;
     if (!tcouple_at(p, st->step)) continue;
@@ -165,9 +188,11 @@ struct AtomRecord {
   float q;
 };
 
-// Leap-frog for one atom (cpu/update.cpp), with the deferred centre-of-mass removal of the previous step.
-__device__ inline void leapfrog(const UpdateParams& p, int a, int sa, double lambda, const double* vcm,
-                                long long step, Vec3& xo, Vec3& xn, Vec3& vn, AtomRecord& rec) {
+// Leap-frog for one atom (cpu/update.cpp), with the deferred centre-of-mass removal of the previous step;
+// with a Nose-Hoover friction factor c (not 0), GROMACS's general form as the CPU's leapfrog_coupled.
+__device__ inline void leapfrog(const UpdateParams& p, int a, int sa, double lambda, double c,
+                                const double* vcm, long long step, Vec3& xo, Vec3& xn, Vec3& vn,
+                                AtomRecord& rec) {
   xo = Vec3{p.x[0][a], p.x[1][a], p.x[2][a]};
   vn = Vec3{p.v[0][a], p.v[1][a], p.v[2][a]};
   rec.img = p.img[a];
@@ -187,7 +212,12 @@ __device__ inline void leapfrog(const UpdateParams& p, int a, int sa, double lam
   }
   vn -= Vec3{vcm[0], vcm[1], vcm[2]};
   if (!(f.x * f.x + f.y * f.y + f.z * f.z < p.max_force2)) flag_error(p.st, step, a, kErrForce);
-  vn = vn * lambda + Vec3{f.x, f.y, f.z} * (im * p.dt);
+  if (c != 0.0) {
+    const Vec3 dv = Vec3{f.x, f.y, f.z} * (im * p.dt);
+    for (int d = 0; d < 3; ++d) vn[d] = (lambda * vn[d] + (dv[d] - c * vn[d])) / (1.0 + c);
+  } else {
+    vn = vn * lambda + Vec3{f.x, f.y, f.z} * (im * p.dt);
+  }
   xn = xo + vn * p.dt;
 }
 
@@ -344,7 +374,9 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host
   const bool groups = kExtended && p.ngroups > 0;
   if (a >= 0) {
     sa = p.sorted_of[a];
-    leapfrog(p, a, sa, groups ? st->group_lambda[p.tc_group[a]] : lambda, vcm, step, xo, xn, vn, rec);
+    const int g = groups ? p.tc_group[a] : 0;
+    const double friction = kExtended && p.nose_hoover && st->nh_step ? st->nh_factor[g] : 0.0;
+    leapfrog(p, a, sa, groups ? st->group_lambda[g] : lambda, friction, vcm, step, xo, xn, vn, rec);
   }
   if (waters) {  // the same for the whole block: its __syncthreads are reached by all its threads
     const int t = threadIdx.x;
@@ -548,7 +580,7 @@ __global__ void copy_home_state_kernel(HomeState src, HomeState dst, int n) {
 void launch_update(gpu::GpuCalls& calls, const UpdateParams& p, bool energy, int host_reduce) {
   const int blocks =
       (p.nsettle + kBlockWaters - 1) / kBlockWaters + p.lincs.nblocks + (p.nfree + kBlock - 1) / kBlock;
-  if (p.lincs.nblocks > 0 || p.ngroups > 0) {
+  if (p.lincs.nblocks > 0 || p.ngroups > 0 || p.nose_hoover) {
     if (energy)
       calls.launch("update_kernel<energy, extended>", update_kernel<true, true>, blocks, kBlock, 0, p,
                    host_reduce);
@@ -559,12 +591,14 @@ void launch_update(gpu::GpuCalls& calls, const UpdateParams& p, bool energy, int
   } else {
     calls.launch("update_kernel", update_kernel<false, false>, blocks, kBlock, 0, p, host_reduce);
   }
-  if (p.ngroups > 0) calls.launch("begin_step_groups_kernel", begin_step_groups_kernel, 1, 1, 0, p);
+  if (p.ngroups > 0 || p.nose_hoover)
+    calls.launch("begin_step_groups_kernel", begin_step_groups_kernel, 1, 1, 0, p);
 }
 
 void launch_begin_step(gpu::GpuCalls& calls, const UpdateParams& p) {
   calls.launch("begin_step_kernel", begin_step_kernel, 1, 1, 0, p);
-  if (p.ngroups > 0) calls.launch("begin_step_groups_kernel", begin_step_groups_kernel, 1, 1, 0, p);
+  if (p.ngroups > 0 || p.nose_hoover)
+    calls.launch("begin_step_groups_kernel", begin_step_groups_kernel, 1, 1, 0, p);
 }
 
 void launch_finish_dd_step(gpu::GpuCalls& calls, const UpdateParams& p, bool energy) {

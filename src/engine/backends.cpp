@@ -283,10 +283,11 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
             (config.mdp->vdw_modifier == VdwModifier::ForceSwitch ? "Force-switch" : "Potential-switch") +
             " runs with --backend cpu (one domain or several) or on one GPU so far (--backend cuda without "
             "domains)");
-  if (config.mdp->tcoupl == Tcoupl::NoseHoover && options.backend != "cpu")
-    throw InputError(options.mdp, config.mdp->tcoupl_line,
-                     "tcoupl = Nose-Hoover runs with --backend cpu so far (one domain or several); V-rescale "
-                     "runs on GPUs");
+  if (config.mdp->tcoupl == Tcoupl::NoseHoover && gpu_domains)
+    throw InputError(
+        options.mdp, config.mdp->tcoupl_line,
+        "tcoupl = Nose-Hoover runs with --backend cpu (one domain or several) or on one GPU so far "
+        "(--backend cuda without domains); V-rescale runs on GPU domains");
   if (config.tc_group && gpu_domains)
     throw InputError(options.mdp, config.mdp->tc_grps_line,
                      "several tc-grps run with --backend cpu (one domain or several) or on one GPU so far "
