@@ -77,7 +77,7 @@ fi
 if [[ " ${STAGES:-tests bench} " == *" variants "* ]]; then
   stage variants
   # VARIANTS: bench/halo_variants.sh's NAME=SETTINGS arguments as one shell-quoted string, e.g.
-  # VARIANTS='base= "ht3spin=HALOMD_HOST_THREADS=3 GOMP_SPINCOUNT=100000"'.
+  # VARIANTS='base= "skin06direct=HALOMD_DD_SKIN=0.6 HALOMD_DD_DIRECT=1"'.
   eval "set -- ${VARIANTS:-base=}"
   timeout $(($(left) - 15)) bench/halo_variants.sh "$bin" "$@" 2>&1 | tee "$L/variants.txt"
 fi

@@ -177,10 +177,6 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
                         : direct ? "HALOMD_DD_DIRECT=1"
                                  : "",
                         t);
-    // Plans built ahead on the thread, with its loops on OpenMP threads of their own.
-    if (ahead)
-      runs.emplace_back("HALOMD_DD_AHEAD=0.01 HALOMD_DD_AHEAD_SEARCHES=1 HALOMD_HOST_THREADS=3",
-                        transports().front());
     // Direct pulses where the exchange kernel packs them (HALOMD_HALO_PREPACK=0: every pulse sent before the
     // first wait, in the kernel) and with the interior rows beside the halo.
     if (direct && transports().back() == "nvshmem_put") {
@@ -203,15 +199,12 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
         // one node need (the update's packing and releases included), on the one GPU.
         runs.emplace_back("HALOMD_HALO_SYSTEM_FENCES=1", "nvshmem");
       }
-      // A repartition's host loops on threads (core/parallel.h): the same plans, so the same bits.
-      runs.emplace_back("HALOMD_HOST_THREADS=3", transports().front());
     }
     for (const auto& [env, t] : runs) {
       std::string dir = out + "/" + t + std::to_string(ranks);
       const bool unpacked = env.find("HALOMD_HALO_PREPACK=0") != std::string::npos;
-      const bool host_threads = env.find("HALOMD_HOST_THREADS") != std::string::npos;
       if (ahead) {
-        dir += host_threads ? "_ahead_host_threads" : "_ahead";
+        dir += "_ahead";
       } else if (direct) {
         dir += unpacked                                     ? "_direct_exchange_packs"
                : env.find("OVERLAP=3") != std::string::npos ? "_direct_overlap3"
@@ -222,8 +215,6 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
         dir += "_exchange_signals";
       } else if (env.find("HALOMD_HALO_SYSTEM_FENCES=1") != std::string::npos) {
         dir += "_system_scope";
-      } else if (host_threads) {
-        dir += "_host_threads";
       } else if (!env.empty()) {
         dir += "_overlap";
         dir += env.back();

@@ -156,9 +156,11 @@ TEST(CudaRun, ListedInteractionsAndLincsNveRunsMatchGromacsAndRepeatBitwise) {
   ASSERT_TRUE(e.count("proper_dih") && e.count("lj14")) << "no listed terms in energy.csv";
   expect_nve_like_gromacs(e, ref);
   ASSERT_EQ(run_halomd("bonded/solvated", "nve.mdp", {}, out + "/b", kCuda, &log), 0) << log;
-  EXPECT_NE(run_halomd("bonded/solvated", "nve.mdp", {}, out + "/part", kCuda + " --stop-at-step 130", &log),
+  // Killed before step 130 after a checkpoint at 100, then continued from it.
+  const std::map<std::string, std::string> cpt = {{"nstcheckpoint", "100"}};
+  EXPECT_NE(run_halomd("bonded/solvated", "nve.mdp", cpt, out + "/part", kCuda + " --stop-at-step 130", &log),
             0);
-  ASSERT_EQ(run_halomd("bonded/solvated", "nve.mdp", {}, out + "/part",
+  ASSERT_EQ(run_halomd("bonded/solvated", "nve.mdp", cpt, out + "/part",
                        kCuda + " --cpi " + out + "/part/state.cpt", &log),
             0)
       << log;
@@ -238,8 +240,11 @@ TEST(CudaRun, SeveralTcGroupsFollowGromacsNoiselessPathAndContinueBitwise) {
   const std::map<std::string, std::string> noisy = {
       {"ref-t", "300 310"}, {"ld-seed", "3"}, {"nsttcouple", "5"}};
   ASSERT_EQ(run_halomd(sys, mdp, noisy, out + "/b", kCuda, &log), 0) << log;
-  EXPECT_NE(run_halomd(sys, mdp, noisy, out + "/part", kCuda + " --stop-at-step 10", &log), 0);
-  ASSERT_EQ(run_halomd(sys, mdp, noisy, out + "/part", kCuda + " --cpi " + out + "/part/state.cpt", &log), 0)
+  std::map<std::string, std::string> noisy_cpt = noisy;  // killed before step 13 after a checkpoint at 10
+  noisy_cpt["nstcheckpoint"] = "10";
+  EXPECT_NE(run_halomd(sys, mdp, noisy_cpt, out + "/part", kCuda + " --stop-at-step 13", &log), 0);
+  ASSERT_EQ(run_halomd(sys, mdp, noisy_cpt, out + "/part", kCuda + " --cpi " + out + "/part/state.cpt", &log),
+            0)
       << log;
   for (const char* f : {"energy.csv", "confout.gro"})
     EXPECT_EQ(read_text(out + "/b/" + f), read_text(out + "/part/" + f)) << f;
@@ -283,14 +288,15 @@ TEST(CudaRun, NoseHooverFollowsGromacsPathAndContinuesBitwise) {
   const std::map<std::string, std::string> set = {{"nsteps", "30"}};
   const std::string mdp = "../nosehoover/water_nst5.mdp";
   ASSERT_EQ(run_halomd("spce_1k5", mdp, set, out + "/whole", kCuda, &log), 0) << log;
-  for (const int stop : {13, 11}) {  // water_nst5 couples at steps 1, 6, 11, ...
-    const std::string part = out + "/part" + std::to_string(stop);
-    EXPECT_NE(run_halomd("spce_1k5", mdp, set, part, kCuda + " --stop-at-step " + std::to_string(stop), &log),
-              0);
-    ASSERT_EQ(run_halomd("spce_1k5", mdp, set, part, kCuda + " --cpi " + part + "/state.cpt", &log), 0)
+  for (const char* cpt : {"10", "11"}) {  // water_nst5 couples at steps 1, 6, 11, ...; killed before 13
+    std::map<std::string, std::string> with_cpt = set;
+    with_cpt["nstcheckpoint"] = cpt;
+    const std::string part = out + "/part" + cpt;
+    EXPECT_NE(run_halomd("spce_1k5", mdp, with_cpt, part, kCuda + " --stop-at-step 13", &log), 0);
+    ASSERT_EQ(run_halomd("spce_1k5", mdp, with_cpt, part, kCuda + " --cpi " + part + "/state.cpt", &log), 0)
         << log;
     for (const char* f : {"energy.csv", "confout.gro"})
-      EXPECT_EQ(read_text(out + "/whole/" + f), read_text(part + "/" + f)) << f << " stopped at " << stop;
+      EXPECT_EQ(read_text(out + "/whole/" + f), read_text(part + "/" + f)) << f << " checkpoint at " << cpt;
   }
 }
 

@@ -142,12 +142,6 @@ class CudaDdExecutor::Impl {
     // (domdec/halo_plan.h): each zone straight from its owner, no pulse forwarding another's atoms, so the
     // update can pack and release every pulse (bench/NOTES.md, twentieth session).
     direct = env_int("HALOMD_DD_DIRECT", 0) != 0;
-    // HALOMD_HOST_THREADS: OpenMP threads for a repartition's per-atom host loops (plan, local topology, the
-    // atoms' and positions' staging); the same plan and bits with any count. 1 until measured on the GPU
-    // machine (bench/NOTES.md, nineteenth session).
-    host_threads = env_int("HALOMD_HOST_THREADS", 1);
-    if (host_threads < 1 || host_threads > 64)
-      throw InputError("", 0, "HALOMD_HOST_THREADS must be 1 to 64, not " + std::to_string(host_threads));
     // HALOMD_HEAP_RESERVE_MB: heap faulted in up front for the repartitions' growing vectors (core/heap.h);
     // by default 4 KiB per atom of a rank's share, 16 to 256 MiB (~45 MiB at 45k atoms on 4 ranks); 0: none.
     const int reserve_mb = env_int("HALOMD_HEAP_RESERVE_MB", -1);
@@ -821,8 +815,7 @@ class CudaDdExecutor::Impl {
     clock.lap(kLocalAtoms);
   }
 
-  // Pages the process has faulted in so far (a fresh page costs ~2.5 us on the GPU machine): its threads all,
-  // so that a repartition's OpenMP threads (HALOMD_HOST_THREADS) count too.
+  // Pages the process has faulted in so far (a fresh page costs ~2.5 us on the GPU machine): all its threads.
   static long minor_faults() {
     rusage u{};
     getrusage(RUSAGE_SELF, &u);
@@ -1236,9 +1229,11 @@ class CudaDdExecutor::Impl {
   int64_t graph_records = 0;
   bool every_step_timed = false;  // HALOMD_GPU_TIMING=1
   int overlap = 2;                // HALOMD_DD_OVERLAP (enqueue_step)
-  int host_threads = 1;           // HALOMD_HOST_THREADS (the constructor)
-  size_t heap_reserve = 0;        // bytes, HALOMD_HEAP_RESERVE_MB (the constructor)
-  int priority = 1;               // HALOMD_DD_PRIORITY (the constructor)
+  // A repartition's per-atom host loops run on the rank's own thread: OpenMP teams beside four ranks that
+  // poll MPI and NVSHMEM lost 2-13% (HALOMD_HOST_THREADS, bench/NOTES.md, twenty-fifth session).
+  static constexpr int host_threads = 1;
+  size_t heap_reserve = 0;  // bytes, HALOMD_HEAP_RESERVE_MB (the constructor)
+  int priority = 1;         // HALOMD_DD_PRIORITY (the constructor)
   cuda::GpuTiming timing;
   cuda::GpuTiming::Sample* timed_sample = nullptr;  // the step being enqueued, when timed
   size_t pairs = 0;

@@ -152,6 +152,7 @@ __device__ void begin_step(const UpdateParams& p, StepState* st) {
 __global__ void begin_step_groups_kernel(UpdateParams p) {
   StepState* st = p.st;
   if (p.nose_hoover) {
+    for (int g = 0; g < p.ngroups; ++g) st->group_lambda[g] = 1.0;  // no v-rescale
     double e = 0.0;
     for (int g = 0; g < p.nh_groups; ++g) {
       e += nose_hoover_energy(p.nh_ndf[g], p.nh_qinv[g], p.nh_ref_t[g], st->nh_xi[g], st->nh_vxi[g]);
