@@ -21,6 +21,22 @@ void upload(gpu::GpuCalls& calls, gpu::DeviceBuffer<T>& dev, const std::vector<T
   calls.copy_sync(dev.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice);
 }
 
+// The transforms for PmeReal (float: R2C / C2R; double: D2Z / Z2D).
+constexpr cufftType kForwardType = sizeof(PmeReal) == sizeof(float) ? CUFFT_R2C : CUFFT_D2Z;
+constexpr cufftType kBackwardType = sizeof(PmeReal) == sizeof(float) ? CUFFT_C2R : CUFFT_Z2D;
+cufftResult forward(cufftHandle plan, float* grid, float2* spectrum) {
+  return cufftExecR2C(plan, grid, reinterpret_cast<cufftComplex*>(spectrum));
+}
+cufftResult forward(cufftHandle plan, double* grid, double2* spectrum) {
+  return cufftExecD2Z(plan, grid, reinterpret_cast<cufftDoubleComplex*>(spectrum));
+}
+cufftResult backward(cufftHandle plan, float2* spectrum, float* grid) {
+  return cufftExecC2R(plan, reinterpret_cast<cufftComplex*>(spectrum), grid);
+}
+cufftResult backward(cufftHandle plan, double2* spectrum, double* grid) {
+  return cufftExecZ2D(plan, reinterpret_cast<cufftDoubleComplex*>(spectrum), grid);
+}
+
 }  // namespace
 
 PmeMesh::~PmeMesh() {
@@ -61,20 +77,18 @@ void PmeMesh::setup(const MdParams& mdp, const Box& box, const Topology& top, gp
   p.grid_fixed = grid_fixed_.get();
   p.grid = grid_.get();
   p.spectrum = spectrum_.get();
-  check_cufft(cufftPlan3d(&forward_, nk_[0], nk_[1], nk_[2], CUFFT_D2Z), "cufftPlan3d (D2Z)");
-  const cufftResult back = cufftPlan3d(&backward_, nk_[0], nk_[1], nk_[2], CUFFT_Z2D);
+  check_cufft(cufftPlan3d(&forward_, nk_[0], nk_[1], nk_[2], kForwardType), "cufftPlan3d (forward)");
+  const cufftResult back = cufftPlan3d(&backward_, nk_[0], nk_[1], nk_[2], kBackwardType);
   if (back != CUFFT_SUCCESS) (void)cufftDestroy(forward_);
-  check_cufft(back, "cufftPlan3d (Z2D)");
+  check_cufft(back, "cufftPlan3d (backward)");
   plans_ = true;
   // Each plan run once here, on the zeroed grid, so that cuFFT's lazy set-up happens outside any graph
   // capture and its errors show at start.
   check_cufft(cufftSetStream(forward_, calls.stream()), "cufftSetStream");
   check_cufft(cufftSetStream(backward_, calls.stream()), "cufftSetStream");
   calls.memset_async(grid_.get(), 0, grid_.bytes());
-  check_cufft(cufftExecD2Z(forward_, grid_.get(), reinterpret_cast<cufftDoubleComplex*>(spectrum_.get())),
-              "cufftExecD2Z");
-  check_cufft(cufftExecZ2D(backward_, reinterpret_cast<cufftDoubleComplex*>(spectrum_.get()), grid_.get()),
-              "cufftExecZ2D");
+  check_cufft(forward(forward_, grid_.get(), spectrum_.get()), "cufftExec (forward)");
+  check_cufft(backward(backward_, spectrum_.get(), grid_.get()), "cufftExec (backward)");
   calls.sync();
   active_ = true;
 }
@@ -93,12 +107,10 @@ void PmeMesh::enqueue_mesh(gpu::GpuCalls& calls, const DeviceSystem& ds, bool en
   launch_pme_spread(calls, p);
   // The plans follow the calls' current stream (the side stream when the mesh overlaps the pair kernel).
   check_cufft(cufftSetStream(forward_, calls.stream()), "cufftSetStream");
-  check_cufft(cufftExecD2Z(forward_, p.grid, reinterpret_cast<cufftDoubleComplex*>(p.spectrum)),
-              "cufftExecD2Z");
+  check_cufft(forward(forward_, p.grid, p.spectrum), "cufftExec (forward)");
   launch_pme_solve(calls, p, energy);
   check_cufft(cufftSetStream(backward_, calls.stream()), "cufftSetStream");
-  check_cufft(cufftExecZ2D(backward_, reinterpret_cast<cufftDoubleComplex*>(p.spectrum), p.grid),
-              "cufftExecZ2D");
+  check_cufft(backward(backward_, p.spectrum, p.grid), "cufftExec (backward)");
 }
 
 void PmeMesh::enqueue_gather(gpu::GpuCalls& calls, const DeviceSystem& ds) {

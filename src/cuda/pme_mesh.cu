@@ -81,7 +81,8 @@ __global__ void pme_spread_kernel(PmeMeshParams p) {
 __global__ void pme_grid_from_fixed_kernel(PmeMeshParams p, long long points) {
   const long long g = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (g >= points) return;
-  p.grid[g] = static_cast<double>(static_cast<long long>(p.grid_fixed[g])) * (1.0 / kPmeGridScale);
+  p.grid[g] = static_cast<PmeReal>(static_cast<double>(static_cast<long long>(p.grid_fixed[g])) *
+                                   (1.0 / kPmeGridScale));
   p.grid_fixed[g] = 0;
 }
 
@@ -93,9 +94,9 @@ __global__ void pme_solve_kernel(PmeMeshParams p, long long points) {
     const int kz = static_cast<int>(g % p.nzc);
     const int ky = static_cast<int>((g / p.nzc) % p.nk[1]);
     const int kx = static_cast<int>(g / (static_cast<long long>(p.nzc) * p.nk[1]));
-    double2& c = p.spectrum[g];
+    PmeComplex& c = p.spectrum[g];
     if (kx == 0 && ky == 0 && kz == 0) {
-      c = make_double2(0.0, 0.0);
+      c = PmeComplex{0, 0};
     } else {
       const double mx = (kx < (p.nk[0] + 1) / 2 ? kx : kx - p.nk[0]) / p.len[0];
       const double my = (ky < (p.nk[1] + 1) / 2 ? ky : ky - p.nk[1]) / p.len[1];
@@ -107,7 +108,8 @@ __global__ void pme_solve_kernel(PmeMeshParams p, long long points) {
                         (pi * p.volume * m2 * p.moduli[0][kx] * p.moduli[1][ky] * p.moduli[2][kz]);
       if (kEnergy) {
         const double weight = (kz == 0 || 2 * kz == p.nk[2]) ? 1.0 : 2.0;
-        const double em = 0.5 * weight * gm * (c.x * c.x + c.y * c.y);
+        const double cx = c.x, cy = c.y;
+        const double em = 0.5 * weight * gm * (cx * cx + cy * cy);
         const double vf = 2.0 * (1.0 + factor * m2) / m2;
         sums[0] = em;
         sums[1] = em * (1.0 - vf * mx * mx);
@@ -117,7 +119,7 @@ __global__ void pme_solve_kernel(PmeMeshParams p, long long points) {
         sums[5] = -em * vf * mx * mz;
         sums[6] = -em * vf * my * mz;
       }
-      c = make_double2(c.x * gm, c.y * gm);
+      c = PmeComplex{static_cast<PmeReal>(c.x * gm), static_cast<PmeReal>(c.y * gm)};
     }
   }
   if (kEnergy) {
@@ -149,9 +151,9 @@ __global__ void pme_gather_kernel(PmeMeshParams p) {
     plane_weight<N>(theta[0], dtheta[0], a, ta, dta);
     for (int b = 0; b < order; ++b) {
       const int gy = wrap(first[1] + b, p.nk[1]);
-      const double* row = p.grid + (static_cast<long long>(gx) * p.nk[1] + gy) * p.nk[2];
+      const PmeReal* row = p.grid + (static_cast<long long>(gx) * p.nk[1] + gy) * p.nk[2];
       for (int c = 0; c < order; ++c) {
-        const double phi = __ldg(row + gz[c]);
+        const double phi = static_cast<double>(__ldg(row + gz[c]));
         fx += dta * theta[1][b] * theta[2][c] * phi;
         fy += ta * dtheta[1][b] * theta[2][c] * phi;
         fz += ta * theta[1][b] * dtheta[2][c] * phi;

@@ -44,9 +44,10 @@ class PmeMesh {
 
   PmeMeshParams p_;
   double charged_energy_ = 0.0;
-  gpu::DeviceBuffer<double> q_, moduli_[3], grid_;
+  gpu::DeviceBuffer<double> q_, moduli_[3];
+  gpu::DeviceBuffer<PmeReal> grid_;
   gpu::DeviceBuffer<unsigned long long> grid_fixed_;
-  gpu::DeviceBuffer<double2> spectrum_;
+  gpu::DeviceBuffer<PmeComplex> spectrum_;
   cufftHandle forward_ = 0, backward_ = 0;
   bool plans_ = false;
 };

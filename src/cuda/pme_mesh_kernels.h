@@ -11,6 +11,11 @@
 
 namespace halomd::cuda {
 
+// The grid and spectrum the transforms work on: float, as GROMACS's GPU PME (the charges are summed in
+// fixed point before, and the solve's factors are computed in double).
+using PmeReal = float;
+using PmeComplex = float2;
+
 // Charge-grid fixed point: 2^40 units per e (grid values stay far below 2^23 e; a resolution of 1e-12 e).
 constexpr double kPmeGridScale = 1099511627776.0;
 
@@ -26,8 +31,8 @@ struct PmeMeshParams {
   const int* sorted_of = nullptr;
   const double* moduli[3] = {};              // bspline_moduli per dimension
   unsigned long long* grid_fixed = nullptr;  // nk[0] nk[1] nk[2], zero between steps
-  double* grid = nullptr;                    // the same, real (the transforms' input and output)
-  double2* spectrum = nullptr;               // nk[0] nk[1] nzc
+  PmeReal* grid = nullptr;                   // the same, real (the transforms' input and output)
+  PmeComplex* spectrum = nullptr;            // nk[0] nk[1] nzc
   float4* f = nullptr;      // the non-bonded kernel's forces, sorted order: mesh forces added
   StepState* st = nullptr;  // energy steps: pme_acc
 };
