@@ -14,20 +14,14 @@
 # solvated/nve_reference.txt. Every number is read from GROMACS output.
 # Needs GROMACS 2022 (gmx, gmx_d), python3 with numpy. Usage: bash tests/make_bonded_refdata.sh
 set -euo pipefail
-TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+NEED_GMX=1
+# shellcheck source=tests/refdata/common.sh
+. "$(dirname "$0")/refdata/common.sh"
 OUT=$TESTS/data/bonded
-GMX=${GMX:-gmx}
-GMXD=${GMX_D:-gmx_d}
-for exe in "$GMX" "$GMXD" python3; do
-  command -v "$exe" > /dev/null || { echo "make_bonded_refdata.sh: $exe not found" >&2; exit 1; }
-done
-version=$("$GMXD" --version 2> /dev/null | sed -n 's/^GROMACS version: *//p')
-[[ $version == 2022* ]] || { echo "make_bonded_refdata.sh: needs GROMACS 2022, $GMXD is $version" >&2; exit 1; }
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/halomd_bonded.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$OUT"
 
-run() {  # run NAME COMMAND...: runs in $WORK, shows the log's tail on failure
+# Overrides common.sh's run: on failure this one shows the log's warnings and errors, not its tail.
+run() {  # run NAME COMMAND...: runs in $WORK, shows the log's warnings and errors on failure
   local name=$1
   shift
   (cd "$WORK" && "$@" > "$name.log" 2>&1) || {

@@ -7,14 +7,9 @@
 # (term rlist_1x1). Every number is read from GROMACS output. Needs GROMACS 2022 (gmx_d), python3.
 # Usage: bash tests/make_forceswitch_refdata.sh
 set -euo pipefail
-TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tests/refdata/common.sh
+. "$(dirname "$0")/refdata/common.sh"
 OUT=$TESTS/data/forceswitch
-GMXD=${GMX_D:-gmx_d}
-command -v "$GMXD" > /dev/null || { echo "make_forceswitch_refdata.sh: $GMXD not found" >&2; exit 1; }
-version=$("$GMXD" --version 2> /dev/null | sed -n 's/^GROMACS version: *//p')
-[[ $version == 2022* ]] || { echo "make_forceswitch_refdata.sh: needs GROMACS 2022, $GMXD is $version" >&2; exit 1; }
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/halomd_forceswitch.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$OUT"
 water=$TESTS/data/spce_1k5
 ref=$OUT/reference.txt

@@ -12,14 +12,9 @@
 # Every number is read from GROMACS output. Needs GROMACS 2022 (gmx_d), python3.
 # Usage: bash tests/make_nosehoover_refdata.sh
 set -euo pipefail
-TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tests/refdata/common.sh
+. "$(dirname "$0")/refdata/common.sh"
 OUT=$TESTS/data/nosehoover
-GMXD=${GMX_D:-gmx_d}
-command -v "$GMXD" > /dev/null || { echo "make_nosehoover_refdata.sh: $GMXD not found" >&2; exit 1; }
-version=$("$GMXD" --version 2> /dev/null | sed -n 's/^GROMACS version: *//p')
-[[ $version == 2022* ]] || { echo "make_nosehoover_refdata.sh: needs GROMACS 2022, $GMXD is $version" >&2; exit 1; }
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/halomd_nosehoover.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$OUT"
 
 water=$TESTS/data/spce_1k5

@@ -8,17 +8,10 @@
 # Every number is read from GROMACS output.
 # Needs GROMACS 2022 (gmx, gmx_d) and python3. Usage: bash tests/make_pme_refdata.sh   (GMX, GMX_D override)
 set -euo pipefail
-TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+NEED_GMX=1
+# shellcheck source=tests/refdata/common.sh
+. "$(dirname "$0")/refdata/common.sh"
 OUT=$TESTS/data/pme
-GMX=${GMX:-gmx}
-GMXD=${GMX_D:-gmx_d}
-for exe in "$GMX" "$GMXD" python3; do
-  command -v "$exe" > /dev/null || { echo "make_pme_refdata.sh: $exe not found" >&2; exit 1; }
-done
-version=$("$GMXD" --version 2> /dev/null | sed -n 's/^GROMACS version: *//p')
-[[ $version == 2022* ]] || { echo "make_pme_refdata.sh: needs GROMACS 2022, $GMXD is $version" >&2; exit 1; }
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/halomd_pme.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$OUT/rect"
 
 # A rectangular water box: SPC/E from GROMACS's spc216.gro, 3.1 x 2.6 x 2.3 nm, relaxed by 100 steps of

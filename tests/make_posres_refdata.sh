@@ -9,28 +9,12 @@
 # restrained with refcoord-scaling = com (solvated/). Every number is read from GROMACS output.
 # Needs GROMACS 2022 (gmx, gmx_d), python3. Usage: bash tests/make_posres_refdata.sh
 set -euo pipefail
-TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+NEED_GMX=1
+# shellcheck source=tests/refdata/common.sh
+. "$(dirname "$0")/refdata/common.sh"
 SRC=$TESTS/data/bonded/amber99sb-ildn
 OUT=$TESTS/data/posres
-GMX=${GMX:-gmx}
-GMXD=${GMX_D:-gmx_d}
-for exe in "$GMX" "$GMXD" python3; do
-  command -v "$exe" > /dev/null || { echo "make_posres_refdata.sh: $exe not found" >&2; exit 1; }
-done
-version=$("$GMXD" --version 2> /dev/null | sed -n 's/^GROMACS version: *//p')
-[[ $version == 2022* ]] || { echo "make_posres_refdata.sh: needs GROMACS 2022, $GMXD is $version" >&2; exit 1; }
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/halomd_posres.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$OUT"
-run() {  # run NAME COMMAND...: runs in $WORK, shows the log's tail on failure
-  local name=$1
-  shift
-  (cd "$WORK" && "$@" > "$name.log" 2>&1) || {
-    echo "make_posres_refdata.sh: $name failed:" >&2
-    tail -20 "$WORK/$name.log" >&2
-    exit 1
-  }
-}
 
 cp "$SRC/conf.gro" "$OUT/ref.gro"
 cp "$SRC/topol.top" "$OUT/topol.top"

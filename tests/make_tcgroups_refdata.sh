@@ -4,17 +4,13 @@
 # v-rescale thermostats have no noise, so both codes follow one path (tau-t 0.1 and 0.2, coupling every step):
 # reference.txt has per step the total and conserved energy and T-Protein, T-non-Protein over 20 steps;
 # ndf.txt the degrees of freedom grompp gives each group. Every number is read from GROMACS output.
-# Needs GROMACS 2022 (gmx_d), python3. Usage: bash tests/make_tcgroups_refdata.sh
+# Needs GROMACS 2022 (gmx, gmx_d), python3. Usage: bash tests/make_tcgroups_refdata.sh
 set -euo pipefail
-TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+NEED_GMX=1
+# shellcheck source=tests/refdata/common.sh
+. "$(dirname "$0")/refdata/common.sh"
 OUT=$TESTS/data/tcgroups
 SYS=$TESTS/data/bonded/solvated
-GMXD=${GMX_D:-gmx_d}
-command -v "$GMXD" > /dev/null || { echo "make_tcgroups_refdata.sh: $GMXD not found" >&2; exit 1; }
-version=$("$GMXD" --version 2> /dev/null | sed -n 's/^GROMACS version: *//p')
-[[ $version == 2022* ]] || { echo "make_tcgroups_refdata.sh: needs GROMACS 2022, $GMXD is $version" >&2; exit 1; }
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/halomd_tcgroups.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$OUT"
 grep -v -E '^(;|nsteps|tcoupl|tc-grps|tau-t|ref-t)' "$SYS/hbonds_step0.mdp" > "$OUT/two_groups.mdp"
 printf 'nsteps = 20\ntcoupl = v-rescale\ntc-grps = Protein Non-Protein\ntau-t = 0.1 0.2\nref-t = 0 0\nnsttcouple = 1\n' \
@@ -47,7 +43,6 @@ tc_case tg two_groups.mdp ndf.txt reference.txt T-Protein T-non-Protein ''
 
 # The same two thermostats on groups of an index file (grompp -n): index.ndx from gmx make_ndx, First_half
 # (atoms 1-60, part of the peptide) and Rest (the others); ndf_index.txt and reference_index.txt as above.
-GMX=${GMX:-gmx}
 rm -f "$OUT/index.ndx"
 (cd "$WORK" && printf 'a 1-60\nname 15 First_half\n! 15\nname 16 Rest\nq\n' |
   "$GMX" make_ndx -f "$SYS/conf.gro" -o "$OUT/index.ndx" > make_ndx.log 2>&1) || { tail -20 "$WORK/make_ndx.log"; exit 1; }

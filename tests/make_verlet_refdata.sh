@@ -6,15 +6,11 @@
 # both read from grompp's output. test_verlet_buffer.cpp checks halomd's estimate against them.
 # Needs GROMACS 2022 (gmx_d). Usage: bash tests/make_verlet_refdata.sh   (GMX_D overrides the binary)
 set -euo pipefail
-TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# common.sh requires gmx_d 2022: GROMACS 2023 changed the estimate (effective density, LJ second and third
+# derivatives).
+# shellcheck source=tests/refdata/common.sh
+. "$(dirname "$0")/refdata/common.sh"
 OUTDIR=$TESTS/data/verlet_buffer
-GMXD=${GMX_D:-gmx_d}
-command -v "$GMXD" > /dev/null || { echo "make_verlet_refdata.sh: $GMXD not found" >&2; exit 1; }
-version=$("$GMXD" --version 2> /dev/null | sed -n 's/^GROMACS version: *//p')
-# GROMACS 2023 changed the estimate (effective density, LJ second and third derivatives).
-[[ $version == 2022* ]] || { echo "make_verlet_refdata.sh: needs GROMACS 2022, $GMXD is $version" >&2; exit 1; }
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/halomd_vbuf.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$OUTDIR"
 
 # case system base-mdp (under tests/data) key=value...

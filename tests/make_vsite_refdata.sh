@@ -10,6 +10,7 @@
 # sites for the pair forces but constructed ones for PME). Every number is read from GROMACS output.
 # Needs GROMACS 2022 (gmx, gmx_d), python3. Usage: bash tests/make_vsite_refdata.sh
 set -euo pipefail
+NEED_GMX=1
 # shellcheck source=tests/refdata/common.sh
 . "$(dirname "$0")/refdata/common.sh"
 OUT=$TESTS/data/vsite
