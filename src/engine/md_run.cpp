@@ -388,7 +388,7 @@ RunSummary run_md(const RunOptions& options) {
       final_frame.box = box;
     }
     if (frame_step) {
-      if (step == last)
+      if (step == last || checkpoint_step)  // the positions just saved: no second download
         frame_x = state.x;
       else
         exec->positions(frame_x);
