@@ -108,9 +108,11 @@ void PmeMesh::enqueue_mesh(gpu::GpuCalls& calls, const DeviceSystem& ds, bool en
   // The plans follow the calls' current stream (the side stream when the mesh overlaps the pair kernel).
   check_cufft(cufftSetStream(forward_, calls.stream()), "cufftSetStream");
   check_cufft(forward(forward_, p.grid, p.spectrum), "cufftExec (forward)");
+  calls.count_library_call();
   launch_pme_solve(calls, p, energy);
   check_cufft(cufftSetStream(backward_, calls.stream()), "cufftSetStream");
   check_cufft(backward(backward_, p.spectrum, p.grid), "cufftExec (backward)");
+  calls.count_library_call();
 }
 
 void PmeMesh::enqueue_gather(gpu::GpuCalls& calls, const DeviceSystem& ds) {

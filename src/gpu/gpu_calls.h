@@ -1,7 +1,8 @@
 // Every CUDA call that enqueues work on the stream or waits for the device goes through one of these
 // wrappers, one per kind of call, so that the counters in run.json are counted by the code
 // (../shared/BENCH.md): a launch is a kernel launch, a graph launch (one, whatever its nodes), an async copy
-// or an async memset; a host sync is a call that blocks until the device is done. Calls made while a graph
+// or an async memset, or a library call that enqueues kernels (cuFFT); a host sync is a call that blocks
+// until the device is done. Calls made while a graph
 // is being captured are recorded into the graph, not run, so they are not counted.
 #pragma once
 
@@ -70,6 +71,9 @@ class GpuCalls {
     HALOMD_CUDA_CHECK(cudaStreamSynchronize(stream_));
     ++host_syncs_;
   }
+  // A library call that enqueues its own kernels on the stream (a cuFFT transform): counted as one launch,
+  // as the host makes one call (inside a capture it is part of the graph's one launch).
+  void count_library_call() { count_launch(); }
   // Timing events only mark the stream; they enqueue no work and are not counted.
   void record(cudaEvent_t event) { HALOMD_CUDA_CHECK(cudaEventRecord(event, stream_)); }
   // Blocks until the work before `event` has run.
