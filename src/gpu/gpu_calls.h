@@ -2,8 +2,8 @@
 // wrappers, one per kind of call, so that the counters in run.json are counted by the code
 // (../shared/BENCH.md): a launch is a kernel launch, a graph launch (one, whatever its nodes), an async copy
 // or an async memset, or a library call that enqueues kernels (cuFFT); a host sync is a call that blocks
-// until the device is done. Calls made while a graph
-// is being captured are recorded into the graph, not run, so they are not counted.
+// until the device is done. Calls made while a graph is being captured are recorded into the graph, not
+// run, so they are not counted.
 #pragma once
 
 #include <cuda_runtime.h>
