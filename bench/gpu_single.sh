@@ -14,6 +14,8 @@
 #              default SYSTEMS (e.g. COULOMB=PME SYSTEMS="peptide:30000")
 # COULOMB=PME runs both with PME (halomd: coulombtype = PME, GROMACS's defaults; OpenMM: PME with halomd's grid
 # and beta, read from halomd's run.json) and names the results gpu_single_pme unless BENCH_NAME says.
+# PCOUPL=1 runs NPT at 1 bar: halomd with pcoupl = C-rescale (tau-p 2 ps, nstpcouple 10), OpenMM with its
+# MonteCarloBarostat (a volume move every 25 steps); the results are then named gpu_single[_pme]_npt.
 # PAIR_LISTS="atom cluster" runs halomd with each pair list (HALOMD_GPU_CLUSTER=0/1, interleaved per system)
 # and records the ratio; OPENMM=0 leaves OpenMM out; BENCH_NAME names the result files (gpu_single).
 # Usage: COMMIT=<sha> bench/gpu_single.sh HALOMD_BINARY   (OpenMM must be importable by python3: on the H200
@@ -48,9 +50,13 @@ for item in ${SYSTEMS:-spce_9k:30000 spce_45k:20000 spce_203k:5000}; do
   steps=${item##*:}
   bench_mdp "$steps" "$nstlist" | sed "s/^coulombtype = .*/coulombtype = ${COULOMB:-Reaction-Field}/" > "$work/$name.mdp"
   omm_constraints=""
+  if [ "${PCOUPL:-0}" = 1 ]; then
+    printf 'pcoupl = C-rescale\ntau-p = 2\ncompressibility = 4.5e-5\nref-p = 1\nnstpcouple = 10\n' >> "$work/$name.mdp"
+    omm_constraints="--barostat"
+  fi
   if [ "$name" = peptide ]; then
     echo "constraints = h-bonds" >> "$work/$name.mdp"
-    omm_constraints="--constraints hbonds"
+    omm_constraints="$omm_constraints --constraints hbonds"
   fi
   sed "s/^nsteps = .*/nsteps = $((steps / 5))/" "$work/$name.mdp" > "$work/${name}_timed.mdp"
   for list in ${PAIR_LISTS:-atom}; do
@@ -94,6 +100,6 @@ PY
 done
 for f in "$work"/[ht]_*/run.json; do [ -f "$f" ] && cp "$f" "$logs/run_$(basename "$(dirname "$f")").json"; done
 
-out=${BENCH_NAME:-gpu_single$([ "${COULOMB:-}" = PME ] && echo _pme)}
+out=${BENCH_NAME:-gpu_single$([ "${COULOMB:-}" = PME ] && echo _pme)$([ "${PCOUPL:-0}" = 1 ] && echo _npt)}
 python3 bench/gpu_single_report.py "$work" "${COMMIT:-unknown}" "$out" "${records[@]}"
 [ -n "${OUT:-}" ] && cp bench/results/$out.json bench/results/$out.png "$OUT/" || true

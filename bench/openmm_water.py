@@ -37,6 +37,9 @@ def main():
     ap.add_argument("--ewald-alpha", type=float, help="nm^-1 (GROMACS's beta)")
     # constraints = h-bonds (LINCS in halomd) for a protein: OpenMM's HBonds.
     ap.add_argument("--constraints", choices=["none", "hbonds"], default="none")
+    # NPT at 1 bar: OpenMM's MonteCarloBarostat (its default: a volume move every 25 steps), the peer of
+    # halomd's C-rescale (OpenMM has no stochastic cell rescaling).
+    ap.add_argument("--barostat", action="store_true")
     args = ap.parse_args()
     pme = args.pme_grid is not None
 
@@ -56,6 +59,8 @@ def main():
         if isinstance(force, mm.CMMotionRemover):
             force.setFrequency(100)
     system.addForce(mm.AndersenThermostat(300 * unit.kelvin, 10 / unit.picosecond))
+    if args.barostat:
+        system.addForce(mm.MonteCarloBarostat(1 * unit.bar, 300 * unit.kelvin, 25))
     dt_ps = 0.002
     integrator = mm.VerletIntegrator(dt_ps * unit.picoseconds)
     try:
@@ -85,6 +90,7 @@ def main():
         "engine": "openmm", "version": mm.Platform.getOpenMMVersion(), "backend": "cuda",
         "precision": args.precision, "electrostatics": "PME" if pme else "reaction field",
         "constraints": args.constraints,
+        "barostat": "MonteCarloBarostat(1 bar, 300 K, every 25 steps)" if args.barostat else None,
         "pme_grid": args.pme_grid, "ewald_alpha_nm": args.ewald_alpha, "integrator": "VerletIntegrator + AndersenThermostat(300 K, 10/ps)",
         "atoms": system.getNumParticles(), "steps": args.steps, "warmup_steps": args.warmup, "dt_ps": dt_ps,
         "wall_s": wall, "us_per_step": us_per_step, "ns_per_day": dt_ps * 1e-3 * 86400.0 / (us_per_step * 1e-6),

@@ -403,6 +403,148 @@ TEST(CudaRun, RegularStepsMakeNoHostSyncAndOneLaunch) {
   EXPECT_NE(json.find("\"backend\": \"cuda\""), std::string::npos) << json;
 }
 
+// The noiseless C-rescale paths of test_pcoupl (isotropic with reaction field, semi-isotropic with PME,
+// spce_1k5, every step's energies and box) against gmx_d's, on one GPU. `under` prefixes the command (an
+// environment), `set` overrides .mdp options. Returns the isotropic run's run.json.
+std::string expect_crescale_paths_like_gromacs(const std::string& under,
+                                               const std::map<std::string, std::string>& set,
+                                               const std::string& tag) {
+  std::map<std::string, std::vector<std::vector<double>>> ref;
+  for (const std::string& row : read_rows(data_path("pcoupl/reference.txt"))) {
+    std::istringstream w(row);
+    std::string name;
+    std::vector<double> v(7);
+    w >> name;
+    for (double& x : v) w >> x;
+    ref[name].push_back(v);
+  }
+  std::string json;
+  for (const char* name : {"iso_rf", "semi_pme"}) {
+    SCOPED_TRACE(std::string(name) + " " + tag);
+    const std::string out = make_temp_dir(std::string("cuda_pcoupl_") + name + tag);
+    std::string log;
+    EXPECT_EQ(run_halomd_under(under, "spce_1k5", std::string("../pcoupl/") + name + ".mdp", set,
+                               out + "/run", kCuda, &log),
+              0)
+        << log;
+    auto e = read_csv(out + "/run/energy.csv");
+    const auto& r = ref.at(name);
+    EXPECT_EQ(e["step"].size(), r.size());
+    if (e["step"].size() != r.size()) continue;
+    for (size_t k = 0; k < r.size(); ++k) {
+      SCOPED_TRACE(::testing::Message() << "step " << r[k][0]);
+      EXPECT_NEAR(e["potential"][k], r[k][1], kGpuPathsEnergyRelTol * std::fabs(r[k][1]));
+      EXPECT_NEAR(e["conserved"][k], r[k][2], kGpuPathsEnergyRelTol * std::fabs(r[k][2]));
+      EXPECT_NEAR(e["pressure"][k], r[k][3], kGpuPressureAbsTol);
+      EXPECT_NEAR(e["box_x"][k], r[k][5], kGpuBoxAbsTol);
+      EXPECT_NEAR(e["box_z"][k], r[k][6], kGpuBoxAbsTol);
+    }
+    EXPECT_LT(e["volume"].back(), e["volume"].front() - 0.01);
+    if (json.empty()) json = read_text(out + "/run/run.json");
+  }
+  return json;
+}
+
+// The three numbers of run.json's "gpu_grid".
+std::vector<int> gpu_grid(const std::string& json) {
+  const size_t at = json.find("\"gpu_grid\": [");
+  if (at == std::string::npos) return {};
+  std::istringstream w(json.substr(at + 13));
+  std::vector<int> nc(3);
+  char sep = 0;
+  w >> nc[0] >> sep >> nc[1] >> sep >> nc[2];
+  return nc;
+}
+
+// C-rescale on one GPU: the atoms and velocities scaled on the device, the box into every kernel's arguments
+// (pair search grid, non-bonded images, PME's reciprocal box), the graphs recorded again.
+TEST(CudaRun, CRescaleFollowsGromacsPathsAndContinuesBitwise) {
+  SKIP_WITHOUT_GPU();
+  (void)expect_crescale_paths_like_gromacs("", {}, "");
+  // A grid whose z cells are exactly rlist / 11 wide at the start (rlist a hair under 1.1, which changes no
+  // pair within the cut-offs): the first shrink of the box takes a cell off, the pair list is sized again for
+  // the wider cells, and the paths are the same.
+  const std::string json =
+      expect_crescale_paths_like_gromacs("HALOMD_GPU_REACH_Z=11 ", {{"rlist", "1.0999999"}}, "_regrid");
+  EXPECT_EQ(gpu_grid(json), (std::vector<int>{4, 4, 24})) << json;
+
+  // With noise (ref-t 300): a continuation from a checkpoint gives the same bits (the box is the
+  // checkpoint's, the barostat's integral too).
+  const std::map<std::string, std::string> set = {
+      {"nsteps", "60"},   {"ref-t", "300"},       {"ld-seed", "5"},        {"nstpcouple", "5"},
+      {"nstenergy", "5"}, {"nstcalcenergy", "5"}, {"nstcheckpoint", "30"}, {"nstxout-compressed", "10"}};
+  expect_threads_and_continuation_change_no_bit("spce_1k5", "../pcoupl/iso_rf.mdp", set, 45,
+                                                {"energy.csv", "traj.xtc", "confout.gro"}, kCuda);
+
+  // Regular steps stay one graph launch without host waits; only the coupling steps (energy steps) wait.
+  const std::string out = make_temp_dir("cuda_pcoupl_counters");
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", "../pcoupl/ensemble.mdp", {{"nsteps", "400"}}, out + "/run", kCuda, &log),
+            0)
+      << log;
+  const std::string counters = read_text(out + "/run/run.json");
+  EXPECT_GT(json_number(counters, "regular_steps"), 300.0) << counters;
+  EXPECT_EQ(json_number(counters, "host_syncs_per_step"), 0.0) << counters;
+  EXPECT_EQ(json_number(counters, "launches_per_step"), 1.0) << counters;
+}
+
+// 20 ps at 300 K, as test_pcoupl's CPU run: the mean density from 5 ps on and its fluctuation as gmx_d's.
+TEST(CudaRun, CRescaleDensityAndItsFluctuationFollowGromacs) {
+  SKIP_WITHOUT_GPU();
+  const auto ref = read_reference(data_path("pcoupl/ensemble.txt"));
+  const std::string out = make_temp_dir("cuda_pcoupl_ensemble");
+  std::string log;
+  ASSERT_EQ(
+      run_halomd("spce_1k5", "../pcoupl/ensemble.mdp", {{"nsteps", "10000"}}, out + "/run", kCuda, &log), 0)
+      << log;
+  auto e = read_csv(out + "/run/energy.csv");
+  std::vector<double> d;
+  for (size_t k = 0; k < e["step"].size(); ++k)
+    if (e["time_ps"][k] >= 5.0) d.push_back(e["density"][k]);
+  ASSERT_GT(d.size(), 500u);
+  const double m = mean(d);
+  double var = 0.0;
+  for (double x : d) var += (x - m) * (x - m);
+  const double sd = std::sqrt(var / d.size());
+  EXPECT_NEAR(m, ref.at("density_mean"), kDensityMeanAbsTol);
+  EXPECT_GT(sd / ref.at("density_sd"), 1.0 / kDensitySdFactor);
+  EXPECT_LT(sd / ref.at("density_sd"), kDensitySdFactor);
+}
+
+// Parrinello-Rahman on one GPU (test_parrinello's paths: Nose-Hoover or noiseless v-rescale, isotropic and
+// semi-isotropic, coupled every step and every fifth): the coupling step's velocity term in the update, the
+// positions scaled after it; and a continuation from a checkpoint gives the same bits.
+TEST(CudaRun, ParrinelloRahmanFollowsGromacsPathsAndContinuesBitwise) {
+  SKIP_WITHOUT_GPU();
+  for (const char* mdp : {"iso", "iso_nst5", "semi", "vrescale"}) {
+    SCOPED_TRACE(mdp);
+    const std::string out = make_temp_dir(std::string("cuda_parrinello_") + mdp);
+    std::string log;
+    ASSERT_EQ(
+        run_halomd("spce_1k5", std::string("../parrinello/") + mdp + ".mdp", {}, out + "/run", kCuda, &log),
+        0)
+        << log;
+    auto e = read_csv(out + "/run/energy.csv");
+    const std::vector<std::string> rows = read_rows(data_path(std::string("parrinello/") + mdp + ".txt"));
+    ASSERT_EQ(e["step"].size(), rows.size());
+    for (size_t k = 0; k < rows.size(); ++k) {
+      std::istringstream w(rows[k]);
+      double step, total, conserved, pressure, volume, box_x, box_z;
+      w >> step >> total >> conserved >> pressure >> volume >> box_x >> box_z;
+      SCOPED_TRACE(::testing::Message() << "step " << step);
+      EXPECT_NEAR(e["total"][k], total, kGpuPathsEnergyRelTol * std::fabs(total));
+      EXPECT_NEAR(e["conserved"][k], conserved, kGpuPathsEnergyRelTol * std::fabs(conserved));
+      EXPECT_NEAR(e["pressure"][k], pressure, kGpuPressureAbsTol);
+      EXPECT_NEAR(e["box_x"][k], box_x, kGpuBoxAbsTol);
+      EXPECT_NEAR(e["box_z"][k], box_z, kGpuBoxAbsTol);
+    }
+    EXPECT_GT(std::fabs(e["volume"].back() - e["volume"].front()), 1e-3);
+  }
+  const std::map<std::string, std::string> set = {{"nsteps", "60"}, {"nstcheckpoint", "30"}};
+  expect_threads_and_continuation_change_no_bit("spce_1k5", "../parrinello/iso_nst5.mdp", set, 33,
+                                                {"energy.csv", "confout.gro"}, kCuda);
+}
+
 #else
 
 TEST(CudaRun, NotBuilt) { GTEST_SKIP() << "this build has no CUDA executor"; }

@@ -3,7 +3,8 @@
 // v-rescale at ref-t 0) both codes follow one path: step by step the total and conserved energy (the box's
 // kinetic energy and P_ref V included), the pressure, the volume and the box, coupled every step and every
 // fifth; threads and a continuation from a checkpoint (which carries the box velocity and the pressure the
-// next coupling step reads) change no bit; the same paths on CPU domains; GPUs refuse it naming the line.
+// next coupling step reads) change no bit; the same paths on CPU domains; GPU domains refuse it naming the
+// line (one GPU runs it: test_cuda_run).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -114,16 +115,16 @@ TEST(ParrinelloRahman, InputsAroundItAsGrompp) {
       << log;
 }
 
-TEST(ParrinelloRahman, GpusRefuseIt) {
+TEST(ParrinelloRahman, GpuDomainsRefuseIt) {
   const std::string out = make_temp_dir("parrinello_refuse");
   std::string log;
   EXPECT_EQ(run_halomd("spce_1k5", "../parrinello/vrescale.mdp", {}, out + "/dd",
                        "--backend cuda --domains 2", &log),
             2);
-  EXPECT_NE(log.find("pcoupl = Parrinello-Rahman runs with --backend cpu"), std::string::npos) << log;
-  EXPECT_EQ(run_halomd("spce_1k5", "../parrinello/vrescale.mdp", {}, out + "/gpu", "--backend cuda", &log),
-            2);
-  EXPECT_NE(log.find("pcoupl = Parrinello-Rahman runs with --backend cpu"), std::string::npos) << log;
+  EXPECT_NE(
+      log.find("pcoupl = Parrinello-Rahman runs with --backend cpu (one domain or several) or on one GPU"),
+      std::string::npos)
+      << log;
 }
 
 }  // namespace

@@ -71,8 +71,13 @@ class CudaExecutor::Impl {
       throw InputError("", 0,
                        "HALOMD_GPU_CLUSTER=1 (the cluster-pair kernels) has no listed interactions: unset it "
                        "for a topology with bonds, angles, dihedrals or pairs");
+    if (cluster && cfg.mdp->pcoupl != Pcoupl::No)
+      throw InputError("", 0,
+                       "HALOMD_GPU_CLUSTER=1 (the cluster-pair kernels) has no pressure coupling: unset it "
+                       "for pcoupl = C-rescale or Parrinello-Rahman");
+    ds.update.pr_coupling = cfg.mdp->pcoupl == Pcoupl::ParrinelloRahman ? 1 : 0;
     if (cluster) setup_cluster(prop.multiProcessorCount);
-    pme.setup(*cfg.mdp, cfg.box, *cfg.top, calls);
+    pme.setup(*cfg.mdp, cfg.grid_box.volume() > 0 ? cfg.grid_box : cfg.box, cfg.box, *cfg.top, calls);
     listed.setup(*cfg.mdp, cfg.box, *cfg.top, calls);
     lincs.setup(cfg, calls, ds.update);
     setup_groups();
@@ -249,6 +254,32 @@ class CudaExecutor::Impl {
     enqueue_regular_step(c);
   }
 
+  // Pressure coupling after a step: x (and with velocities v) scaled on the device in the new box. A grid
+  // that lost cells (the box shrank below them) may need a larger pair list, sized from the positions.
+  void scale(const Tensor& mu, const Box& box, bool velocities) {
+    cfg.box = box;
+    const bool regrid = cuda::set_box_lengths(*cfg.mdp, box.len, calls, ds);
+    pme.set_box(box);
+    listed.set_box(box);
+    const double m[3] = {mu.m[0][0], mu.m[1][1], mu.m[2][2]};
+    cuda::launch_scale(calls, ds.update, m, velocities);
+    if (regrid) {
+      std::vector<Vec3> x;
+      download_positions(x);
+      cuda::size_pair_list(x, calls, ds);
+    }
+    // The kernels' box lives in their arguments: both step graphs take the new one at their next launch.
+    graph.invalidate();
+    search_graph.invalidate();
+  }
+  void download_positions(std::vector<Vec3>& x) {
+    const size_t n = ds.n;
+    copy_array_back(ds.x, hx);
+    sync_state();
+    x.resize(n);
+    for (size_t i = 0; i < n; ++i) x[i] = {hx[i], hx[n + i], hx[2 * n + i]};
+  }
+
   // Copies the step state back and waits: the one place (with save, positions, forces) the host blocks.
   void sync_state() {
     calls.copy_async(hst.get(), ds.st.get(), sizeof(StepState), cudaMemcpyDeviceToHost);
@@ -374,7 +405,11 @@ void CudaExecutor::step(const StepRequest& r, StepEnergies* e) {
   cuda::check_request(up, r, m.step);
   const bool ns = r.ns || !m.searched;
   const bool energy = r.energy && e != nullptr;
-  if (!energy && !m.every_step_timed) {
+  // A Parrinello-Rahman coupling step runs kernel by kernel with the step's term in the update's arguments
+  // (every nstpcouple steps; the box changes after it, so the graphs are recorded again anyway).
+  if (r.pr && !up.pr_coupling)
+    throw RuntimeError(r.step, -1, "internal error: a Parrinello-Rahman step for an executor without it");
+  if (!energy && !r.pr && !m.every_step_timed) {
     // A graph step: regular, or a search without energies. Timed (events around the launch, after any
     // re-recording so that the host's recording is not counted) at every search and at the kMidStep-th
     // regular step after it.
@@ -412,7 +447,13 @@ void CudaExecutor::step(const StepRequest& r, StepEnergies* e) {
                              sizeof(StepState::pme_acc) + sizeof(StepState::listed_acc));
   m.enqueue_nonbonded(m.calls, energy);
   if (t) m.calls.record(t->ev[kNonbonded]);
-  cuda::launch_update(m.calls, m.ds.update, energy);
+  if (r.pr) {
+    cuda::UpdateParams pr = m.ds.update;
+    for (int d = 0; d < 3; ++d) pr.pr_scale[d] = r.pr_scale[d];
+    cuda::launch_update(m.calls, pr, energy);
+  } else {
+    cuda::launch_update(m.calls, m.ds.update, energy);
+  }
   if (t) m.calls.record(t->ev[kUpdated]);
   ++m.step;
   if (energy) {
@@ -450,14 +491,10 @@ void CudaExecutor::save(MdState& s) {
   s.nh_vxi.assign(h.nh_vxi_before, h.nh_vxi_before + m.ds.update.nh_groups);
 }
 
-void CudaExecutor::positions(std::vector<Vec3>& x) {
-  Impl& m = *impl_;
-  const size_t n = m.ds.n;
-  m.copy_array_back(m.ds.x, m.hx);
-  m.sync_state();
-  x.resize(n);
-  for (size_t i = 0; i < n; ++i) x[i] = {m.hx[i], m.hx[n + i], m.hx[2 * n + i]};
-}
+void CudaExecutor::positions(std::vector<Vec3>& x) { impl_->download_positions(x); }
+
+void CudaExecutor::scale_coordinates(const Tensor& mu, const Box& box) { impl_->scale(mu, box, true); }
+void CudaExecutor::scale_positions(const Tensor& mu, const Box& box) { impl_->scale(mu, box, false); }
 
 void CudaExecutor::forces(std::vector<Vec3>& f) {
   Impl& m = *impl_;

@@ -21,6 +21,10 @@ class CudaExecutor final : public Executor {
   void step(const StepRequest& request, StepEnergies* energies) override;
   void save(MdState& state) override;
   void positions(std::vector<Vec3>& x) override;
+  // Pressure coupling (C-rescale, Parrinello-Rahman): the atoms scaled on the device, the box's lengths
+  // into the kernels' parameters (the step graphs are recorded again at their next launch).
+  void scale_coordinates(const Tensor& mu, const Box& box) override;
+  void scale_positions(const Tensor& mu, const Box& box) override;
   size_t num_pairs() const override;
   CallCounters counters() const override;
   std::string report_json() const override;

@@ -353,6 +353,10 @@ struct UpdateParams {
   double nh_qinv[kMaxTcGroups] = {};
   double nh_ref_t[kMaxTcGroups] = {};
   double nh_ndf[kMaxTcGroups] = {};
+  // pcoupl = Parrinello-Rahman (one GPU): the extended update, which on a coupling step takes pr_scale[d]
+  // v[d] off each velocity (StepRequest::pr_scale; 0 on every other step).
+  int pr_coupling = 0;
+  double pr_scale[3] = {};
 };
 
 }  // namespace halomd::cuda

@@ -103,7 +103,6 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
   // Grid: cells of at least rlist / reach (rlist < L/2 is checked on input, so of the images of a neighbour
   // that several shifts reach, only one lies within rlist).
   SearchParams& sp = ds.search;
-  sp.ncell = 1;
   const int reach_xy = env_int("HALOMD_GPU_REACH_XY", kDefaultReachXY);
   const int reach_z = env_int("HALOMD_GPU_REACH_Z", kDefaultReachZ);
   if (reach_xy < 1 || reach_xy > 4 || reach_z < 1 || reach_z > 12)
@@ -124,34 +123,13 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
   if (sp.search_blocks != 8 && sp.search_blocks != 12 && sp.search_blocks != 16)
     throw InputError("", 0,
                      "HALOMD_GPU_SEARCH_BLOCKS must be 8, 12 or 16, got " + std::to_string(sp.search_blocks));
-  for (int d = 0; d < 3; ++d) {
-    const double len = search_len[d];
-    sp.reach[d] = d < 2 ? reach_xy : reach_z;
-    // No minimum count: a cell narrower than rlist / reach would let the search's window of reach cells
-    // miss neighbours (with rlist < L/2 a periodic dimension has at least 2 reach cells anyway).
-    sp.nc[d] = std::max(1, static_cast<int>(std::floor(len * sp.reach[d] / mdp.rlist)));
-    sp.ncell *= sp.nc[d];
-    sp.inv_nc[d] = 1.0 / sp.nc[d];
-    sp.len[d] = len;
-    sp.cells_per_nm[d] = sp.nc[d] / len;
-    sp.lenf[d] = static_cast<float>(len);
-    sp.cell_size[d] = static_cast<float>(len / sp.nc[d]);
-    sp.inv_cell_size[d] = static_cast<float>(sp.nc[d] / len);
-  }
-  ds.cell_count.allocate(sp.ncell, "cell grid");
-  ds.cell_start.allocate(sp.ncell + 1, "cell grid");
-  calls.memset_async(ds.cell_count.get(), 0, ds.cell_count.bytes());
-  ds.scan_state.allocate(1 + scan_tiles(sp.ncell), "cell grid");
-  calls.memset_async(ds.scan_state.get(), 0, ds.scan_state.bytes());
+  for (int d = 0; d < 3; ++d) sp.reach[d] = d < 2 ? reach_xy : reach_z;
+  set_box_lengths(mdp, search_len, calls, ds);
   sp.tpa = tpa;
   sp.rlist2 = static_cast<float>(mdp.rlist * mdp.rlist);
   const double prune = mdp.rlist + 1e-3;  // whole cells: room for float rounding at cell faces
   sp.prune = static_cast<float>(prune);
   sp.prune2 = static_cast<float>(prune * prune);
-  sp.cell_count = ds.cell_count.get();
-  sp.cell_start = ds.cell_start.get();
-  sp.scan_ticket = ds.scan_state.get();
-  sp.scan_prefix = ds.scan_state.get() + 1;
   sp.st = ds.st.get();
 
   NonbondedParams& np = ds.nonbonded;
@@ -189,15 +167,10 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
     np.sw.r1 = static_cast<float>(pp.psw_r1);
     np.sw.inv_w = static_cast<float>(1.0 / pp.psw_w);
   }
-  for (int d = 0; d < 3; ++d) {
-    np.len[d] = static_cast<float>(search_len[d]);
-    np.inv_len[d] = static_cast<float>(1.0 / search_len[d]);
-  }
   np.lj = ds.lj.get();
   np.st = ds.st.get();
 
   UpdateParams& up = ds.update;
-  for (int d = 0; d < 3; ++d) up.len[d] = search_len[d];
   up.dt = mdp.dt;
   up.max_disp2 = 0.1 * 0.1;   // as the CPU executor's blow-up check
   up.max_force2 = 1e8 * 1e8;  // as the CPU's extreme pair force, here per atom
@@ -211,6 +184,50 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
   up.total_mass = total_mass;
   up.seed = cfg.ld_seed;
   up.st = ds.st.get();
+}
+
+bool set_box_lengths(const MdParams& mdp, const Vec3& len, gpu::GpuCalls& calls, DeviceSystem& ds) {
+  SearchParams& sp = ds.search;
+  // Cells of at least rlist / reach: with fewer, a search's window of reach cells would miss neighbours
+  // (with rlist < L/2 a periodic dimension has at least 2 reach cells anyway). The count is a function of
+  // the box alone, so that a run continued from a checkpoint searches the grid of the uninterrupted run.
+  int nc[3];
+  int ncell = 1;
+  for (int d = 0; d < 3; ++d) {
+    nc[d] = std::max(1, static_cast<int>(std::floor(len[d] * sp.reach[d] / mdp.rlist)));
+    ncell *= nc[d];
+  }
+  const bool changed =
+      ds.cell_count.size() == 0 || nc[0] != sp.nc[0] || nc[1] != sp.nc[1] || nc[2] != sp.nc[2];
+  for (int d = 0; d < 3; ++d) {
+    sp.nc[d] = nc[d];
+    sp.inv_nc[d] = 1.0 / nc[d];
+    sp.len[d] = len[d];
+    sp.cells_per_nm[d] = nc[d] / len[d];
+    sp.lenf[d] = static_cast<float>(len[d]);
+    sp.cell_size[d] = static_cast<float>(len[d] / nc[d]);
+    sp.inv_cell_size[d] = static_cast<float>(nc[d] / len[d]);
+    ds.nonbonded.len[d] = static_cast<float>(len[d]);
+    ds.nonbonded.inv_len[d] = static_cast<float>(1.0 / len[d]);
+    ds.update.len[d] = len[d];
+  }
+  if (!changed) return false;
+  sp.ncell = ncell;
+  // More cells than the arrays hold (the box grew): larger ones (one GPU only: the domain-decomposed
+  // executor's per-cell arrays are sized once, and its box does not change).
+  if (static_cast<size_t>(ncell) > ds.cell_count.size()) {
+    ds.cell_count.allocate(ncell, "cell grid");
+    ds.cell_start.allocate(ncell + 1, "cell grid");
+    ds.scan_state.allocate(1 + scan_tiles(ncell), "cell grid");
+    calls.memset_async(ds.cell_count.get(), 0, ds.cell_count.bytes());  // zero between searches from here
+  }
+  // The scan's epoch counts tickets per tile of this grid: a new grid starts from zero.
+  calls.memset_async(ds.scan_state.get(), 0, ds.scan_state.bytes());
+  sp.cell_count = ds.cell_count.get();
+  sp.cell_start = ds.cell_start.get();
+  sp.scan_ticket = ds.scan_state.get();
+  sp.scan_prefix = ds.scan_state.get() + 1;
+  return true;
 }
 
 bool upload_atoms(const HostAtoms& a, gpu::GpuCalls& calls, DeviceSystem& ds) {

@@ -84,6 +84,12 @@ struct HostAtoms {
 // an open, non-periodic extent for decomposed dimensions). total_mass: of the whole system (COM removal).
 void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, double total_mass, int tpa,
                             gpu::GpuCalls& calls, DeviceSystem& ds);
+// The search grid and the kernels' box lengths (SearchParams, NonbondedParams, UpdateParams) for a box of
+// edges len: at set-up, and on one GPU after pressure coupling scaled the box. The grid has the most cells
+// of at least rlist / reach (a function of the box alone); its arrays grow when it needs more. Returns true
+// when the grid's cell count changed (the pair list may then need more room: size_pair_list), false when
+// only the lengths did.
+bool set_box_lengths(const MdParams& mdp, const Vec3& len, gpu::GpuCalls& calls, DeviceSystem& ds);
 // Uploads the atoms (growing the per-atom buffers when they are too small; contents of x and v are the
 // caller's) and points the parameter structs at them. Returns true when a buffer was reallocated.
 bool upload_atoms(const HostAtoms& atoms, gpu::GpuCalls& calls, DeviceSystem& ds);

@@ -6,15 +6,20 @@
 
 namespace halomd::cuda {
 
+void ListedGpu::set_box(const Box& box) {
+  for (int d = 0; d < 3; ++d) {
+    p_.len[d] = box.len[d];
+    p_.posres_com[d] = posres_com_frac_[d] * box.len[d];  // refcoord-scaling = com, as the CPU's
+  }
+}
+
 void ListedGpu::setup(const MdParams& mdp, const Box& box, const Topology& top, gpu::GpuCalls& calls) {
   if (top.bonded.empty()) return;
   p_.n_terms = static_cast<int>(top.bonded.size());
   p_.n_atoms = top.num_atoms();
   p_.coulomb_factor = units::kCoulomb / mdp.epsilon_r;
-  for (int d = 0; d < 3; ++d) {
-    p_.len[d] = box.len[d];
-    p_.posres_com[d] = top.posres_com_frac[d] * box.len[d];  // the GPU's box does not change
-  }
+  for (int d = 0; d < 3; ++d) posres_com_frac_[d] = top.posres_com_frac[d];
+  set_box(box);
   terms_.allocate(top.bonded.size(), "listed interactions");
   calls.copy_sync(terms_.get(), top.bonded.data(), top.bonded.size() * sizeof(BondedTerm),
                   cudaMemcpyHostToDevice);

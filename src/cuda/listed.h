@@ -18,6 +18,8 @@ class ListedGpu {
   // The topology's interactions on the device (nothing when it has none).
   void setup(const MdParams& mdp, const Box& box, const Topology& top, gpu::GpuCalls& calls);
   bool active() const { return p_.n_terms > 0; }
+  // A new box (pressure coupling): the minimum image's lengths and the restraints' reference centre.
+  void set_box(const Box& box);
   // Their forces added to ds's non-bonded forces; with energy, their energies and virial summed into
   // StepState::listed_acc, which the caller zeroes before an energy step.
   void enqueue(gpu::GpuCalls& calls, const DeviceSystem& ds, bool energy) const;
@@ -26,6 +28,7 @@ class ListedGpu {
 
  private:
   ListedParams p_;
+  double posres_com_frac_[3] = {};
   gpu::DeviceBuffer<BondedTerm> terms_;
   gpu::DeviceBuffer<double> cmap_data_;
   gpu::DeviceBuffer<CmapView> cmap_views_;

@@ -46,15 +46,15 @@ PmeMesh::~PmeMesh() {
   }
 }
 
-void PmeMesh::setup(const MdParams& mdp, const Box& box, const Topology& top, gpu::GpuCalls& calls) {
+void PmeMesh::setup(const MdParams& mdp, const Box& grid_box, const Box& box, const Topology& top,
+                    gpu::GpuCalls& calls) {
   if (mdp.coulombtype != CoulombType::Pme) return;
-  nk_ = pme_grid_size(box.len, mdp);
+  nk_ = pme_grid_size(grid_box.len, mdp);
   PmeMeshParams& p = p_;
   p.n = top.num_atoms();
   p.order = mdp.pme_order;
   for (int d = 0; d < 3; ++d) {
     p.nk[d] = nk_[d];
-    p.len[d] = box.len[d];
     if (nk_[d] < 2 * (p.order - 1))
       throw InputError("", 0, "the PME grid needs at least 2 (pme-order - 1) points per dimension");
     upload(calls, moduli_[d], bspline_moduli(nk_[d], p.order), "PME B-spline moduli");
@@ -63,10 +63,9 @@ void PmeMesh::setup(const MdParams& mdp, const Box& box, const Topology& top, gp
   p.nzc = nk_[2] / 2 + 1;
   p.beta = ewald_coefficient(mdp.rcoulomb, mdp.ewald_rtol);
   p.epsfac = units::kCoulomb / mdp.epsilon_r;
-  p.volume = box.volume();
-  double total = 0.0;
-  for (double c : top.charge) total += c;
-  charged_energy_ = -units::kPi * total * total * p.epsfac / (2.0 * p.volume * p.beta * p.beta);
+  net_charge_ = 0.0;
+  for (double c : top.charge) net_charge_ += c;
+  set_box(box);
   upload(calls, q_, top.charge, "PME charges");
   p.q = q_.get();
   const size_t points = static_cast<size_t>(nk_[0]) * nk_[1] * nk_[2];
@@ -91,6 +90,13 @@ void PmeMesh::setup(const MdParams& mdp, const Box& box, const Topology& top, gp
   check_cufft(backward(backward_, spectrum_.get(), grid_.get()), "cufftExec (backward)");
   calls.sync();
   active_ = true;
+}
+
+void PmeMesh::set_box(const Box& box) {
+  PmeMeshParams& p = p_;
+  for (int d = 0; d < 3; ++d) p.len[d] = box.len[d];
+  p.volume = box.volume();
+  charged_energy_ = -units::kPi * net_charge_ * net_charge_ * p.epsfac / (2.0 * p.volume * p.beta * p.beta);
 }
 
 PmeMeshParams PmeMesh::params(const DeviceSystem& ds) const {

@@ -24,8 +24,12 @@ class PmeMesh {
   PmeMesh(const PmeMesh&) = delete;
   PmeMesh& operator=(const PmeMesh&) = delete;
 
-  // The grid (cpu/pme.h's choice), beta, moduli, charges and plans for the run's system.
-  void setup(const MdParams& mdp, const Box& box, const Topology& top, gpu::GpuCalls& calls);
+  // The grid (cpu/pme.h's choice for grid_box: the run's first box, kept when pressure coupling scales the
+  // box, as the CPU's), beta, moduli, charges and plans for the run's system in `box`.
+  void setup(const MdParams& mdp, const Box& grid_box, const Box& box, const Topology& top,
+             gpu::GpuCalls& calls);
+  // A new box (pressure coupling): the solve's reciprocal box and volume, the net-charge term.
+  void set_box(const Box& box);
   bool active() const { return active_; }
   const std::array<int, 3>& grid() const { return nk_; }
   // Spread, forward transform, solve (with energy, the sums to StepState::pme_acc, which the caller zeroes
@@ -44,6 +48,7 @@ class PmeMesh {
 
   PmeMeshParams p_;
   double charged_energy_ = 0.0;
+  double net_charge_ = 0.0;
   gpu::DeviceBuffer<double> q_, moduli_[3];
   gpu::DeviceBuffer<PmeReal> grid_;
   gpu::DeviceBuffer<unsigned long long> grid_fixed_;

@@ -190,8 +190,9 @@ struct AtomRecord {
 };
 
 // Leap-frog for one atom (cpu/update.cpp), with the deferred centre-of-mass removal of the previous step;
-// with a Nose-Hoover friction factor c (not 0), GROMACS's general form as the CPU's leapfrog_coupled.
-__device__ inline void leapfrog(const UpdateParams& p, int a, int sa, double lambda, double c,
+// with a Nose-Hoover friction factor c or a Parrinello-Rahman term pr (not 0), GROMACS's general form as the
+// CPU's leapfrog_coupled.
+__device__ inline void leapfrog(const UpdateParams& p, int a, int sa, double lambda, double c, const Vec3& pr,
                                 const double* vcm, long long step, Vec3& xo, Vec3& xn, Vec3& vn,
                                 AtomRecord& rec) {
   xo = Vec3{p.x[0][a], p.x[1][a], p.x[2][a]};
@@ -213,9 +214,9 @@ __device__ inline void leapfrog(const UpdateParams& p, int a, int sa, double lam
   }
   vn -= Vec3{vcm[0], vcm[1], vcm[2]};
   if (!(f.x * f.x + f.y * f.y + f.z * f.z < p.max_force2)) flag_error(p.st, step, a, kErrForce);
-  if (c != 0.0) {
+  if (c != 0.0 || pr.x != 0.0 || pr.y != 0.0 || pr.z != 0.0) {
     const Vec3 dv = Vec3{f.x, f.y, f.z} * (im * p.dt);
-    for (int d = 0; d < 3; ++d) vn[d] = (lambda * vn[d] + (dv[d] - c * vn[d])) / (1.0 + c);
+    for (int d = 0; d < 3; ++d) vn[d] = (lambda * vn[d] + (dv[d] - c * vn[d] - pr[d] * vn[d])) / (1.0 + c);
   } else {
     vn = vn * lambda + Vec3{f.x, f.y, f.z} * (im * p.dt);
   }
@@ -377,7 +378,8 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host
     sa = p.sorted_of[a];
     const int g = groups ? p.tc_group[a] : 0;
     const double friction = kExtended && p.nose_hoover && st->nh_step ? st->nh_factor[g] : 0.0;
-    leapfrog(p, a, sa, groups ? st->group_lambda[g] : lambda, friction, vcm, step, xo, xn, vn, rec);
+    const Vec3 pr = kExtended ? Vec3{p.pr_scale[0], p.pr_scale[1], p.pr_scale[2]} : Vec3{};
+    leapfrog(p, a, sa, groups ? st->group_lambda[g] : lambda, friction, pr, vcm, step, xo, xn, vn, rec);
   }
   if (waters) {  // the same for the whole block: its __syncthreads are reached by all its threads
     const int t = threadIdx.x;
@@ -540,6 +542,26 @@ __global__ void take_ke_prev_kernel(StepState* st) {
 
 __global__ void begin_step_kernel(UpdateParams p) { begin_step(p, p.st); }
 
+// Pressure coupling (one GPU): x *= mu, and with velocities v /= mu, the pending centre-of-mass velocity
+// too (the next update takes it off v); each atom's float record from the scaled x and the new box (p.len).
+__global__ void scale_kernel(UpdateParams p, double mu0, double mu1, double mu2, int velocities) {
+  const double mu[3] = {mu0, mu1, mu2};
+  const int a = blockIdx.x * blockDim.x + threadIdx.x;
+  if (velocities && a == 0)
+    for (int d = 0; d < 3; ++d) p.st->vcm[d] /= mu[d];
+  if (a >= p.n) return;
+  double x[3];
+  for (int d = 0; d < 3; ++d) {
+    x[d] = p.x[d][a] * mu[d];
+    p.x[d][a] = x[d];
+    if (velocities) p.v[d][a] /= mu[d];
+  }
+  const int sa = p.sorted_of[a];
+  const int4 k = p.img[a];
+  p.xq[sa] = make_float4(static_cast<float>(x[0] - k.x * p.len[0]), static_cast<float>(x[1] - k.y * p.len[1]),
+                         static_cast<float>(x[2] - k.z * p.len[2]), p.qs[a]);
+}
+
 // The largest squared displacement of atoms [0, n) from x0 and the largest distance outside the cell
 // (domdec/drift.h), into st->disp2_bits and st->beyond_bits.
 __global__ void home_displacement_kernel(UpdateParams p, const double* x0, const double* y0, const double* z0,
@@ -581,7 +603,7 @@ __global__ void copy_home_state_kernel(HomeState src, HomeState dst, int n) {
 void launch_update(gpu::GpuCalls& calls, const UpdateParams& p, bool energy, int host_reduce) {
   const int blocks =
       (p.nsettle + kBlockWaters - 1) / kBlockWaters + p.lincs.nblocks + (p.nfree + kBlock - 1) / kBlock;
-  if (p.lincs.nblocks > 0 || p.ngroups > 0 || p.nose_hoover) {
+  if (p.lincs.nblocks > 0 || p.ngroups > 0 || p.nose_hoover || p.pr_coupling) {
     if (energy)
       calls.launch("update_kernel<energy, extended>", update_kernel<true, true>, blocks, kBlock, 0, p,
                    host_reduce);
@@ -594,6 +616,11 @@ void launch_update(gpu::GpuCalls& calls, const UpdateParams& p, bool energy, int
   }
   if (p.ngroups > 0 || p.nose_hoover)
     calls.launch("begin_step_groups_kernel", begin_step_groups_kernel, 1, 1, 0, p);
+}
+
+void launch_scale(gpu::GpuCalls& calls, const UpdateParams& p, const double (&mu)[3], bool velocities) {
+  calls.launch("scale_kernel", scale_kernel, std::max(1, (p.n + 127) / 128), 128, 0, p, mu[0], mu[1], mu[2],
+               velocities ? 1 : 0);
 }
 
 void launch_begin_step(gpu::GpuCalls& calls, const UpdateParams& p) {

@@ -292,11 +292,12 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
     throw InputError(options.mdp, config.mdp->tc_grps_line,
                      "several tc-grps run with --backend cpu (one domain or several) or on one GPU so far "
                      "(--backend cuda without domains)");
-  if (config.mdp->pcoupl != Pcoupl::No && options.backend != "cpu")
+  if (config.mdp->pcoupl != Pcoupl::No && gpu_domains)
     throw InputError(options.mdp, config.mdp->pcoupl_line,
                      std::string("pcoupl = ") +
                          (config.mdp->pcoupl == Pcoupl::CRescale ? "C-rescale" : "Parrinello-Rahman") +
-                         " runs with --backend cpu so far (one domain or several)");
+                         " runs with --backend cpu (one domain or several) or on one GPU so far (--backend "
+                         "cuda without domains)");
   // PME exists in the CPU executors and on one GPU; the GPU domains would run reaction field.
   if (config.mdp->coulombtype == CoulombType::Pme && options.backend == "cuda" && decomposed(options))
     throw InputError(options.mdp, config.mdp->coulombtype_line,
