@@ -100,6 +100,9 @@ PY
 done
 for f in "$work"/[ht]_*/run.json; do [ -f "$f" ] && cp "$f" "$logs/run_$(basename "$(dirname "$f")").json"; done
 
-out=${BENCH_NAME:-gpu_single$([ "${COULOMB:-}" = PME ] && echo _pme)$([ "${PCOUPL:-0}" = 1 ] && echo _npt)}
+suffix=""
+[ "${COULOMB:-}" = PME ] && suffix=_pme
+[ "${PCOUPL:-0}" = 1 ] && suffix=${suffix}_npt
+out=${BENCH_NAME:-gpu_single$suffix}
 python3 bench/gpu_single_report.py "$work" "${COMMIT:-unknown}" "$out" "${records[@]}"
 [ -n "${OUT:-}" ] && cp bench/results/$out.json bench/results/$out.png "$OUT/" || true

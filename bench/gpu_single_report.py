@@ -105,6 +105,9 @@ def main():
                  "infinity), plain LJ cut-off (no potential-shift), VerletIntegrator + AndersenThermostat (no v-rescale), its own "
                  "pair-list rule; energies read every 1000 steps (bench/openmm_water.py).",
     }
+    if os.environ.get("PCOUPL", "0") == "1":
+        out["notes"] += (" NPT (PCOUPL=1): halomd pcoupl = C-rescale, tau-p 2 ps, compressibility 4.5e-5, ref-p 1 "
+                         "bar, nstpcouple 10; OpenMM MonteCarloBarostat(1 bar, 300 K, every 25 steps).")
     os.makedirs("bench/results", exist_ok=True)
     with open(f"bench/results/{outname}.json", "w") as f:
         json.dump(out, f, indent=2)

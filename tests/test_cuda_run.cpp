@@ -440,6 +440,12 @@ std::string expect_crescale_paths_like_gromacs(const std::string& under,
       EXPECT_NEAR(e["box_z"][k], r[k][6], kGpuBoxAbsTol);
     }
     EXPECT_LT(e["volume"].back(), e["volume"].front() - 0.01);
+    double dp = 0.0, dbox = 0.0;
+    for (size_t k = 0; k < r.size(); ++k) {
+      dbox = std::max({dbox, std::fabs(e["box_x"][k] - r[k][5]), std::fabs(e["box_z"][k] - r[k][6])});
+      dp = std::max(dp, std::fabs(e["pressure"][k] - r[k][3]));
+    }
+    std::printf("GPU pcoupl path %s%s: pressure %.3g bar, box %.3g nm\n", name, tag.c_str(), dp, dbox);
     if (json.empty()) json = read_text(out + "/run/run.json");
   }
   return json;
@@ -511,36 +517,64 @@ TEST(CudaRun, CRescaleDensityAndItsFluctuationFollowGromacs) {
   EXPECT_LT(sd / ref.at("density_sd"), kDensitySdFactor);
 }
 
+// A Parrinello-Rahman path of test_parrinello (spce_1k5, gmx_d's rows every step) on one GPU: `set` overrides
+// .mdp options; energy.csv's rows are compared with the reference's at their steps. Prints the largest
+// deviations (the tolerances' margins).
+void expect_parrinello_path_like_gromacs(const std::string& mdp,
+                                         const std::map<std::string, std::string>& set,
+                                         const std::string& tag) {
+  SCOPED_TRACE(mdp + tag);
+  const std::string out = make_temp_dir("cuda_parrinello_" + mdp + tag);
+  std::string log;
+  ASSERT_EQ(run_halomd("spce_1k5", "../parrinello/" + mdp + ".mdp", set, out + "/run", kCuda, &log), 0)
+      << log;
+  auto e = read_csv(out + "/run/energy.csv");
+  std::map<long, std::vector<double>> ref;
+  for (const std::string& row : read_rows(data_path("parrinello/" + mdp + ".txt"))) {
+    std::istringstream w(row);
+    double step = 0;
+    std::vector<double> v(6);
+    w >> step;
+    for (double& x : v) w >> x;
+    ref[std::lround(step)] = v;
+  }
+  ASSERT_GT(e["step"].size(), 5u);
+  double dp = 0.0, dbox = 0.0, de = 0.0;
+  for (size_t k = 0; k < e["step"].size(); ++k) {
+    const long step = std::lround(e["step"][k]);
+    SCOPED_TRACE(::testing::Message() << "step " << step);
+    ASSERT_TRUE(ref.count(step));
+    const std::vector<double>& r = ref.at(step);  // total conserved pressure volume box_x box_z
+    EXPECT_NEAR(e["total"][k], r[0], kGpuPathsEnergyRelTol * std::fabs(r[0]));
+    EXPECT_NEAR(e["conserved"][k], r[1], kGpuPathsEnergyRelTol * std::fabs(r[1]));
+    EXPECT_NEAR(e["pressure"][k], r[2], kGpuPressureAbsTol);
+    EXPECT_NEAR(e["box_x"][k], r[4], kGpuBoxAbsTol);
+    EXPECT_NEAR(e["box_z"][k], r[5], kGpuBoxAbsTol);
+    de = std::max(de, std::fabs(e["conserved"][k] - r[1]) / std::fabs(r[1]));
+    dp = std::max(dp, std::fabs(e["pressure"][k] - r[2]));
+    dbox = std::max({dbox, std::fabs(e["box_x"][k] - r[4]), std::fabs(e["box_z"][k] - r[5])});
+  }
+  EXPECT_GT(std::fabs(e["volume"].back() - e["volume"].front()), 1e-3);
+  std::printf("GPU pcoupl path %s%s: conserved %.2g relative, pressure %.3g bar, box %.3g nm\n", mdp.c_str(),
+              tag.c_str(), de, dp, dbox);
+}
+
 // Parrinello-Rahman on one GPU (test_parrinello's paths: Nose-Hoover or noiseless v-rescale, isotropic and
 // semi-isotropic, coupled every step and every fifth): the coupling step's velocity term in the update, the
-// positions scaled after it; and a continuation from a checkpoint gives the same bits.
+// positions scaled after it. The paths have energies (and so kernel-by-kernel steps) at every step and a
+// search at every step; the every-fifth path again with a search every 10 steps and energies every 5th, so
+// that graph steps run from the positions the scaling wrote. A continuation from a checkpoint gives the same
+// bits.
 TEST(CudaRun, ParrinelloRahmanFollowsGromacsPathsAndContinuesBitwise) {
   SKIP_WITHOUT_GPU();
-  for (const char* mdp : {"iso", "iso_nst5", "semi", "vrescale"}) {
-    SCOPED_TRACE(mdp);
-    const std::string out = make_temp_dir(std::string("cuda_parrinello_") + mdp);
-    std::string log;
-    ASSERT_EQ(
-        run_halomd("spce_1k5", std::string("../parrinello/") + mdp + ".mdp", {}, out + "/run", kCuda, &log),
-        0)
-        << log;
-    auto e = read_csv(out + "/run/energy.csv");
-    const std::vector<std::string> rows = read_rows(data_path(std::string("parrinello/") + mdp + ".txt"));
-    ASSERT_EQ(e["step"].size(), rows.size());
-    for (size_t k = 0; k < rows.size(); ++k) {
-      std::istringstream w(rows[k]);
-      double step, total, conserved, pressure, volume, box_x, box_z;
-      w >> step >> total >> conserved >> pressure >> volume >> box_x >> box_z;
-      SCOPED_TRACE(::testing::Message() << "step " << step);
-      EXPECT_NEAR(e["total"][k], total, kGpuPathsEnergyRelTol * std::fabs(total));
-      EXPECT_NEAR(e["conserved"][k], conserved, kGpuPathsEnergyRelTol * std::fabs(conserved));
-      EXPECT_NEAR(e["pressure"][k], pressure, kGpuPressureAbsTol);
-      EXPECT_NEAR(e["box_x"][k], box_x, kGpuBoxAbsTol);
-      EXPECT_NEAR(e["box_z"][k], box_z, kGpuBoxAbsTol);
-    }
-    EXPECT_GT(std::fabs(e["volume"].back() - e["volume"].front()), 1e-3);
-  }
-  const std::map<std::string, std::string> set = {{"nsteps", "60"}, {"nstcheckpoint", "30"}};
+  for (const char* mdp : {"iso", "iso_nst5", "semi", "vrescale"})
+    expect_parrinello_path_like_gromacs(mdp, {}, "");
+  const std::map<std::string, std::string> graphs = {
+      {"nstlist", "10"}, {"nstenergy", "5"}, {"nstcalcenergy", "5"}};
+  expect_parrinello_path_like_gromacs("iso_nst5", graphs, "_graphs");
+  std::map<std::string, std::string> set = graphs;
+  set["nsteps"] = "60";
+  set["nstcheckpoint"] = "30";
   expect_threads_and_continuation_change_no_bit("spce_1k5", "../parrinello/iso_nst5.mdp", set, 33,
                                                 {"energy.csv", "confout.gro"}, kCuda);
 }

@@ -264,9 +264,12 @@ class CudaExecutor::Impl {
     const double m[3] = {mu.m[0][0], mu.m[1][1], mu.m[2][2]};
     cuda::launch_scale(calls, ds.update, m, velocities);
     if (regrid) {
+      // A new grid: the list may need more room for its wider windows (a reallocated list is empty), so the
+      // next step searches. The same box gives the same grid and search in a continued run.
       std::vector<Vec3> x;
       download_positions(x);
       cuda::size_pair_list(x, calls, ds);
+      searched = false;
     }
     // The kernels' box lives in their arguments: both step graphs take the new one at their next launch.
     graph.invalidate();
@@ -433,7 +436,8 @@ void CudaExecutor::step(const StepRequest& r, StepEnergies* e) {
     ++m.step;
     return;
   }
-  cuda::GpuTiming::Sample* t = m.timing.begin(step_phases(ns, energy));
+  // A Parrinello-Rahman step without energies is not timed: its phases would pass for a regular step's.
+  cuda::GpuTiming::Sample* t = r.pr && !energy ? nullptr : m.timing.begin(step_phases(ns, energy));
   if (t) m.calls.record(t->ev[kStart]);
   if (ns) {
     m.enqueue_search(m.calls);
