@@ -409,15 +409,7 @@ TEST(CudaRun, RegularStepsMakeNoHostSyncAndOneLaunch) {
 std::string expect_crescale_paths_like_gromacs(const std::string& under,
                                                const std::map<std::string, std::string>& set,
                                                const std::string& tag) {
-  std::map<std::string, std::vector<std::vector<double>>> ref;
-  for (const std::string& row : read_rows(data_path("pcoupl/reference.txt"))) {
-    std::istringstream w(row);
-    std::string name;
-    std::vector<double> v(7);
-    w >> name;
-    for (double& x : v) w >> x;
-    ref[name].push_back(v);
-  }
+  const auto ref = read_pcoupl_paths();
   std::string json;
   for (const char* name : {"iso_rf", "semi_pme"}) {
     SCOPED_TRACE(std::string(name) + " " + tag);
@@ -504,17 +496,7 @@ TEST(CudaRun, CRescaleDensityAndItsFluctuationFollowGromacs) {
       run_halomd("spce_1k5", "../pcoupl/ensemble.mdp", {{"nsteps", "10000"}}, out + "/run", kCuda, &log), 0)
       << log;
   auto e = read_csv(out + "/run/energy.csv");
-  std::vector<double> d;
-  for (size_t k = 0; k < e["step"].size(); ++k)
-    if (e["time_ps"][k] >= 5.0) d.push_back(e["density"][k]);
-  ASSERT_GT(d.size(), 500u);
-  const double m = mean(d);
-  double var = 0.0;
-  for (double x : d) var += (x - m) * (x - m);
-  const double sd = std::sqrt(var / d.size());
-  EXPECT_NEAR(m, ref.at("density_mean"), kDensityMeanAbsTol);
-  EXPECT_GT(sd / ref.at("density_sd"), 1.0 / kDensitySdFactor);
-  EXPECT_LT(sd / ref.at("density_sd"), kDensitySdFactor);
+  expect_density_like_gromacs(e, ref);
 }
 
 // A Parrinello-Rahman path of test_parrinello (spce_1k5, gmx_d's rows every step) on one GPU: `set` overrides

@@ -155,4 +155,32 @@ void expect_tc_path_like_gromacs(std::map<std::string, std::vector<double>>& e, 
   EXPECT_LT(e[t1].back() / e[t1].front(), e[t2].back() / e[t2].front());
 }
 
+void expect_density_like_gromacs(std::map<std::string, std::vector<double>>& e,
+                                 const std::map<std::string, double>& ref) {
+  std::vector<double> d;
+  for (size_t k = 0; k < e["step"].size(); ++k)
+    if (e["time_ps"][k] >= 5.0) d.push_back(e["density"][k]);
+  ASSERT_GT(d.size(), 500u);
+  const double m = mean(d);
+  double var = 0.0;
+  for (double x : d) var += (x - m) * (x - m);
+  const double sd = std::sqrt(var / d.size());
+  EXPECT_NEAR(m, ref.at("density_mean"), kDensityMeanAbsTol);
+  EXPECT_GT(sd / ref.at("density_sd"), 1.0 / kDensitySdFactor);
+  EXPECT_LT(sd / ref.at("density_sd"), kDensitySdFactor);
+}
+
+std::map<std::string, std::vector<std::vector<double>>> read_pcoupl_paths() {
+  std::map<std::string, std::vector<std::vector<double>>> ref;
+  for (const std::string& row : read_rows(data_path("pcoupl/reference.txt"))) {
+    std::istringstream w(row);
+    std::string name;
+    std::vector<double> v(7);
+    w >> name;
+    for (double& x : v) w >> x;
+    ref[name].push_back(v);
+  }
+  return ref;
+}
+
 }  // namespace halomd::test

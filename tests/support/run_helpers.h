@@ -47,6 +47,15 @@ void expect_tc_path_like_gromacs(std::map<std::string, std::vector<double>>& e, 
                                  const std::string& t1, const std::string& t2, double energy_rel_tol,
                                  double t_rel_tol, double t_abs = 0.0);
 
+// A 300 K C-rescale run's energy.csv (e: time_ps, density) against gmx_d's ensemble (make_pcoupl_refdata.sh's
+// density_mean, density_sd in ref): the mean density from 5 ps on within kDensityMeanAbsTol, its standard
+// deviation within a factor kDensitySdFactor.
+void expect_density_like_gromacs(std::map<std::string, std::vector<double>>& e,
+                                 const std::map<std::string, double>& ref);
+// make_pcoupl_refdata.sh's noiseless paths (pcoupl/reference.txt): per case name, its rows of step,
+// potential, conserved, pressure, volume, box_x, box_z.
+std::map<std::string, std::vector<std::vector<double>>> read_pcoupl_paths();
+
 // Slope of the least-squares line through (x, y).
 double linear_slope(const std::vector<double>& x, const std::vector<double>& y);
 double mean(const std::vector<double>& v);
