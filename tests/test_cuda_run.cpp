@@ -561,6 +561,69 @@ TEST(CudaRun, ParrinelloRahmanFollowsGromacsPathsAndContinuesBitwise) {
                                                 {"energy.csv", "confout.gro"}, kCuda);
 }
 
+// TIP4P and TIP5P water (oplsaa.ff; test_vsite's systems, gmx_d 2022 by tests/make_vsite_refdata.sh) on one
+// GPU: the sites' forces spread onto their atoms and the sites placed again after each update. Step 0 with
+// PME and with reaction field, every term within the GPU's float error of gmx_d's, and the pressure; a
+// 100-step NVE path (a search every step); the same run with a search every 10 steps (graph steps from the
+// sites' float records) continues bitwise from a checkpoint and makes one launch per regular step.
+TEST(CudaRun, VirtualSitesFollowGromacs) {
+  SKIP_WITHOUT_GPU();
+  for (const char* model : {"tip4p", "tip5p"}) {
+    for (const auto& [mdp, which] :
+         {std::pair<std::string, std::string>{"step0.mdp", model},
+          std::pair<std::string, std::string>{"step0_rf.mdp", std::string(model) + "_rf"}}) {
+      SCOPED_TRACE(std::string(model) + " " + mdp);
+      const auto ref = read_case_terms(data_path(std::string("vsite/") + model + "/reference.txt"), which);
+      ASSERT_GT(ref.size(), 5u);
+      const std::string out = make_temp_dir(std::string("cuda_vsite_") + model);
+      std::string log;
+      ASSERT_EQ(run_halomd(std::string("vsite/") + model, mdp, {}, out + "/run", kCuda, &log), 0) << log;
+      auto e = read_csv(out + "/run/energy.csv");
+      const std::pair<const char*, const char*> terms[] = {{"LJ_(SR)", "lj_sr"},
+                                                           {"Coulomb_(SR)", "coulomb_sr"},
+                                                           {"Coul._recip.", "coul_recip"},
+                                                           {"Potential", "potential"},
+                                                           {"Kinetic_En.", "kinetic"}};
+      for (const auto& [gmx, csv] : terms) {
+        if (!ref.count(gmx)) continue;
+        ASSERT_TRUE(e.count(csv)) << csv;
+        EXPECT_NEAR(e[csv][0], ref.at(gmx),
+                    kGpuPathsEnergyRelTol * std::fabs(ref.at(gmx)) + kPrintedEnergyAbsTol)
+            << gmx;
+      }
+      EXPECT_NEAR(e["pressure"][0], ref.at("Pressure"), kGpuPressureAbsTol);
+    }
+    SCOPED_TRACE(model);
+    const std::string out = make_temp_dir(std::string("cuda_vsite_nve_") + model);
+    std::string log;
+    ASSERT_EQ(run_halomd(std::string("vsite/") + model, "nve.mdp", {}, out + "/run", kCuda, &log), 0) << log;
+    auto e = read_csv(out + "/run/energy.csv");
+    const std::vector<std::string> rows = read_rows(data_path(std::string("vsite/") + model + "/nve.txt"));
+    ASSERT_EQ(e["step"].size(), rows.size());
+    double de = 0.0, dp = 0.0;
+    for (size_t k = 0; k < rows.size(); ++k) {
+      std::istringstream w(rows[k]);
+      double step = 0, total = 0, pressure = 0;
+      w >> step >> total >> pressure;
+      SCOPED_TRACE(::testing::Message() << "step " << step);
+      EXPECT_NEAR(e["total"][k], total, kGpuPathsEnergyRelTol * std::fabs(total));
+      EXPECT_NEAR(e["pressure"][k], pressure, kGpuPressureAbsTol);
+      de = std::max(de, std::fabs(e["total"][k] - total) / std::fabs(total));
+      dp = std::max(dp, std::fabs(e["pressure"][k] - pressure));
+    }
+    std::printf("GPU vsite NVE path %s: total %.2g relative, pressure %.3g bar off gmx_d\n", model, de, dp);
+
+    const std::map<std::string, std::string> set = {
+        {"nstlist", "10"}, {"nsteps", "60"}, {"nstcheckpoint", "30"}, {"nstxout-compressed", "10"}};
+    const std::string dir = expect_threads_and_continuation_change_no_bit(
+        std::string("vsite/") + model, "nve.mdp", set, 33, {"energy.csv", "traj.xtc", "confout.gro"}, kCuda);
+    const std::string json = read_text(dir + "/one/run.json");
+    EXPECT_GT(json_number(json, "regular_steps"), 20.0) << json;
+    EXPECT_EQ(json_number(json, "host_syncs_per_step"), 0.0) << json;
+    EXPECT_EQ(json_number(json, "launches_per_step"), 1.0) << json;
+  }
+}
+
 #else
 
 TEST(CudaRun, NotBuilt) { GTEST_SKIP() << "this build has no CUDA executor"; }

@@ -195,7 +195,7 @@ TEST(Vsite, InputErrorsNameTheLineAndGpusRefuseThem) {
     EXPECT_EQ(run_command(cmd, &log), 2) << log;
     EXPECT_NE(log.find(top + ":17: atom 4 is a virtual site and in a "), std::string::npos) << log;
   }
-  EXPECT_EQ(run_halomd("vsite/tip4p", "step0.mdp", {}, dir + "/gpu", "--backend cuda", &log), 2);
+  EXPECT_EQ(run_halomd("vsite/tip4p", "step0.mdp", {}, dir + "/gpu", "--backend cuda --dd 2 1 1", &log), 2);
   EXPECT_NE(log.find("tip4p.itp:"), std::string::npos) << log;  // names the first site's entry
   EXPECT_NE(log.find("virtual sites"), std::string::npos) << log;
 }

@@ -23,6 +23,7 @@
 #include "cuda/pme_mesh.h"
 #include "cuda/step_state.h"
 #include "cuda/update.h"
+#include "cuda/vsite_gpu.h"
 #include "fmt/format.h"
 #include "gpu/cuda_check.h"
 #include "gpu/step_graph.h"
@@ -67,6 +68,10 @@ class CudaExecutor::Impl {
       throw InputError("", 0,
                        "HALOMD_GPU_CLUSTER=1 (the cluster-pair kernels) has no LJ switches: unset it for "
                        "vdw-modifier = Force-switch or Potential-switch");
+    if (cluster && !cfg.top->vsites.empty())
+      throw InputError("", 0,
+                       "HALOMD_GPU_CLUSTER=1 (the cluster-pair kernels) has no virtual sites: unset it for a "
+                       "topology with [ virtual_sites2 ] or [ virtual_sites3 ]");
     if (cluster && !cfg.top->bonded.empty())
       throw InputError("", 0,
                        "HALOMD_GPU_CLUSTER=1 (the cluster-pair kernels) has no listed interactions: unset it "
@@ -79,6 +84,7 @@ class CudaExecutor::Impl {
     if (cluster) setup_cluster(prop.multiProcessorCount);
     pme.setup(*cfg.mdp, cfg.grid_box.volume() > 0 ? cfg.grid_box : cfg.box, cfg.box, *cfg.top, calls);
     listed.setup(*cfg.mdp, cfg.box, *cfg.top, calls);
+    vsites.setup(*cfg.top, calls);
     lincs.setup(cfg, calls, ds.update);
     setup_groups();
     // HALOMD_GPU_PME_OVERLAP=1: the mesh (which needs x(n) only) on a second stream beside the pair kernel;
@@ -239,12 +245,18 @@ class CudaExecutor::Impl {
       pme.enqueue_gather(c, ds);
     }
     if (listed.active()) listed.enqueue(c, ds, energy);
+    if (vsites.active()) vsites.enqueue_spread(c, ds, energy);
+  }
+  // The update, then the virtual sites placed from the updated atoms.
+  void enqueue_update(gpu::GpuCalls& c, const cuda::UpdateParams& up, bool energy) {
+    cuda::launch_update(c, up, energy);
+    if (vsites.active()) vsites.enqueue_construct(c, ds);
   }
   // The regular step: its kernels read the step number and everything else that changes from device
   // memory, so the same graph serves every step until the pair list is reallocated.
   void enqueue_regular_step(gpu::GpuCalls& c) {
     enqueue_nonbonded(c, false);
-    cuda::launch_update(c, ds.update, false);
+    enqueue_update(c, ds.update, false);
   }
   // A search step without energies, as its own graph (the search's kernels read nothing that changes
   // between searches from their arguments either): one launch instead of seven, and no gaps between
@@ -315,6 +327,7 @@ class CudaExecutor::Impl {
   cuda::PmeMesh pme;                // coulombtype = PME only
   cuda::ListedGpu listed;           // a topology with listed interactions only
   cuda::LincsGpu lincs;             // a run with LINCS constraints only
+  cuda::VsiteGpu vsites;            // a topology with virtual sites only
   gpu::DeviceBuffer<int> tc_group;  // several tc-grps only
   bool pme_overlap = false;
   cudaStream_t pme_stream = nullptr;
@@ -454,9 +467,9 @@ void CudaExecutor::step(const StepRequest& r, StepEnergies* e) {
   if (r.pr) {
     cuda::UpdateParams pr = m.ds.update;
     for (int d = 0; d < 3; ++d) pr.pr_scale[d] = r.pr_scale[d];
-    cuda::launch_update(m.calls, pr, energy);
+    m.enqueue_update(m.calls, pr, energy);
   } else {
-    cuda::launch_update(m.calls, m.ds.update, energy);
+    m.enqueue_update(m.calls, m.ds.update, energy);
   }
   if (t) m.calls.record(t->ev[kUpdated]);
   ++m.step;

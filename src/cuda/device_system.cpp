@@ -9,6 +9,7 @@
 #include "core/units.h"
 #include "cpu/nonbonded.h"
 #include "cuda/pairsearch.h"
+#include "gpu/upload.h"
 
 namespace halomd::cuda {
 namespace {
@@ -20,12 +21,7 @@ constexpr int kMaxMarkers = 75;
 // Types beyond this would not fit the LJ table in shared memory (64^2 float2 = 32 KiB).
 constexpr int kMaxTypes = 64;
 
-template <class T>
-void upload(gpu::GpuCalls& calls, gpu::DeviceBuffer<T>& buf, const std::vector<T>& host,
-            const std::string& what) {
-  buf.allocate(host.size(), what);
-  calls.copy_sync(buf.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice);
-}
+using gpu::upload;
 
 int log2_int(int v) {
   int l = 0;

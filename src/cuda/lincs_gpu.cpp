@@ -7,6 +7,7 @@
 
 #include "core/errors.h"
 #include "core/units.h"
+#include "gpu/upload.h"
 
 namespace halomd::cuda {
 
@@ -127,13 +128,7 @@ LincsLayout lincs_layout(const Topology& top) {
 
 namespace {
 
-template <class T>
-const T* upload(gpu::GpuCalls& calls, gpu::DeviceBuffer<T>& dev, const std::vector<T>& host,
-                const char* what) {
-  dev.allocate(std::max<size_t>(host.size(), 1), what);
-  if (!host.empty()) calls.copy_sync(dev.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice);
-  return dev.get();
-}
+using gpu::upload;
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include "core/units.h"
 #include "cpu/pme.h"
 #include "gpu/cuda_check.h"
+#include "gpu/upload.h"
 
 namespace halomd::cuda {
 namespace {
@@ -15,11 +16,7 @@ void check_cufft(cufftResult r, const char* call) {
     throw RuntimeError(-1, -1, std::string(call) + " failed (cufftResult " + std::to_string(r) + ")");
 }
 
-template <class T>
-void upload(gpu::GpuCalls& calls, gpu::DeviceBuffer<T>& dev, const std::vector<T>& host, const char* what) {
-  dev.allocate(host.size(), what);
-  calls.copy_sync(dev.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice);
-}
+using gpu::upload;
 
 // The transforms for PmeReal (float: R2C / C2R; double: D2Z / Z2D).
 constexpr cufftType kForwardType = sizeof(PmeReal) == sizeof(float) ? CUFFT_R2C : CUFFT_D2Z;

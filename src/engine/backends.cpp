@@ -270,10 +270,11 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
         options.mdp, config.mdp->integrator_line,
         "integrator = sd runs with --backend cpu so far (one domain or several); GPUs take md with "
         "V-rescale");
-  if (options.backend != "cpu" && !config.top->vsites.empty())
+  if (gpu_domains && !config.top->vsites.empty())
     throw InputError(config.top->vsite_file, config.top->vsite_line,
                      "the topology has virtual sites ([ virtual_sites2 ], [ virtual_sites3 ]: TIP4P or TIP5P "
-                     "water, ...), which run with --backend cpu so far (one domain or several)");
+                     "water, ...), which run with --backend cpu (one domain or several) or on one GPU so far "
+                     "(--backend cuda without domains)");
   if ((config.mdp->vdw_modifier == VdwModifier::ForceSwitch ||
        config.mdp->vdw_modifier == VdwModifier::PotentialSwitch) &&
       gpu_domains)

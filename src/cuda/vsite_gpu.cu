@@ -1,0 +1,150 @@
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/errors.h"
+#include "cpu/vsite_term.h"
+#include "cuda/device_util.cuh"
+#include "cuda/vsite_gpu.h"
+#include "gpu/upload.h"
+
+namespace halomd::cuda {
+namespace {
+
+constexpr int kBlock = 128;
+
+// a - b in the minimum image of a box of edges len (core/box.h's minimum_image).
+__device__ inline Vec3 min_image(const Vec3& a, const Vec3& b, const double* len) {
+  Vec3 d = a - b;
+  for (int k = 0; k < 3; ++k) d[k] -= len[k] * round(d[k] / len[k]);
+  return d;
+}
+
+__device__ inline Vec3 load_x(const UpdateParams& u, int a) { return Vec3{u.x[0][a], u.x[1][a], u.x[2][a]}; }
+
+// One thread per constructing atom: its force plus its share of each of its sites' forces, in the CPU's
+// order; with kEnergy, -1/2 (x_atom - x_site) (x) share into the constraint virial's sums.
+template <bool kEnergy>
+__global__ void __launch_bounds__(kBlock) spread_kernel(VsiteParams p, UpdateParams u, float4* f) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  long long vir[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  if (t < p.natoms) {
+    const int a = p.atoms[t];
+    const int sa = u.sorted_of[a];
+    const float4 fa0 = f[sa];
+    Vec3 sum{fa0.x, fa0.y, fa0.z};
+    for (int e = p.start[t]; e < p.start[t + 1]; ++e) {
+      const VsiteDev s = p.sites[p.entries[e] >> 2];
+      const int slot = p.entries[e] & 3;
+      const float4 g = f[u.sorted_of[s.site]];
+      const Vec3 xi = load_x(u, s.atoms[0]);
+      const Vec3 rij = min_image(load_x(u, s.atoms[1]), xi, u.len);
+      const Vec3 rik =
+          s.kind == static_cast<int>(VsiteKind::Two) ? Vec3{} : min_image(load_x(u, s.atoms[2]), xi, u.len);
+      Vec3 share[3];
+      vsite_forces(static_cast<VsiteKind>(s.kind), s.p, Vec3{g.x, g.y, g.z}, rij, rik, share);
+      sum += share[slot];
+      if (kEnergy) {
+        const Vec3 d = min_image(load_x(u, a), load_x(u, s.site), u.len);
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) vir[3 * i + j] += to_fixed(-0.5 * d[i] * share[slot][j], kEnergyScale);
+      }
+    }
+    f[sa] =
+        make_float4(static_cast<float>(sum.x), static_cast<float>(sum.y), static_cast<float>(sum.z), fa0.w);
+  }
+  if (kEnergy) {
+    __shared__ long long scratch[32 * 9];
+    block_sum(vir, scratch);
+    if (threadIdx.x == 0)
+      for (int c = 0; c < 9; ++c) add_fixed(&u.st->cvir_acc[c], vir[c]);
+  }
+}
+
+// One thread per site: placed from x(n + 1), its velocity the displacement over dt, its float record
+// (image of the last search, the box's lengths), its force zeroed.
+__global__ void __launch_bounds__(kBlock) construct_kernel(VsiteParams p, UpdateParams u, float4* f) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= p.nsites) return;
+  const VsiteDev s = p.sites[t];
+  const Vec3 xi = load_x(u, s.atoms[0]);
+  const Vec3 rij = min_image(load_x(u, s.atoms[1]), xi, u.len);
+  const Vec3 rik =
+      s.kind == static_cast<int>(VsiteKind::Two) ? Vec3{} : min_image(load_x(u, s.atoms[2]), xi, u.len);
+  const Vec3 xs = vsite_position(static_cast<VsiteKind>(s.kind), s.p, xi, rij, rik);
+  const Vec3 v = min_image(xs, load_x(u, s.site), u.len) * (1.0 / u.dt);
+  for (int d = 0; d < 3; ++d) {
+    u.x[d][s.site] = xs[d];
+    u.v[d][s.site] = v[d];
+  }
+  const int ss = u.sorted_of[s.site];
+  const int4 k = u.img[s.site];
+  u.xq[ss] = make_float4(static_cast<float>(xs.x - k.x * u.len[0]), static_cast<float>(xs.y - k.y * u.len[1]),
+                         static_cast<float>(xs.z - k.z * u.len[2]), u.qs[s.site]);
+  f[ss] = make_float4(0.f, 0.f, 0.f, 0.f);
+}
+
+}  // namespace
+
+void VsiteGpu::setup(const Topology& top, gpu::GpuCalls& calls) {
+  if (top.vsites.empty()) return;
+  std::vector<char> is_site(top.num_atoms(), 0);
+  for (const VirtualSite& s : top.vsites) is_site[s.site] = 1;
+  std::vector<VsiteDev> sites;
+  std::map<int, std::vector<int>> by_atom;  // constructing atom -> entries, in the CPU's spreading order
+  for (const VirtualSite& s : top.vsites) {
+    const int n = s.kind == VsiteKind::Two ? 2 : 3;
+    for (int k = 0; k < n; ++k)
+      if (is_site[s.atoms[k]])
+        throw InputError("", 0,
+                         "virtual site " + std::to_string(s.site + 1) +
+                             " is built from another virtual site (" + std::to_string(s.atoms[k] + 1) +
+                             "), which runs with --backend cpu only");
+    VsiteDev d{};
+    d.kind = static_cast<int>(s.kind);
+    d.site = s.site;
+    for (int k = 0; k < 3; ++k) {
+      d.atoms[k] = k < n ? s.atoms[k] : s.atoms[0];
+      d.p[k] = s.p[k];
+    }
+    sites.push_back(d);
+  }
+  for (int idx = static_cast<int>(sites.size()) - 1; idx >= 0; --idx) {
+    const int n = sites[idx].kind == static_cast<int>(VsiteKind::Two) ? 2 : 3;
+    for (int k = 0; k < n; ++k) by_atom[sites[idx].atoms[k]].push_back(idx * 4 + k);
+  }
+  std::vector<int> atoms, start{0}, entries;
+  for (const auto& [a, list] : by_atom) {
+    atoms.push_back(a);
+    entries.insert(entries.end(), list.begin(), list.end());
+    start.push_back(static_cast<int>(entries.size()));
+  }
+  gpu::upload(calls, sites_, sites, "virtual sites");
+  gpu::upload(calls, atoms_, atoms, "virtual sites' atoms");
+  gpu::upload(calls, start_, start, "virtual sites' atoms");
+  gpu::upload(calls, entries_, entries, "virtual sites' atoms");
+  p_.nsites = static_cast<int>(sites.size());
+  p_.natoms = static_cast<int>(atoms.size());
+  p_.sites = sites_.get();
+  p_.atoms = atoms_.get();
+  p_.start = start_.get();
+  p_.entries = entries_.get();
+}
+
+void VsiteGpu::enqueue_spread(gpu::GpuCalls& calls, const DeviceSystem& ds, bool energy) const {
+  const int blocks = (p_.natoms + kBlock - 1) / kBlock;
+  if (energy)
+    calls.launch("vsite_spread_kernel<energy>", spread_kernel<true>, blocks, kBlock, 0, p_, ds.update,
+                 ds.nonbonded.f);
+  else
+    calls.launch("vsite_spread_kernel", spread_kernel<false>, blocks, kBlock, 0, p_, ds.update,
+                 ds.nonbonded.f);
+}
+
+void VsiteGpu::enqueue_construct(gpu::GpuCalls& calls, const DeviceSystem& ds) const {
+  calls.launch("vsite_construct_kernel", construct_kernel, (p_.nsites + kBlock - 1) / kBlock, kBlock, 0, p_,
+               ds.update, ds.nonbonded.f);
+}
+
+}  // namespace halomd::cuda
