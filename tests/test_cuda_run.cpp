@@ -197,15 +197,12 @@ TEST(CudaRun, CmapNvePathFollowsGromacs) {
   std::string log;
   ASSERT_EQ(run_halomd("cmap", "nve.mdp", {}, out + "/run", kCuda, &log), 0) << log;
   auto e = read_csv(out + "/run/energy.csv");
-  const std::vector<std::string> rows = read_rows(data_path("cmap/nve.txt"));
+  const auto rows = read_number_rows(data_path("cmap/nve.txt"));  // step, CMAP Dih., total
   ASSERT_EQ(e["step"].size(), rows.size());
   double worst_cmap = 0.0, worst_total = 0.0;
   for (size_t k = 0; k < rows.size(); ++k) {
-    std::istringstream w(rows[k]);
-    double step = 0, cmap = 0, total = 0;
-    w >> step >> cmap >> total;
-    worst_cmap = std::max(worst_cmap, std::fabs(e["cmap_dih"][k] - cmap));
-    worst_total = std::max(worst_total, std::fabs(e["total"][k] - total));
+    worst_cmap = std::max(worst_cmap, std::fabs(e["cmap_dih"][k] - rows[k].at(1)));
+    worst_total = std::max(worst_total, std::fabs(e["total"][k] - rows[k].at(2)));
   }
   std::printf("GPU CMAP path: worst CMAP Dih. %.3g, total %.3g kJ/mol off gmx_d\n", worst_cmap, worst_total);
   EXPECT_LT(worst_cmap, kGpuCmapPathAbsTol);
@@ -512,14 +509,8 @@ void expect_parrinello_path_like_gromacs(const std::string& mdp,
       << log;
   auto e = read_csv(out + "/run/energy.csv");
   std::map<long, std::vector<double>> ref;
-  for (const std::string& row : read_rows(data_path("parrinello/" + mdp + ".txt"))) {
-    std::istringstream w(row);
-    double step = 0;
-    std::vector<double> v(6);
-    w >> step;
-    for (double& x : v) w >> x;
-    ref[std::lround(step)] = v;
-  }
+  for (const std::vector<double>& row : read_number_rows(data_path("parrinello/" + mdp + ".txt")))
+    ref[std::lround(row.at(0))] = std::vector<double>(row.begin() + 1, row.end());
   ASSERT_GT(e["step"].size(), 5u);
   double dp = 0.0, dbox = 0.0, de = 0.0;
   for (size_t k = 0; k < e["step"].size(); ++k) {
@@ -598,14 +589,13 @@ TEST(CudaRun, VirtualSitesFollowGromacs) {
     std::string log;
     ASSERT_EQ(run_halomd(std::string("vsite/") + model, "nve.mdp", {}, out + "/run", kCuda, &log), 0) << log;
     auto e = read_csv(out + "/run/energy.csv");
-    const std::vector<std::string> rows = read_rows(data_path(std::string("vsite/") + model + "/nve.txt"));
+    // step, total, pressure
+    const auto rows = read_number_rows(data_path(std::string("vsite/") + model + "/nve.txt"));
     ASSERT_EQ(e["step"].size(), rows.size());
     double de = 0.0, dp = 0.0;
     for (size_t k = 0; k < rows.size(); ++k) {
-      std::istringstream w(rows[k]);
-      double step = 0, total = 0, pressure = 0;
-      w >> step >> total >> pressure;
-      SCOPED_TRACE(::testing::Message() << "step " << step);
+      const double total = rows[k].at(1), pressure = rows[k].at(2);
+      SCOPED_TRACE(::testing::Message() << "step " << rows[k].at(0));
       EXPECT_NEAR(e["total"][k], total, kGpuPathsEnergyRelTol * std::fabs(total));
       EXPECT_NEAR(e["pressure"][k], pressure, kGpuPressureAbsTol);
       de = std::max(de, std::fabs(e["total"][k] - total) / std::fabs(total));

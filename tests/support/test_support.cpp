@@ -54,6 +54,16 @@ std::vector<std::string> read_rows(const std::string& path) {
   return rows;
 }
 
+std::vector<std::vector<double>> read_number_rows(const std::string& path) {
+  std::vector<std::vector<double>> rows;
+  for (const std::string& row : read_rows(path)) {
+    std::istringstream w(row);
+    rows.emplace_back();
+    for (double x; w >> x;) rows.back().push_back(x);
+  }
+  return rows;
+}
+
 int run_command(const std::string& cmd, std::string* output) {
   std::string full = cmd + " 2>&1";
   FILE* pipe = popen(full.c_str(), "r");

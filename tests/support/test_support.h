@@ -20,6 +20,8 @@ std::map<std::string, double> read_reference(const std::string& path);
 // The lines of a table file (tests/data/*/reference.txt written by a make_*_refdata.sh script) that are
 // neither empty nor # comments; throws when the file cannot be opened.
 std::vector<std::string> read_rows(const std::string& path);
+// The same rows as numbers (a path of gmx_d's: step, then the values its script wrote).
+std::vector<std::vector<double>> read_number_rows(const std::string& path);
 // The "case term value" rows of such a file (path as data_path gives it) for one case, by term.
 std::map<std::string, double> read_case_terms(const std::string& path, const std::string& which);
 // Runs a shell command, returns its exit status; stdout+stderr captured into *output when given.
