@@ -26,12 +26,15 @@
 #include "cpu/pairlist.h"
 #include "cpu/pme.h"
 #include "cpu/update.h"
+#include "cpu/vsite.h"
+#include "cpu/vsite_term.h"
 #include "cuda/cluster_list.h"
 #include "cuda/cuda_executor.h"
 #include "cuda/device_info.h"
 #include "cuda/device_system.h"
 #include "cuda/lincs_gpu.h"
 #include "cuda/pairsearch.h"
+#include "cuda/vsite_gpu.h"
 #include "engine/setup.h"
 #include "gpu/device_buffer.h"
 #endif
@@ -278,6 +281,56 @@ TEST(CudaExecutor, ListedInteractionsMatchTheCpuDoublePath) {
 // name the constraints' atoms, and each slot lists its constraints (ascending, the b bit right); the coupling
 // coefficients are LincsCpu's (sign by the shared atom's roles, 1/m blc_i blc_j). A group larger than a
 // block (all-bonds makes the peptide one) is an InputError that says what to do.
+// The virtual sites' layout on the GPU (no device needed): each constructing atom's entries, summed in their
+// order with the kernels' shared definitions (cpu/vsite_term.h), give bitwise the CPU's spread forces, on
+// TIP5P water (two sites per molecule share all three atoms) with random site forces; the virial's change
+// the same within rounding.
+TEST(CudaExecutor, VsiteLayoutSumsEachAtomsSharesInTheCpusOrder) {
+  System sys;
+  load_system("vsite/tip5p", "step0_rf.mdp", sys);
+  const Topology& top = sys.in.top;
+  const Box& box = sys.in.gro.box;
+  ASSERT_GT(top.vsites.size(), 100u);
+  const cuda::VsiteLayout l = cuda::vsite_layout(top);
+  ASSERT_EQ(l.sites.size(), top.vsites.size());
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-500.0, 500.0);
+  std::vector<Vec3> f(top.num_atoms());
+  for (Vec3& v : f) v = {u(rng), u(rng), u(rng)};
+  std::vector<Vec3> f_cpu = f;
+  Tensor vir_cpu;
+  spread_vsite_forces(top.vsites, sys.state.x, f_cpu, box, &vir_cpu);
+  // The spread kernel's sums, on the host.
+  std::vector<Vec3> f_gpu = f;
+  Tensor vir_gpu;
+  const std::vector<Vec3>& x = sys.state.x;
+  for (size_t t = 0; t < l.atoms.size(); ++t) {
+    const int a = l.atoms[t];
+    Vec3 sum = f[a];
+    for (int e = l.start[t]; e < l.start[t + 1]; ++e) {
+      const cuda::VsiteDev& s = l.sites[l.entries[e] >> 2];
+      const int slot = l.entries[e] & 3;
+      ASSERT_EQ(s.atoms[slot], a);
+      const Vec3 rij = minimum_image(x[s.atoms[1]], x[s.atoms[0]], box);
+      const Vec3 rik = s.kind == static_cast<int>(VsiteKind::Two)
+                           ? Vec3{}
+                           : minimum_image(x[s.atoms[2]], x[s.atoms[0]], box);
+      Vec3 share[3];
+      vsite_forces(static_cast<VsiteKind>(s.kind), s.p, f[s.site], rij, rik, share);
+      sum += share[slot];
+      add_outer(vir_gpu, minimum_image(x[a], x[s.site], box), share[slot], -0.5);
+    }
+    f_gpu[a] = sum;
+  }
+  for (const cuda::VsiteDev& s : l.sites) f_gpu[s.site] = Vec3{};
+  for (int i = 0; i < top.num_atoms(); ++i)
+    for (int d = 0; d < 3; ++d) ASSERT_EQ(f_gpu[i][d], f_cpu[i][d]) << "atom " << i << " dimension " << d;
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b)
+      EXPECT_NEAR(vir_gpu.m[a][b], vir_cpu.m[a][b], 1e-9 * (1.0 + std::fabs(vir_cpu.m[a][b])));
+  EXPECT_GT(std::fabs(vir_cpu.m[0][0]), 1e-3);  // TIP5P's out-of-plane sites change the virial
+}
+
 TEST(CudaExecutor, LincsLayoutKeepsCoupledConstraintsInOneBlock) {
   System sys;
   load_system("bonded/solvated", "hbonds_step0.mdp", sys);

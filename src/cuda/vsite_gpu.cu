@@ -87,12 +87,10 @@ __global__ void __launch_bounds__(kBlock) construct_kernel(VsiteParams p, Update
 
 }  // namespace
 
-void VsiteGpu::setup(const Topology& top, gpu::GpuCalls& calls) {
-  if (top.vsites.empty()) return;
+VsiteLayout vsite_layout(const Topology& top) {
+  VsiteLayout l;
   std::vector<char> is_site(top.num_atoms(), 0);
   for (const VirtualSite& s : top.vsites) is_site[s.site] = 1;
-  std::vector<VsiteDev> sites;
-  std::map<int, std::vector<int>> by_atom;  // constructing atom -> entries, in the CPU's spreading order
   for (const VirtualSite& s : top.vsites) {
     const int n = s.kind == VsiteKind::Two ? 2 : 3;
     for (int k = 0; k < n; ++k)
@@ -108,28 +106,31 @@ void VsiteGpu::setup(const Topology& top, gpu::GpuCalls& calls) {
       d.atoms[k] = k < n ? s.atoms[k] : s.atoms[0];
       d.p[k] = s.p[k];
     }
-    sites.push_back(d);
+    l.sites.push_back(d);
   }
-  for (int idx = static_cast<int>(sites.size()) - 1; idx >= 0; --idx) {
-    const int n = sites[idx].kind == static_cast<int>(VsiteKind::Two) ? 2 : 3;
-    for (int k = 0; k < n; ++k) by_atom[sites[idx].atoms[k]].push_back(idx * 4 + k);
+  std::map<int, std::vector<int>> by_atom;  // constructing atom -> entries, in the CPU's spreading order
+  for (int idx = static_cast<int>(l.sites.size()) - 1; idx >= 0; --idx) {
+    const int n = l.sites[idx].kind == static_cast<int>(VsiteKind::Two) ? 2 : 3;
+    for (int k = 0; k < n; ++k) by_atom[l.sites[idx].atoms[k]].push_back(idx * 4 + k);
   }
-  std::vector<int> atoms, start{0}, entries;
+  l.start.push_back(0);
   for (const auto& [a, list] : by_atom) {
-    atoms.push_back(a);
-    entries.insert(entries.end(), list.begin(), list.end());
-    start.push_back(static_cast<int>(entries.size()));
+    l.atoms.push_back(a);
+    l.entries.insert(l.entries.end(), list.begin(), list.end());
+    l.start.push_back(static_cast<int>(l.entries.size()));
   }
-  gpu::upload(calls, sites_, sites, "virtual sites");
-  gpu::upload(calls, atoms_, atoms, "virtual sites' atoms");
-  gpu::upload(calls, start_, start, "virtual sites' atoms");
-  gpu::upload(calls, entries_, entries, "virtual sites' atoms");
-  p_.nsites = static_cast<int>(sites.size());
-  p_.natoms = static_cast<int>(atoms.size());
-  p_.sites = sites_.get();
-  p_.atoms = atoms_.get();
-  p_.start = start_.get();
-  p_.entries = entries_.get();
+  return l;
+}
+
+void VsiteGpu::setup(const Topology& top, gpu::GpuCalls& calls) {
+  if (top.vsites.empty()) return;
+  const VsiteLayout l = vsite_layout(top);
+  p_.sites = gpu::upload(calls, sites_, l.sites, "virtual sites");
+  p_.atoms = gpu::upload(calls, atoms_, l.atoms, "virtual sites' atoms");
+  p_.start = gpu::upload(calls, start_, l.start, "virtual sites' atoms");
+  p_.entries = gpu::upload(calls, entries_, l.entries, "virtual sites' atoms");
+  p_.nsites = static_cast<int>(l.sites.size());
+  p_.natoms = static_cast<int>(l.atoms.size());
 }
 
 void VsiteGpu::enqueue_spread(gpu::GpuCalls& calls, const DeviceSystem& ds, bool energy) const {

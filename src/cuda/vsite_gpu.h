@@ -32,6 +32,14 @@ struct VsiteParams {
   const int* entries = nullptr;
 };
 
+// The host side of VsiteParams, as uploaded (tests emulate the spreading with it): the sites in topology
+// order, and per constructing atom (ascending) its entries. InputError for a site built from another site.
+struct VsiteLayout {
+  std::vector<VsiteDev> sites;
+  std::vector<int> atoms, start, entries;
+};
+VsiteLayout vsite_layout(const Topology& top);
+
 class VsiteGpu {
  public:
   // The topology's sites on the device (nothing without sites).
