@@ -603,6 +603,43 @@ TEST(CudaRun, VirtualSitesFollowGromacs) {
     }
     std::printf("GPU vsite NVE path %s: total %.2g relative, pressure %.3g bar off gmx_d\n", model, de, dp);
 
+    // A search every 10 steps (the pair kernel reads the sites' float records the construction wrote) against
+    // the CPU on the same input: energies and pressure every 10 steps, and in traj.trr the sites' forces
+    // (zero once spread, as the CPU's) and velocities (their displacement over dt).
+    const std::map<std::string, std::string> graphs = {{"nstlist", "10"},   {"nsteps", "40"},
+                                                       {"nstenergy", "10"}, {"nstcalcenergy", "10"},
+                                                       {"nstvout", "20"},   {"nstfout", "20"}};
+    ASSERT_EQ(run_halomd(std::string("vsite/") + model, "nve.mdp", graphs, out + "/gpu10", kCuda, &log), 0)
+        << log;
+    ASSERT_EQ(run_halomd(std::string("vsite/") + model, "nve.mdp", graphs, out + "/cpu10", "", &log), 0)
+        << log;
+    auto g10 = read_csv(out + "/gpu10/energy.csv"), c10 = read_csv(out + "/cpu10/energy.csv");
+    ASSERT_EQ(g10["step"].size(), c10["step"].size());
+    for (size_t k = 0; k < c10["step"].size(); ++k) {
+      EXPECT_NEAR(g10["total"][k], c10["total"][k], kGpuPathsEnergyRelTol * std::fabs(c10["total"][k]));
+      EXPECT_NEAR(g10["pressure"][k], c10["pressure"][k], kGpuPressureAbsTol);
+    }
+    const std::vector<io::TrrFrame> gt = io::read_trr(out + "/gpu10/traj.trr"),
+                                    ct = io::read_trr(out + "/cpu10/traj.trr");
+    ASSERT_EQ(gt.size(), ct.size());
+    ASSERT_EQ(gt.size(), 3u);
+    size_t sites = 0;
+    double worst_v = 0.0;
+    for (size_t k = 0; k < gt.size(); ++k) {
+      ASSERT_EQ(gt[k].f.size(), ct[k].f.size());
+      ASSERT_EQ(gt[k].v.size(), ct[k].v.size());
+      for (size_t i = 0; i < ct[k].f.size(); ++i) {
+        if (!(ct[k].f[i] == Vec3{})) continue;  // the CPU's sites, whose forces it zeroed
+        ++sites;
+        EXPECT_EQ(gt[k].f[i], Vec3{}) << "site " << i << " at step " << gt[k].step;
+        if (k > 0) worst_v = std::max(worst_v, std::sqrt(norm2(gt[k].v[i] - ct[k].v[i])));
+      }
+    }
+    EXPECT_GT(sites, 3 * 100u);
+    // Float forces part the paths by ~1e-6 nm in 40 steps (~1e-3 nm/ps over dt); a site left unplaced or
+    // without its velocity is off by its speed, ~0.5 nm/ps.
+    EXPECT_LT(worst_v, 0.02) << model;
+
     const std::map<std::string, std::string> set = {
         {"nstlist", "10"}, {"nsteps", "60"}, {"nstcheckpoint", "30"}, {"nstxout-compressed", "10"}};
     const std::string dir = expect_threads_and_continuation_change_no_bit(

@@ -29,7 +29,8 @@ class CudaExecutor final : public Executor {
   CallCounters counters() const override;
   std::string report_json() const override;
 
-  // The forces (pairs, exclusion corrections and PME's mesh) at the positions the last step started from,
+  // The forces (pairs, exclusion corrections, PME's mesh, listed interactions, virtual sites' forces spread
+  // onto their atoms, the sites' own zero) at the positions the last step started from,
   // kJ/mol/nm, in the topology's atom order (tests, and traj.trr's nstfout).
   void forces(std::vector<Vec3>& f);
   bool last_forces(std::vector<Vec3>& f) override {
