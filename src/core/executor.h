@@ -80,6 +80,8 @@ struct ExecutorConfig {
   uint64_t ld_seed = 0;  // v-rescale random stream
   int threads = 1;       // CPU threads
   PhaseTimers* timers = nullptr;
+  // The box PME's grid is chosen from.
+  const Box& pme_grid_box() const { return grid_box.volume() > 0 ? grid_box : box; }
 };
 
 class Executor {

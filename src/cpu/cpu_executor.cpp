@@ -44,8 +44,7 @@ CpuExecutor::CpuExecutor(const ExecutorConfig& config)
       mdp_(*config.mdp),
       settle_(top_),
       lincs_(top_, mdp_.lincs_order, mdp_.lincs_iter, mdp_.lincs_warnangle),
-      forces_(top_, mdp_, config.box, config.grid_box.volume() > 0 ? config.grid_box : config.box,
-              config.threads),
+      forces_(top_, mdp_, config.box, config.pme_grid_box(), config.threads),
       coupling_(config) {
   if (mdp_.integrator == Integrator::Sd)
     sd_.emplace(mdp_, std::max<int>(1, static_cast<int>(cfg_.tc_ndf.size())), cfg_.ld_seed);

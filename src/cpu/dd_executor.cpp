@@ -82,8 +82,7 @@ DdExecutor::DdExecutor(const ExecutorConfig& config, std::unique_ptr<comm::HaloT
   direct_ = env_int("HALOMD_DD_DIRECT", 0) != 0;
   if (mdp_.coulombtype == CoulombType::Pme) {
     // The grid from the input's box (kept while pressure coupling changes the box), as one domain's.
-    pme_ = std::make_unique<PmeCpu>(mdp_, cfg_.grid_box.volume() > 0 ? cfg_.grid_box : cfg_.box, top_.charge,
-                                    config.threads);
+    pme_ = std::make_unique<PmeCpu>(mdp_, cfg_.pme_grid_box(), top_.charge, config.threads);
     pme_->set_box(cfg_.box);
     mesh_bits_.resize(3 * static_cast<size_t>(top_.num_atoms()));
     mesh_x_.resize(top_.num_atoms());

@@ -82,7 +82,7 @@ class CudaExecutor::Impl {
                        "for pcoupl = C-rescale or Parrinello-Rahman");
     ds.update.pr_coupling = cfg.mdp->pcoupl == Pcoupl::ParrinelloRahman ? 1 : 0;
     if (cluster) setup_cluster(prop.multiProcessorCount);
-    pme.setup(*cfg.mdp, cfg.grid_box.volume() > 0 ? cfg.grid_box : cfg.box, cfg.box, *cfg.top, calls);
+    pme.setup(*cfg.mdp, cfg.pme_grid_box(), cfg.box, *cfg.top, calls);
     listed.setup(*cfg.mdp, cfg.box, *cfg.top, calls);
     vsites.setup(*cfg.top, calls);
     lincs.setup(cfg, calls, ds.update);
@@ -267,7 +267,7 @@ class CudaExecutor::Impl {
   }
 
   // Pressure coupling after a step: x (and with velocities v) scaled on the device in the new box. A grid
-  // that lost cells (the box shrank below them) may need a larger pair list, sized from the positions.
+  // whose cell count changed may need a larger pair list, sized from the positions.
   void scale(const Tensor& mu, const Box& box, bool velocities) {
     cfg.box = box;
     const bool regrid = cuda::set_box_lengths(*cfg.mdp, box.len, calls, ds);
