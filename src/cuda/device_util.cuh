@@ -1,12 +1,28 @@
-// Device helpers shared by the kernels: error flags, fixed-point conversion, deterministic block sums and
-// scans.
+// Device helpers shared by the kernels: error flags, fixed-point conversion, the minimum image, an atom's
+// float record, deterministic block sums and scans.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include "core/vec3.h"
 #include "cuda/device_data.h"
 
 namespace halomd::cuda {
+
+// a - b in the minimum image of a box of edges len (core/box.h's minimum_image).
+__device__ inline Vec3 min_image(const Vec3& a, const Vec3& b, const double* len) {
+  Vec3 d = a - b;
+  for (int k = 0; k < 3; ++k) d[k] -= len[k] * round(d[k] / len[k]);
+  return d;
+}
+
+// An atom's float record for the pair kernels (device_data.h): x less its image at the last search, in a
+// box of edges len, and its scaled charge. Every writer (search, update, pressure coupling, virtual sites)
+// makes it this way, so that the record is the same whichever wrote it.
+__device__ inline float4 float_record(const Vec3& x, const int4& k, const double* len, float q) {
+  return make_float4(static_cast<float>(x.x - k.x * len[0]), static_cast<float>(x.y - k.y * len[1]),
+                     static_cast<float>(x.z - k.z * len[2]), q);
+}
 
 // Records that `atom` (original index) went wrong at `step`; the earliest step, then the lowest atom, wins.
 __device__ inline void flag_error(StepState* st, long long step, int atom, int kind) {

@@ -257,10 +257,7 @@ __global__ void ns_rank_kernel(SearchParams p) {
   p.sorted_of[i] = s;
   p.atom_of[s] = i;
   p.cell_s[s] = c;
-  const int4 k = p.img[i];
-  p.xq[s] = make_float4(static_cast<float>(p.x[0][i] - k.x * p.len[0]),
-                        static_cast<float>(p.x[1][i] - k.y * p.len[1]),
-                        static_cast<float>(p.x[2][i] - k.z * p.len[2]), p.qs[i]);
+  p.xq[s] = float_record(Vec3{p.x[0][i], p.x[1][i], p.x[2][i]}, p.img[i], p.len, p.qs[i]);
   p.type_s[s] = p.type[i];
   if (p.zone_mask_s) {
     p.zone_mask_s[s] = p.zone_mask[i];

@@ -20,13 +20,6 @@ constexpr int kBlockWaters = 32;
 constexpr int kBlock = 3 * kBlockWaters;
 static_assert(kBlock == kUpdateBlock, "device_data.h's kUpdateBlock is the update kernel's block");
 
-// x_a - x_b in the minimum image (core/box.h's minimum_image).
-__device__ inline Vec3 min_image(const Vec3& a, const Vec3& b, const double* len) {
-  Vec3 d = a - b;
-  for (int k = 0; k < 3; ++k) d[k] -= len[k] * round(d[k] / len[k]);
-  return d;
-}
-
 // LINCS for one block's constraints (cpu/lincs.cpp's apply, the same expansion and corrections), every
 // thread of the block here: thread t holds slot t's atom (xn: its unconstrained new position, moved onto the
 // constraints here; xo_s / xn_s: the block's old and new positions in shared memory) and, for t < ncon,
@@ -272,9 +265,7 @@ __device__ inline void finish_atom(const UpdateParams& p, int a, int sa, long lo
   p.v[0][a] = vn.x;
   p.v[1][a] = vn.y;
   p.v[2][a] = vn.z;
-  const int4 k = rec.img;
-  p.xq[sa] = make_float4(static_cast<float>(xn.x - k.x * p.len[0]), static_cast<float>(xn.y - k.y * p.len[1]),
-                         static_cast<float>(xn.z - k.z * p.len[2]), rec.q);
+  p.xq[sa] = float_record(xn, rec.img, p.len, rec.q);
   const double m = p.mass[a], hm = 0.5 * m;
   ke[0] += to_fixed(hm * vn.x * vn.x, kEnergyScale);
   ke[1] += to_fixed(hm * vn.y * vn.y, kEnergyScale);
@@ -550,16 +541,13 @@ __global__ void scale_kernel(UpdateParams p, double mu0, double mu1, double mu2,
   if (velocities && a == 0)
     for (int d = 0; d < 3; ++d) p.st->vcm[d] /= mu[d];
   if (a >= p.n) return;
-  double x[3];
+  Vec3 x;
   for (int d = 0; d < 3; ++d) {
     x[d] = p.x[d][a] * mu[d];
     p.x[d][a] = x[d];
     if (velocities) p.v[d][a] /= mu[d];
   }
-  const int sa = p.sorted_of[a];
-  const int4 k = p.img[a];
-  p.xq[sa] = make_float4(static_cast<float>(x[0] - k.x * p.len[0]), static_cast<float>(x[1] - k.y * p.len[1]),
-                         static_cast<float>(x[2] - k.z * p.len[2]), p.qs[a]);
+  p.xq[p.sorted_of[a]] = float_record(x, p.img[a], p.len, p.qs[a]);
 }
 
 // The largest squared displacement of atoms [0, n) from x0 and the largest distance outside the cell

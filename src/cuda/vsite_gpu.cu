@@ -14,14 +14,14 @@ namespace {
 
 constexpr int kBlock = 128;
 
-// a - b in the minimum image of a box of edges len (core/box.h's minimum_image).
-__device__ inline Vec3 min_image(const Vec3& a, const Vec3& b, const double* len) {
-  Vec3 d = a - b;
-  for (int k = 0; k < 3; ++k) d[k] -= len[k] * round(d[k] / len[k]);
-  return d;
-}
-
 __device__ inline Vec3 load_x(const UpdateParams& u, int a) { return Vec3{u.x[0][a], u.x[1][a], u.x[2][a]}; }
+
+// A site's construction vectors r_ij and r_ik (0 for vsite2) from its atoms' x.
+__device__ inline void site_vectors(const UpdateParams& u, const VsiteDev& s, const Vec3& xi, Vec3& rij,
+                                    Vec3& rik) {
+  rij = min_image(load_x(u, s.atoms[1]), xi, u.len);
+  rik = s.kind == static_cast<int>(VsiteKind::Two) ? Vec3{} : min_image(load_x(u, s.atoms[2]), xi, u.len);
+}
 
 // One thread per constructing atom: its force plus its share of each of its sites' forces, in the CPU's
 // order; with kEnergy, -1/2 (x_atom - x_site) (x) share into the constraint virial's sums.
@@ -38,10 +38,8 @@ __global__ void __launch_bounds__(kBlock) spread_kernel(VsiteParams p, UpdatePar
       const VsiteDev s = p.sites[p.entries[e] >> 2];
       const int slot = p.entries[e] & 3;
       const float4 g = f[u.sorted_of[s.site]];
-      const Vec3 xi = load_x(u, s.atoms[0]);
-      const Vec3 rij = min_image(load_x(u, s.atoms[1]), xi, u.len);
-      const Vec3 rik =
-          s.kind == static_cast<int>(VsiteKind::Two) ? Vec3{} : min_image(load_x(u, s.atoms[2]), xi, u.len);
+      Vec3 rij, rik;
+      site_vectors(u, s, load_x(u, s.atoms[0]), rij, rik);
       Vec3 share[3];
       vsite_forces(static_cast<VsiteKind>(s.kind), s.p, Vec3{g.x, g.y, g.z}, rij, rik, share);
       sum += share[slot];
@@ -69,9 +67,8 @@ __global__ void __launch_bounds__(kBlock) construct_kernel(VsiteParams p, Update
   if (t >= p.nsites) return;
   const VsiteDev s = p.sites[t];
   const Vec3 xi = load_x(u, s.atoms[0]);
-  const Vec3 rij = min_image(load_x(u, s.atoms[1]), xi, u.len);
-  const Vec3 rik =
-      s.kind == static_cast<int>(VsiteKind::Two) ? Vec3{} : min_image(load_x(u, s.atoms[2]), xi, u.len);
+  Vec3 rij, rik;
+  site_vectors(u, s, xi, rij, rik);
   const Vec3 xs = vsite_position(static_cast<VsiteKind>(s.kind), s.p, xi, rij, rik);
   const Vec3 v = min_image(xs, load_x(u, s.site), u.len) * (1.0 / u.dt);
   for (int d = 0; d < 3; ++d) {
@@ -79,9 +76,7 @@ __global__ void __launch_bounds__(kBlock) construct_kernel(VsiteParams p, Update
     u.v[d][s.site] = v[d];
   }
   const int ss = u.sorted_of[s.site];
-  const int4 k = u.img[s.site];
-  u.xq[ss] = make_float4(static_cast<float>(xs.x - k.x * u.len[0]), static_cast<float>(xs.y - k.y * u.len[1]),
-                         static_cast<float>(xs.z - k.z * u.len[2]), u.qs[s.site]);
+  u.xq[ss] = float_record(xs, u.img[s.site], u.len, u.qs[s.site]);
   f[ss] = make_float4(0.f, 0.f, 0.f, 0.f);
 }
 
