@@ -9,6 +9,7 @@
 # Usage: bench/halo_one_gpu.sh HALOMD_BINARY   (built with CUDA, MPI and NVSHMEM; the MPS daemon running)
 # Grids: 2 domains 2x1x1, 4 domains 2x2x1 (HALO_GRID4 overrides, e.g. "4 1 1"). HALO_ENV_<transport>:
 # settings for that transport's runs, e.g. HALO_ENV_nvshmem="HALOMD_DD_DIRECT=1" (written into the command).
+# COULOMB=PME: coulombtype = PME (GROMACS's defaults) instead of reaction field, into halo_one_gpu_pme.json.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source bench/bench_mdp.sh
@@ -31,7 +32,7 @@ records=()
 for item in ${HALO_SYSTEMS:-spce_9k:6000 spce_45k:3000}; do
   name=${item%%:*}
   steps=${item##*:}
-  bench_mdp "$steps" > "$work/$name.mdp"
+  bench_mdp "$steps" | sed "s/^coulombtype = .*/coulombtype = ${COULOMB:-Reaction-Field}/" > "$work/$name.mdp"
   run() {  # tag launcher args...
     local tag=$1 launcher=$2
     shift 2
@@ -51,5 +52,7 @@ for r in "${records[@]}"; do
   tag=${r%%|*}
   [ -f "$work/$tag/run.json" ] && cp "$work/$tag/run.json" "$logs/run_$tag.json"
 done
-python3 bench/halo_one_gpu_report.py "$work" "${COMMIT:-unknown}" "${records[@]}"
-[ -n "${OUT:-}" ] && cp bench/results/halo_one_gpu.json bench/results/halo_one_gpu.png "$OUT/" 2> /dev/null || true
+name=halo_one_gpu
+[ "${COULOMB:-}" = PME ] && name=halo_one_gpu_pme
+REPORT_NAME=${REPORT_NAME:-$name} python3 bench/halo_one_gpu_report.py "$work" "${COMMIT:-unknown}" "${records[@]}"
+[ -n "${OUT:-}" ] && cp bench/results/$name.json bench/results/$name.png "$OUT/" 2> /dev/null || true

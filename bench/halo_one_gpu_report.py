@@ -91,7 +91,10 @@ def main():
                   f"A dry run of bench/multi_gpu.sh: {visible} GPUs pretended, the ranks sharing the machine's "
                   "GPUs under MPS.") + "  Benchmark settings of ../shared/BENCH.md "
                  "(nstlist 10). Counters are rank 0's (every rank runs the same sequence of calls). ns_per_day "
-                 "over the steady state (first NS window left out).",
+                 "over the steady state (first NS window left out)." +
+                 (" coulombtype = PME (GROMACS's defaults: fourier-spacing 0.12, pme-order 4, ewald-rtol 1e-5) "
+                  "instead of reaction field; on domains the charge grid is summed over the ranks and every rank "
+                  "transforms it." if os.environ.get("COULOMB") == "PME" else ""),
     }
     os.makedirs("bench/results", exist_ok=True)
     with open(f"bench/results/{name}.json", "w") as f:

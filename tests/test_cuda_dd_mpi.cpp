@@ -261,6 +261,73 @@ TEST(CudaDomains, EveryTransportGivesBitwiseTheSameTrajectory) {
   }
 }
 
+// coulombtype = PME on GPU domains: each domain spreads its home atoms' charges, the charge grid is summed
+// over the domains (GpuHaloTransport::sum_grid, 64-bit fixed point: one domain's grid), and every domain
+// transforms it and gathers its home atoms' mesh forces. Step-0 energies of spce_9k on 2x1x1, 2x2x1 and
+// 4x1x1 (two pulses) against one GPU within the mixed-precision tolerance (Coul. recip. from the same grid up
+// to the domains' frames); then, with v-rescale, every transport gives the same bits on 2x2x1, nvshmem also
+// with system-scope fences (the grid sum's release and acquire as between GPUs) and with the halo before the
+// rows (overlap 0), and nvshmem's regular steps stay one launch without host syncs or MPI waits.
+TEST(CudaDomains, PmeOnDomainsFollowsTheSingleGpuAndEveryTransportGivesTheSameBits) {
+  SKIP_WITHOUT_GPU_AND_MPI();
+  const std::string out = make_temp_dir("cuda_dd_pme");
+  std::string log;
+  {
+    const std::map<std::string, std::string> set = {
+        {"nsteps", "20"}, {"nstenergy", "1"}, {"nstcalcenergy", "1"}, {"coulombtype", "PME"}};
+    ASSERT_EQ(run_halomd("spce_9k", "nve.mdp", set, out + "/one", "--backend cuda", &log), 0) << log;
+    auto ref = read_csv(out + "/one/energy.csv");
+    ASSERT_GT(ref["coul_recip"][0], 100.0);  // the mesh is on (spce_9k: ~786 kJ/mol)
+    for (const auto& [ranks, grid] : std::vector<std::pair<int, std::string>>{
+             {2, "2 1 1"}, {4, "2 2 1"}, {4, "4 1 1"}}) {
+      const std::string dir = out + "/dd" + grid.substr(0, 1) + grid.substr(2, 1);
+      ASSERT_EQ(run_halomd_under(mpirun(ranks), "spce_9k", "nve.mdp", set, dir,
+                                 "--backend cuda --transport mpi_staged --dd " + grid, &log),
+                0)
+          << log;
+      auto e = read_csv(dir + "/energy.csv");
+      ASSERT_EQ(e["step"].size(), ref["step"].size()) << grid;
+      for (const char* term : {"lj_sr", "coulomb_sr", "coul_recip", "potential"})
+        EXPECT_LT(rel(e[term][0], ref[term][0]), kEnergyRelTol)
+            << term << " on grid " << grid << ": " << e[term][0] << " vs one GPU " << ref[term][0];
+      EXPECT_LT(rel(e["pressure"][0], ref["pressure"][0]), 1e-3) << grid;
+      EXPECT_LT(rel(e["total"][20], ref["total"][20]), 1e-4) << grid;
+    }
+  }
+  const std::map<std::string, std::string> set = {
+      {"nsteps", "60"},  {"nstenergy", "10"},     {"nstcalcenergy", "10"}, {"nstxout-compressed", "20"},
+      {"nstcomm", "10"}, {"tcoupl", "v-rescale"}, {"tc-grps", "System"},   {"tau-t", "0.1"},
+      {"ref-t", "300"},  {"ld-seed", "11"},       {"coulombtype", "PME"}};
+  std::vector<std::pair<std::string, std::string>> runs;  // (environment, transport)
+  for (const std::string& t : transports()) runs.emplace_back("", t);
+  if (transports().back() == "nvshmem_put") {
+    runs.emplace_back("HALOMD_HALO_SYSTEM_FENCES=1", "nvshmem");
+    runs.emplace_back("HALOMD_DD_OVERLAP=0", "nvshmem");
+  }
+  std::string first;
+  for (const auto& [env, t] : runs) {
+    const std::string dir = out + "/" + t + (env.empty() ? "" : env.find("FENCES") != std::string::npos
+                                                                     ? "_system_scope"
+                                                                     : "_overlap0");
+    ASSERT_EQ(run_halomd_under(env + " " + mpirun(4), "spce_9k", "nve.mdp", set, dir,
+                               "--backend cuda --transport " + t + " --dd 2 2 1", &log),
+              0)
+        << env << " " << t << ":\n"
+        << log;
+    const std::string json = read_text(dir + "/run.json");
+    if ((t == "nvshmem" || t == "nvshmem_put") && env.empty()) {
+      EXPECT_EQ(json_number(json, "host_syncs_per_step"), 0.0) << t << "\n" << json;
+      EXPECT_EQ(json_number(json, "mpi_waits_per_step"), 0.0) << t << "\n" << json;
+      EXPECT_EQ(json_number(json, "launches_per_step"), 1.0) << t << "\n" << json;
+    }
+    if (first.empty()) {
+      first = dir;
+      continue;
+    }
+    expect_same_outputs(first, dir);
+  }
+}
+
 // A GPU-only search step without energies of a device-initiated transport is one graph launch
 // (HALOMD_DD_SEARCH_GRAPH, default 1; one in eight of them still runs kernel by kernel, its phases timed),
 // recorded again after each repartition: the same kernels as kernel by kernel, so the same bits. Searches

@@ -53,6 +53,7 @@ class GpuHalo : public testing::TestWithParam<std::string> {
     const int rc = test::run_command(env + " timeout 120 " + mpirun(ranks) + GetParam() + " " + args, &log);
     ASSERT_EQ(rc, 0) << log;
     EXPECT_EQ(count(log, "halo coordinates equal the reference exchange"), ranks) << log;
+    EXPECT_EQ(count(log, "PME grid sums exact"), ranks) << log;
     if (!env.empty()) EXPECT_EQ(count(log, ": 3 pulses,"), ranks) << log;  // the 2x2x1 direct plan below
   }
 };

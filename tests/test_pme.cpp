@@ -2,8 +2,8 @@
 // tests/make_pme_refdata.sh) over grid spacings, explicit grids, B-spline orders 3-8, ewald-rtol, epsilon-r,
 // coulomb-modifier and a rectangular box; forces and virial against finite differences of the energy; an NVE
 // run against GROMACS's mean and drift; thread count and continuation leave every bit unchanged; domains
-// follow the single-domain run; GPU domains refuse PME clearly (one GPU runs it: test_cuda_executor,
-// test_cuda_run).
+// follow the single-domain run (one GPU runs it: test_cuda_executor, test_cuda_run; GPU domains:
+// test_cuda_dd_mpi).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -324,28 +324,6 @@ TEST(Pme, DomainsFollowTheSingleDomainRun) {
       EXPECT_LT(rel_diff(dd[term][0], one[term][0]), kDdCsvEnergyRelTol) << term;
     EXPECT_LT(checkpoint_position_difference(out + "/one/state.cpt", dir + "/state.cpt"), kDdPositionTol);
   }
-}
-
-TEST(Pme, GpuDomainsRefuseItNamingTheLine) {
-  const std::string out = make_temp_dir("pme_refuse");
-  std::string log;
-  // The line of the .mdp that set coulombtype (run_halomd copies the .mdp line for line to gpudd.mdp).
-  int line = 0;
-  {
-    std::istringstream text(read_text(data_path("pme/default.mdp")));
-    std::string l;
-    for (int k = 1; std::getline(text, l); ++k)
-      if (l.rfind("coulombtype", 0) == 0) line = k;
-  }
-  ASSERT_GT(line, 0);
-  EXPECT_EQ(
-      run_halomd("spce_1k5", "../pme/default.mdp", {}, out + "/gpudd", "--backend cuda --domains 2", &log),
-      2);
-  EXPECT_TRUE(log.find("gpudd.mdp:" + std::to_string(line) +
-                       ": coulombtype = PME runs with --backend cpu (one domain or several) or on one GPU") !=
-                  std::string::npos ||
-              log.find("backend 'cuda' is not in this build") != std::string::npos)
-      << log;
 }
 
 }  // namespace

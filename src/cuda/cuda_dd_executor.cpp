@@ -29,6 +29,7 @@
 #include "cuda/gpu_timing.h"
 #include "cuda/nonbonded.h"
 #include "cuda/pairsearch.h"
+#include "cuda/pme_mesh.h"
 #include "cuda/step_state.h"
 #include "cuda/update.h"
 #include "domdec/assignment.h"
@@ -173,6 +174,11 @@ class CudaDdExecutor::Impl {
     search_graph_gpu.create();
     repart_gpu.create();
     HALOMD_CUDA_CHECK(cudaStreamCreateWithPriority(&side, cudaStreamNonBlocking, least));
+    if (mdp.coulombtype == CoulombType::Pme) {
+      HALOMD_CUDA_CHECK(cudaStreamCreateWithPriority(&mesh_stream, cudaStreamNonBlocking, least));
+      HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_mesh_fork, cudaEventDisableTiming));
+      HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_mesh_join, cudaEventDisableTiming));
+    }
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_urgent, cudaEventDisableTiming));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_fork, cudaEventDisableTiming));
     HALOMD_CUDA_CHECK(cudaEventCreateWithFlags(&ev_join, cudaEventDisableTiming));
@@ -193,6 +199,9 @@ class CudaDdExecutor::Impl {
     if (ev_halo) (void)cudaEventDestroy(ev_halo);
     if (ev_spec) (void)cudaEventDestroy(ev_spec);
     if (side) (void)cudaStreamDestroy(side);
+    if (mesh_stream) (void)cudaStreamDestroy(mesh_stream);
+    if (ev_mesh_fork) (void)cudaEventDestroy(ev_mesh_fork);
+    if (ev_mesh_join) (void)cudaEventDestroy(ev_mesh_join);
     if (urgent) (void)cudaStreamDestroy(urgent);
     if (ev_urgent) (void)cudaEventDestroy(ev_urgent);
     first_step_gpu.destroy();
@@ -208,6 +217,7 @@ class CudaDdExecutor::Impl {
   // mode, as the bitwise test compares them (energy steps usually are search steps). Splitting it as
   // overlap 2 splits a regular step gained nothing (bench/NOTES.md, fourteenth session, section 3).
   void enqueue_forces_and_update(bool energy, bool reduce) {
+    enqueue_mesh(energy);
     cuda::launch_nonbonded(calls, ds.nonbonded, energy);
     search_mark(kSearchForces);
     transport->exchange_f(calls);
@@ -228,12 +238,30 @@ class CudaDdExecutor::Impl {
   // reduce: the step's sums are summed over domains at its end (reduce_at). Otherwise the update kernel
   // ends the step itself, and neither the reduction nor finish_dd_step is enqueued.
   void enqueue_update(bool energy, bool reduce) {
+    if (pme.active()) {
+      calls.join(mesh_stream, ev_mesh_join);
+      pme.enqueue_gather(calls, ds);  // the home atoms' mesh forces onto their pair forces
+    }
     cuda::launch_update(calls, ds.update, energy, reduce ? 1 : 0);
     if (reduce) {
       transport->reduce(calls, ds.st.get()->red, cuda::kRedCount, &ds.st.get()->red_active, true);
       cuda::launch_finish_dd_step(calls, ds.update, energy);
     }
     mark(kEnd);
+  }
+
+  // coulombtype = PME: the mesh part on its own stream from the step's start (it reads the home atoms' x(n)
+  // only), joined before the update (enqueue_update gathers). Each domain spreads its home atoms, the charge
+  // grid is summed over the domains in 64-bit fixed point (GpuHaloTransport::sum_grid: the same grid as one
+  // domain's), and every domain transforms and solves the whole grid itself: no atom crosses to a PME rank,
+  // at the price of the transforms on every GPU (bench/NOTES.md, twenty-seventh session). Every domain gets
+  // the whole mesh's Coul. recip. and virial, so these are not summed over domains.
+  void enqueue_mesh(bool energy) {
+    if (!pme.active()) return;
+    calls.fork(mesh_stream, ev_mesh_fork);
+    const gpu::GpuCalls::Use on(calls, mesh_stream);
+    pme.enqueue_mesh(calls, ds, energy,
+                     [this](gpu::GpuCalls& c, unsigned long long* grid) { transport->sum_grid(c, grid); });
   }
 
   // The coordinate halo; the transports' unpacking also writes the received atoms' sorted non-bonded records
@@ -254,6 +282,7 @@ class CudaDdExecutor::Impl {
   // 3 (an option): as 2, with the interior home rows on the side stream beside the coordinate halo, which
   //    runs on the highest-priority stream with the halo rows and the force halo; then the other home rows.
   void enqueue_step(bool energy, bool reduce) {
+    enqueue_mesh(energy);
     if (overlap == 0) {
       mark(kInterior);
       enqueue_exchange_x();
@@ -887,6 +916,15 @@ class CudaDdExecutor::Impl {
         calls.copy_async(x_plan[d].get(), from, nh * sizeof(double), cudaMemcpyHostToDevice);
       }
     }
+    if (pme.active()) {
+      if (q_home.size() < ds.capacity) {
+        q_home.allocate(ds.capacity, "home atoms' charges (PME)");
+        hq.allocate(ds.capacity, "home atoms' charges (host staging)");
+      }
+      for (size_t i = 0; i < nh; ++i) hq[i] = top.charge[dom.home[i]];
+      calls.copy_async(q_home.get(), hq.get(), nh * sizeof(double), cudaMemcpyHostToDevice);
+      pme.set_atoms(q_home.get(), num_home);
+    }
     lap(kPositions);
     // The list's capacity per lane is a bound from binning the local atoms on the host (~1 ms at 45k).
     // Between repartitions the GPU-only searches rely on the capacity of the last repartition and on the
@@ -1181,6 +1219,11 @@ class CudaDdExecutor::Impl {
 
   gpu::GpuCalls calls;
   cuda::DeviceSystem ds;
+  cuda::PmeMesh pme;  // coulombtype = PME (enqueue_mesh)
+  gpu::DeviceBuffer<double> q_home;
+  gpu::PinnedBuffer<double> hq;
+  cudaStream_t mesh_stream = nullptr;
+  cudaEvent_t ev_mesh_fork = nullptr, ev_mesh_join = nullptr;
   gpu::PinnedBuffer<double> hx, hv;
   gpu::PinnedBuffer<StepState> hst;
   gpu::StepGraph graph_reduce, graph_plain;
@@ -1241,22 +1284,10 @@ class CudaDdExecutor::Impl {
   int64_t skipped_all = 0;  // halo rows the last search skipped, over all domains, as of the last save
 };
 
-namespace {
-
-// GPU domains have no PME (engine/backends.cpp refuses it with the .mdp line; this guards other callers).
-const ExecutorConfig& without_pme(const ExecutorConfig& config) {
-  if (config.mdp->coulombtype == CoulombType::Pme)
-    throw InputError("", 0,
-                     "coulombtype = PME: GPU domains have reaction-field and cut-off electrostatics only");
-  return config;
-}
-
-}  // namespace
-
 CudaDdExecutor::CudaDdExecutor(const ExecutorConfig& config,
                                std::unique_ptr<comm::GpuHaloTransport> transport,
                                const domdec::DdGrid& requested)
-    : impl_(std::make_unique<Impl>(without_pme(config), std::move(transport), requested)) {}
+    : impl_(std::make_unique<Impl>(config, std::move(transport), requested)) {}
 CudaDdExecutor::~CudaDdExecutor() = default;
 
 void CudaDdExecutor::load(const MdState& s) {
@@ -1331,6 +1362,10 @@ void CudaDdExecutor::load(const MdState& s) {
   if (tpa_env > 0) tpa = tpa_env;
   if (m.ds.st.size() == 0)
     cuda::setup_device_constants(m.cfg, m.search_len, m.total_mass, tpa, m.calls, m.ds);
+  if (m.mdp.coulombtype == CoulombType::Pme && !m.pme.active()) {
+    m.pme.setup(m.mdp, m.cfg.pme_grid_box(), box, m.top, m.calls);
+    m.transport->reserve_grid(m.pme.grid_points());  // collective
+  }
   m.ds.update.dd = 1;
   m.ds.update.prepack = m.transport->prepack();  // the graphs record it: fixed for the transport's life
 
@@ -1467,7 +1502,8 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
       if (energy) {
         m.reduce_ke_prev();
         m.calls.memset_async(reinterpret_cast<char*>(m.ds.st.get()) + offsetof(StepState, nb_acc), 0,
-                             sizeof(StepState::nb_acc) + sizeof(StepState::cvir_acc));
+                             sizeof(StepState::nb_acc) + sizeof(StepState::cvir_acc) +
+                                 sizeof(StepState::pme_acc));  // contiguous (cuda_executor.cpp)
       }
       if (ns)
         m.enqueue_forces_and_update(energy, reduce);
@@ -1485,6 +1521,7 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
   if (energy) {
     m.sync_state();
     cuda::fill_energies(m.hst[0], m.ds.self_energy, e);
+    m.pme.add_energies(m.hst[0], e);  // the whole mesh's, the same on every domain
   }
 }
 

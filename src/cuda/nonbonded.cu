@@ -29,7 +29,8 @@ __device__ inline int row_kind(const NonbondedParams& p, int s) {
 // row of its kind; otherwise row u is sorted row u. Two instantiations, so that the plain one keeps the
 // single-GPU kernel's code (computing the lane from a loaded row there cost it ~3.5% at 203k atoms,
 // bench/NOTES.md, thirteenth session).
-// kEwald: real-space Ewald (coulombtype = PME) instead of reaction field, one domain only (never listed).
+// kEwald: real-space Ewald (coulombtype = PME) instead of reaction field; listed (GPU domains) only with
+// the potential-shift LJ.
 // kVdw: the LJ form (pair_terms.cuh's lj_term); the switches run on one domain only (never listed).
 template <bool kEnergy, bool kListed, bool kEwald = false, int kVdw = kVdwShift>
 __global__ void __launch_bounds__(kBlock, kEnergy ? 4 : 6) nonbonded_kernel(NonbondedParams p, int pass) {
@@ -170,8 +171,17 @@ void launch_nonbonded(gpu::GpuCalls& calls, const NonbondedParams& p, bool energ
   const int blocks = static_cast<int>((lanes + kBlock - 1) / kBlock);
   if (blocks == 0) return;  // a pass with no rows of its kind
   const size_t shared = sizeof(float2) * p.ntypes * p.ntypes;
+  if (listed && p.ewald_beta > 0.f && p.vdw == kVdwShift) {  // PME on GPU domains
+    if (energy)
+      calls.launch("nonbonded_kernel<energy, listed, ewald>", nonbonded_kernel<true, true, true>, blocks, kBlock,
+                   shared, p, pass);
+    else
+      calls.launch("nonbonded_kernel<listed, ewald>", nonbonded_kernel<false, true, true>, blocks, kBlock, shared,
+                   p, pass);
+    return;
+  }
   if (p.vdw != kVdwShift || p.ewald_beta > 0.f) {
-    // PME and the LJ switches run on one domain: every row, no listed pass.
+    // One domain, or a pass over every row: the LJ switches run on one domain only.
     if (p.vdw == kVdwForceSwitch)
       launch_one_domain<kVdwForceSwitch>(calls, p, energy, blocks, shared, pass);
     else if (p.vdw == kVdwPotentialSwitch)

@@ -105,9 +105,11 @@ PmeMeshParams PmeMesh::params(const DeviceSystem& ds) const {
   return p;
 }
 
-void PmeMesh::enqueue_mesh(gpu::GpuCalls& calls, const DeviceSystem& ds, bool energy) {
+void PmeMesh::enqueue_mesh(gpu::GpuCalls& calls, const DeviceSystem& ds, bool energy, const GridSum& sum) {
   const PmeMeshParams p = params(ds);
   launch_pme_spread(calls, p);
+  if (sum) sum(calls, p.grid_fixed);
+  launch_pme_grid_from_fixed(calls, p);
   // The plans follow the calls' current stream (the side stream when the mesh overlaps the pair kernel).
   check_cufft(cufftSetStream(forward_, calls.stream()), "cufftSetStream");
   check_cufft(forward(forward_, p.grid, p.spectrum), "cufftExec (forward)");

@@ -179,11 +179,15 @@ int blocks_for(long long items) { return static_cast<int>((items + kBlock - 1) /
 }  // namespace
 
 void launch_pme_spread(gpu::GpuCalls& calls, const PmeMeshParams& p) {
+  if (p.n == 0) return;  // a domain without home atoms
   const long long threads = static_cast<long long>(p.n) * kLanes;
   if (p.order == 4)
     calls.launch("pme_spread_kernel", pme_spread_kernel<4>, blocks_for(threads), kBlock, 0, p);
   else
     calls.launch("pme_spread_kernel", pme_spread_kernel<0>, blocks_for(threads), kBlock, 0, p);
+}
+
+void launch_pme_grid_from_fixed(gpu::GpuCalls& calls, const PmeMeshParams& p) {
   const long long points = static_cast<long long>(p.nk[0]) * p.nk[1] * p.nk[2];
   calls.launch("pme_grid_from_fixed_kernel", pme_grid_from_fixed_kernel, blocks_for(points), kBlock, 0, p,
                points);
@@ -199,6 +203,7 @@ void launch_pme_solve(gpu::GpuCalls& calls, const PmeMeshParams& p, bool energy)
 }
 
 void launch_pme_gather(gpu::GpuCalls& calls, const PmeMeshParams& p) {
+  if (p.n == 0) return;
   const long long threads = static_cast<long long>(p.n) * kLanes;
   if (p.order == 4)
     calls.launch("pme_gather_kernel", pme_gather_kernel<4>, blocks_for(threads), kBlock, 0, p);

@@ -6,6 +6,7 @@
 #include <cufft.h>
 
 #include <array>
+#include <functional>
 
 #include "core/box.h"
 #include "core/executor.h"
@@ -32,9 +33,19 @@ class PmeMesh {
   void set_box(const Box& box);
   bool active() const { return active_; }
   const std::array<int, 3>& grid() const { return nk_; }
+  size_t grid_points() const { return static_cast<size_t>(nk_[0]) * nk_[1] * nk_[2]; }
+  // GPU domains: the mesh spreads and gathers the first n local atoms (the home atoms) with their charges q
+  // (device, double, local order) instead of the whole system's; set again after every repartition.
+  void set_atoms(const double* q, int n) {
+    p_.q = q;
+    p_.n = n;
+  }
+  // Between the spread and the transforms, on GPU domains: the charge grid (64-bit fixed point,
+  // grid_points() values) summed over the domains (GpuHaloTransport::sum_grid).
+  using GridSum = std::function<void(gpu::GpuCalls&, unsigned long long*)>;
   // Spread, forward transform, solve (with energy, the sums to StepState::pme_acc, which the caller zeroes
   // before an energy step) and back transform: reads x(n) only, so it may run beside the pair kernel.
-  void enqueue_mesh(gpu::GpuCalls& calls, const DeviceSystem& ds, bool energy);
+  void enqueue_mesh(gpu::GpuCalls& calls, const DeviceSystem& ds, bool energy, const GridSum& sum = {});
   // The mesh forces added to ds's non-bonded forces (sorted order): after the pair kernel and enqueue_mesh.
   void enqueue_gather(gpu::GpuCalls& calls, const DeviceSystem& ds);
   // Coul. recip. and the mesh's virial from an energy step's state (h.pme_acc), with the net-charge

@@ -37,8 +37,10 @@ struct PmeMeshParams {
   StepState* st = nullptr;  // energy steps: pme_acc
 };
 
-// Charges onto grid_fixed, then grid from it (grid_fixed zeroed again for the next step).
+// Charges onto grid_fixed.
 void launch_pme_spread(gpu::GpuCalls& calls, const PmeMeshParams& p);
+// grid from grid_fixed, which is zeroed again for the next step.
+void launch_pme_grid_from_fixed(gpu::GpuCalls& calls, const PmeMeshParams& p);
 // Multiplies the spectrum by the influence function; with energy, adds the mesh energy and its sum_m E_m
 // (delta - 2 (1 + pi^2 m^2/beta^2) m (x) m / m^2) to st->pme_acc (fixed point, kEnergyScale).
 void launch_pme_solve(gpu::GpuCalls& calls, const PmeMeshParams& p, bool energy);

@@ -299,12 +299,6 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
                          (config.mdp->pcoupl == Pcoupl::CRescale ? "C-rescale" : "Parrinello-Rahman") +
                          " runs with --backend cpu (one domain or several) or on one GPU so far (--backend "
                          "cuda without domains)");
-  // PME exists in the CPU executors and on one GPU; the GPU domains would run reaction field.
-  if (config.mdp->coulombtype == CoulombType::Pme && options.backend == "cuda" && decomposed(options))
-    throw InputError(options.mdp, config.mdp->coulombtype_line,
-                     "coulombtype = PME runs with --backend cpu (one domain or several) or on one GPU "
-                     "(--backend cuda without domains); GPU domains have reaction-field and cut-off "
-                     "electrostatics");
   if (config.mdp->nstfout > 0 && options.backend == "cuda" && decomposed(options))
     throw InputError(
         options.mdp, config.mdp->nstfout_line,

@@ -57,6 +57,14 @@ class GpuHaloTransport {
   virtual void reduce(gpu::GpuCalls& calls, long long* values, int count, const int* active,
                       bool host_active) = 0;
 
+  // PME's charge grid on GPU domains (coulombtype = PME): every rank spreads its home atoms' charges in 64-bit
+  // fixed point, and sum_grid makes values[0, count) (device memory) the sum over ranks on every rank, in
+  // place, exactly (modulo 2^64, so the same bits as one domain's spread of all the atoms). reserve_grid
+  // (collective, once, before the first sum) fixes count for the transport's life. device_initiated(): a
+  // kernel that puts, signals and waits on the device; host-driven: one host sync and one mpi_wait.
+  virtual void reserve_grid(size_t count) = 0;
+  virtual void sum_grid(gpu::GpuCalls& calls, unsigned long long* values) = 0;
+
   // After the executor has synchronised the stream: throws RuntimeError when a device-side wait timed out
   // (naming the pulse, the direction and the peer) or another transport error was recorded.
   virtual void check_errors() = 0;

@@ -30,6 +30,7 @@ enum class Mode { kStaged, kIpc };
 
 // Tags on the transport's own communicator: one per pulse and per kind of message.
 constexpr int kTagSums = 1;
+constexpr int kTagGrid = 2;
 enum Kind { kX = 0, kF = 1, kBindX = 2, kBindF = 3 };
 int tag(int pulse, Kind kind) { return 8 + 4 * pulse + kind; }
 
@@ -225,6 +226,33 @@ class GpuStagedTransport final : public GpuHaloTransport {
     calls.copy_async(values, mine, bytes, cudaMemcpyHostToDevice);
   }
 
+  // The grid the same way as reduce: every rank's grid to every other through the host (cuda_ipc too: its
+  // IPC buffers are the halos'), summed on the host in rank order, copied back.
+  void reserve_grid(size_t count) override {
+    grid_count_ = count;
+    grid_h_.allocate(count * static_cast<size_t>(size_), "PME grids (host staging)");
+    ++allocations_;
+  }
+  void sum_grid(gpu::GpuCalls& calls, unsigned long long* values) override {
+    if (grid_count_ == 0) throw RuntimeError(-1, -1, name() + ": sum_grid before reserve_grid");
+    const size_t n = grid_count_, bytes = n * sizeof(unsigned long long);
+    unsigned long long* mine = grid_h_.get() + n * rank_;
+    calls.copy_async(mine, values, bytes, cudaMemcpyDeviceToHost);
+    calls.sync();
+    start_requests();
+    for (int r = 0; r < size_; ++r)
+      if (r != rank_) irecv(grid_h_.get() + n * r, bytes, r, kTagGrid);
+    for (int r = 0; r < size_; ++r)
+      if (r != rank_) isend(mine, bytes, r, kTagGrid);
+    wait_all([](int) { return std::string("the PME grid"); });
+    for (int r = 0; r < size_; ++r) {
+      if (r == rank_) continue;
+      const unsigned long long* theirs = grid_h_.get() + n * r;
+      for (size_t i = 0; i < n; ++i) mine[i] += theirs[i];  // unsigned: wraps as the device's atomics
+    }
+    calls.copy_async(values, mine, bytes, cudaMemcpyHostToDevice);
+  }
+
   void check_errors() override {}  // every failure has already thrown on the host
 
   CallCounters counters() const override {
@@ -413,6 +441,8 @@ class GpuStagedTransport final : public GpuHaloTransport {
   gpu::PinnedBuffer<double> x_out_h_, x_in_h_;  // mpi_staged: host staging of the four above
   gpu::PinnedBuffer<float> f_out_h_, f_in_h_;
   gpu::PinnedBuffer<long long> sums_h_;  // reduce: kMaxGpuReduce values per rank
+  gpu::PinnedBuffer<unsigned long long> grid_h_;  // sum_grid: grid_count_ values per rank
+  size_t grid_count_ = 0;
 
   // cuda_ipc: the peers' receive buffers mapped here; per pulse, where this rank's copy lands; what bind()
   // tells the peers and hears from them.

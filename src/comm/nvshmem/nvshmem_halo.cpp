@@ -104,7 +104,8 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
       nv::barrier_all();  // no peer's kernel still writes into what is freed
       for (void* p :
            {static_cast<void*>(stage_), static_cast<void*>(f_recv_), static_cast<void*>(x_recv_),
-            static_cast<void*>(red_slots_), static_cast<void*>(red_signal_), static_cast<void*>(signals_)})
+            static_cast<void*>(red_slots_), static_cast<void*>(red_signal_), static_cast<void*>(signals_),
+            static_cast<void*>(grid_.slots), static_cast<void*>(grid_.signal)})
         if (p) nv::sym_free(p);
     }
     if (error_host_) (void)cudaFreeHost(error_host_);
@@ -318,10 +319,48 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
     nv::launch_reduce(calls, launch_, values, count, active);
   }
 
+  // Collective, once: the slots and signals of the grid sum, and the peers' slots mapped (none for
+  // nvshmem_put). Blocks of ~16k values, at most the exchange kernels' count (launch_.blocks: every block of
+  // every PE resident at once) and 8.
+  void reserve_grid(size_t count) override {
+    if (grid_.slots) throw RuntimeError(-1, -1, name() + ": reserve_grid called twice");
+    nv::GridDev& g = grid_;
+    g.count = count;
+    g.me = me_;
+    g.npes = npes_;
+    g.blocks = static_cast<int>(std::clamp<size_t>((count + 16383) / 16384, 1, std::min(8, launch_.blocks)));
+    g.chunk = (count + g.blocks - 1) / g.blocks;
+    g.slots = static_cast<unsigned long long*>(
+        symmetric(2 * static_cast<size_t>(npes_) * count * sizeof(unsigned long long), "PME grid slots"));
+    const size_t nsignals = static_cast<size_t>(npes_) * g.blocks;
+    g.signal = static_cast<uint64_t*>(symmetric(nsignals * sizeof(uint64_t), "PME grid signals"));
+    HALOMD_CUDA_CHECK(cudaMemset(g.signal, 0, nsignals * sizeof(uint64_t)));
+    std::vector<unsigned long long*> peers(npes_, nullptr);
+    for (int pe = 0; pe < npes_; ++pe)
+      if (pe != me_ && !put_only_) peers[pe] = static_cast<unsigned long long*>(nv::sym_ptr(g.slots, pe));
+    grid_peer_.allocate(npes_, name() + " PME grid peers");
+    HALOMD_CUDA_CHECK(cudaMemcpy(grid_peer_.get(), peers.data(), npes_ * sizeof(unsigned long long*),
+                                 cudaMemcpyHostToDevice));
+    g.peer = grid_peer_.get();
+    g.system = 0;
+    for (int pe = 0; pe < npes_; ++pe) g.system = g.system || (pe != me_ && !same_gpu_[pe]);
+    HALOMD_CUDA_CHECK(cudaDeviceSynchronize());
+    nv::barrier_all();  // no PE signals another before its signals are zeroed
+    ++allocations_;
+  }
+  void sum_grid(gpu::GpuCalls& calls, unsigned long long* values) override {
+    if (!grid_.slots) throw RuntimeError(-1, -1, name() + ": sum_grid before reserve_grid");
+    nv::launch_sum_grid(calls, launch_, grid_, values);
+  }
+
   void check_errors() override {
     const volatile nv::ErrorRecord* e = error_host_;
     if (!e->set) return;
     const int kind = e->kind, k = e->pulse, peer = e->peer;
+    if (kind == nv::kErrorGrid)
+      throw RuntimeError(-1, -1,
+                         fmt::format("{}: block {} of the PME charge grid from rank {} did not arrive within {} ms",
+                                     name(), k, peer, timeout_ms_));
     if (kind == nv::kErrorSums)
       throw RuntimeError(
           -1, -1,
@@ -414,6 +453,8 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
   // the home atoms; 2 (the default) it also releases the pulses that send home atoms only, to mapped peers.
   int prepack_mode_ = env_int("HALOMD_HALO_PREPACK", 2);
   gpu::DeviceBuffer<long long*> red_peer_;
+  nv::GridDev grid_;  // PME's grid sum (reserve_grid); slots null until then
+  gpu::DeviceBuffer<unsigned long long*> grid_peer_;
   gpu::DeviceBuffer<int> send_;
   gpu::UploadStaging staging_;  // the plan's uploads at bind
   nv::Launch launch_;

@@ -406,7 +406,67 @@ __global__ void reduce_kernel(Launch l, long long* values, int count, const int*
   }
 }
 
+__global__ void sum_grid_kernel(Launch l, GridDev g, unsigned long long* values) {
+  const int me = g.me, npes = g.npes, b = blockIdx.x;
+  const uint64_t epoch = l.state->epoch_g + 1;  // every block reads it before the last one advances it
+  const size_t parity = epoch & 1;
+  const size_t begin = b * g.chunk, end = begin + g.chunk < g.count ? begin + g.chunk : g.count;
+  const size_t mine_at = (parity * npes + me) * g.count;
+  unsigned long long* mine = g.slots + mine_at;
+  bool any_put = false;
+  for (int pe = 0; pe < npes; ++pe) any_put = any_put || (pe != me && !g.peer[pe]);
+  for (size_t t = begin + threadIdx.x; t < end; t += blockDim.x) {
+    const unsigned long long v = values[t];
+    if (any_put) mine[t] = v;  // the put's source must be symmetric
+    for (int pe = 0; pe < npes; ++pe)
+      if (pe != me && g.peer[pe]) g.peer[pe][mine_at + t] = v;
+  }
+  if (g.system) {
+    __threadfence_system();
+  } else {
+    __threadfence();
+  }
+  __syncthreads();
+  uint64_t* const my_signal = g.signal + static_cast<size_t>(me) * g.blocks + b;
+  for (int pe = 0; pe < npes; ++pe) {
+    if (pe == me) continue;
+    if (g.peer[pe]) {
+      if (threadIdx.x == 0) nvshmemx_signal_op(my_signal, epoch, NVSHMEM_SIGNAL_SET, pe);
+    } else if (end > begin) {
+      nvshmemx_putmem_signal_nbi_block(mine + begin, mine + begin, (end - begin) * sizeof(unsigned long long),
+                                       my_signal, epoch, NVSHMEM_SIGNAL_SET, pe);
+    } else if (threadIdx.x == 0) {
+      nvshmemx_signal_op(my_signal, epoch, NVSHMEM_SIGNAL_SET, pe);
+    }
+  }
+  __shared__ int lost;
+  if (threadIdx.x == 0) lost = 0;
+  __syncthreads();
+  for (int pe = threadIdx.x; pe < npes; pe += blockDim.x)
+    if (pe != me && !wait_ge(l, g.signal + static_cast<size_t>(pe) * g.blocks + b, epoch, kErrorGrid, b, pe,
+                             g.system != 0))
+      lost = 1;
+  __syncthreads();
+  if (!lost) {
+    for (size_t t = begin + threadIdx.x; t < end; t += blockDim.x) {
+      unsigned long long s = values[t];  // integers modulo 2^64: exact in any order
+      for (int pe = 0; pe < npes; ++pe)
+        if (pe != me) s += g.slots[(parity * npes + pe) * g.count + t];
+      values[t] = s;
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0 && atomicAdd(&l.state->grid_done, 1u) == gridDim.x - 1) {
+    l.state->grid_done = 0;
+    l.state->epoch_g = epoch;
+  }
+}
+
 }  // namespace
+
+void launch_sum_grid(gpu::GpuCalls& calls, const Launch& l, const GridDev& g, unsigned long long* values) {
+  calls.launch("nvshmem sum_grid_kernel", sum_grid_kernel, g.blocks, l.threads, 0, l, g, values);
+}
 
 void launch_exchange_x(gpu::GpuCalls& calls, const Launch& l) {
   calls.launch("nvshmem exchange_x_kernel", exchange_x_kernel, l.blocks, l.threads, 0, l);

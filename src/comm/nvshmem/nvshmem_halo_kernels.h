@@ -89,11 +89,28 @@ struct StateDev {
   // Set by an update kernel that packed the home atoms of the next exchange_x (comm::HaloPrepackDev), read
   // by every block of that exchange at its start and cleared by its last block; cleared at bind.
   int prepacked = 0;
+  unsigned long long epoch_g = 0;  // one per sum_grid, advanced by its last block
+  unsigned int grid_done = 0;      // sum_grid's last-block-done counter, back to 0 when it ends
   unsigned long long prepacked_exchanges = 0;  // exchange_x calls that found it set
   unsigned long long released_exchanges = 0;   // ... of which the update also released some pulse
 };
 
-enum : int { kErrorCoordinates = 0, kErrorForces = 1, kErrorSums = 2 };
+enum : int { kErrorCoordinates = 0, kErrorForces = 1, kErrorSums = 2, kErrorGrid = 3 };
+
+// PME's charge grid summed over PEs (GpuHaloTransport::sum_grid): fixed for the transport's life (made at
+// reserve_grid), so a kernel argument that graphs may freeze. Block b of every PE takes values
+// [b chunk, (b + 1) chunk): it writes them into every peer's slots [parity][me] (direct stores, or a put
+// from its own slot), signals [me][b] there with the sum's epoch, waits for [pe][b] of every peer, and sums
+// its chunk over the PEs' slots.
+struct GridDev {
+  unsigned long long* slots = nullptr;  // symmetric [2 parities][npes][count]
+  uint64_t* signal = nullptr;           // symmetric [npes][blocks]
+  unsigned long long* const* peer = nullptr;  // device array [npes]: slots of PE p mapped, or null
+  size_t count = 0, chunk = 0;
+  int blocks = 1;
+  int me = 0, npes = 1;
+  int system = 1;  // some PE is on another GPU (release and acquire scope)
+};
 
 // In mapped page-locked memory: the host reads it after a stream sync, without a copy. The first wait that
 // times out fills it (kind, pulse, peer) and sets `set` last.
@@ -123,6 +140,9 @@ void launch_skip_epoch(gpu::GpuCalls& calls, const Launch& l);
 void launch_exchange_f(gpu::GpuCalls& calls, const Launch& l);
 // One launch of one block: values[0, count) summed over PEs when *active != 0.
 void launch_reduce(gpu::GpuCalls& calls, const Launch& l, long long* values, int count, const int* active);
+
+// sum_grid: values[0, g.count) summed over PEs in place (g.blocks blocks, each resident with its peers').
+void launch_sum_grid(gpu::GpuCalls& calls, const Launch& l, const GridDev& g, unsigned long long* values);
 
 // NVSHMEM's host calls. sym_malloc and sym_free are collective (same sizes, same order, on every PE).
 void* sym_malloc(size_t bytes);
