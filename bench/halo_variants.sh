@@ -6,7 +6,9 @@
 # benchmark record: the figures go to bench/NOTES.md with the command.
 # Usage: bench/halo_variants.sh HALOMD_BINARY NAME=SETTINGS...   e.g.
 #   bench/halo_variants.sh devbin/halomd base= ov3="HALOMD_DD_OVERLAP=3" pp1="HALOMD_HALO_PREPACK=1"
-# VAR_SYSTEMS (default "spce_45k:3000 spce_9k:6000"), VAR_REPEATS (2), VAR_TRANSPORT (nvshmem).
+# VAR_SYSTEMS (default "spce_45k:3000 spce_9k:6000"), VAR_REPEATS (2), VAR_TRANSPORT (nvshmem). A variant
+# whose settings hold COULOMB=PME runs with coulombtype = PME; HALOMD_GPU_TIMING=1 adds its per-phase GPU
+# times (gpu_phase_us).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source bench/bench_mdp.sh
@@ -23,13 +25,16 @@ cp tests/data/spce_9k/topol.top "$work/spce_9k.top"
 for item in ${VAR_SYSTEMS:-spce_45k:3000 spce_9k:6000}; do
   name=${item%%:*}
   bench_mdp "${item##*:}" > "$work/$name.mdp"
+  sed "s/^coulombtype = .*/coulombtype = PME/" "$work/$name.mdp" > "$work/${name}_pme.mdp"
   for rep in $(seq 1 "${VAR_REPEATS:-2}"); do
     for spec in "$@"; do
       tag=${spec%%=*}
       out="$work/${name}_${tag}_$rep"
+      mdp=$name.mdp
+      [[ " ${spec#*=} " == *" COULOMB=PME "* ]] && mdp=${name}_pme.mdp
       # The settings go to every rank through env in front of the binary.
       if ! (cd "$work" && timeout 200 mpirun --oversubscribe --allow-run-as-root --bind-to none -n 4 \
-        env ${spec#*=} "$bin" run -c "$name.gro" -p "$name.top" -f "$name.mdp" -o "$out" --backend cuda \
+        env ${spec#*=} "$bin" run -c "$name.gro" -p "$name.top" -f "$mdp" -o "$out" --backend cuda \
         --transport "${VAR_TRANSPORT:-nvshmem}" --dd 2 2 1 > "$out.log" 2>&1); then
         echo "$name $tag $rep failed:"
         tail -5 "$out.log"
@@ -47,6 +52,8 @@ print(f"{sys.argv[2]}: ns/day {r['ns_per_day']:.0f} mid {r.get('regular_step_gpu
       f"prepacked {r.get('halo_prepacked_exchanges')} released {r.get('halo_released_exchanges')} "
       f"repartitions {r.get('repartitions')} of {r.get('search_wall_us_mean', 0):.0f} us host "
       f"({r.get('search_page_faults_mean', 0):.0f} page faults)")
+if r.get("gpu_phase_us"):
+    print("   phases (us):", ", ".join(f"{k} {v:.1f}" for k, v in r["gpu_phase_us"].items()))
 PY
     done
   done
