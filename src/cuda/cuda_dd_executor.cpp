@@ -282,7 +282,10 @@ class CudaDdExecutor::Impl {
   // 3 (an option): as 2, with the interior home rows on the side stream beside the coordinate halo, which
   //    runs on the highest-priority stream with the halo rows and the force halo; then the other home rows.
   void enqueue_step(bool energy, bool reduce) {
-    enqueue_mesh(energy);
+    // Overlap 1 (host-orchestrated transports) enqueues the mesh once the interior rows are queued, so that
+    // they run while the host sums the charge grid.
+    const bool mesh_late = overlap == 1 && !transport->device_initiated();
+    if (!mesh_late) enqueue_mesh(energy);
     if (overlap == 0) {
       mark(kInterior);
       enqueue_exchange_x();
@@ -342,6 +345,7 @@ class CudaDdExecutor::Impl {
       cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kInteriorAtoms);
       mark(kInterior);
     }
+    if (mesh_late) enqueue_mesh(energy);
     enqueue_exchange_x();
     mark(kHaloX);
     cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kBoundaryAtoms);
