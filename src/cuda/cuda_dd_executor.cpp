@@ -217,8 +217,9 @@ class CudaDdExecutor::Impl {
   // mode, as the bitwise test compares them (energy steps usually are search steps). Splitting it as
   // overlap 2 splits a regular step gained nothing (bench/NOTES.md, fourteenth session, section 3).
   void enqueue_forces_and_update(bool energy, bool reduce) {
-    enqueue_mesh(energy);
+    fork_mesh(energy);
     cuda::launch_nonbonded(calls, ds.nonbonded, energy);
+    if (mesh_after_pairs()) enqueue_mesh(energy);
     search_mark(kSearchForces);
     transport->exchange_f(calls);
     search_mark(kSearchHaloF);
@@ -250,15 +251,23 @@ class CudaDdExecutor::Impl {
     mark(kEnd);
   }
 
-  // coulombtype = PME: the mesh part on its own stream from the step's start (it reads the home atoms' x(n)
-  // only), joined before the update (enqueue_update gathers). Each domain spreads its home atoms, the charge
+  // coulombtype = PME: the mesh part on its own stream, forked from where it is enqueued (it reads the home
+  // atoms' x(n) only), joined before the update (enqueue_update gathers). Each domain spreads its home atoms, the charge
   // grid is summed over the domains in 64-bit fixed point (GpuHaloTransport::sum_grid: the same grid as one
   // domain's), and every domain transforms and solves the whole grid itself: no atom crosses to a PME rank,
   // at the price of the transforms on every GPU (bench/NOTES.md, twenty-seventh session). Every domain gets
   // the whole mesh's Coul. recip. and virial, so these are not summed over domains.
-  void enqueue_mesh(bool energy) {
+  // With a host-orchestrated transport (overlap 0 or 1) the mesh's kernels are enqueued after the pair
+  // kernels (its stream forked at the step's start all the same): the host then sums the charge grid while
+  // they run, and the coordinate halo has not waited for it.
+  bool mesh_after_pairs() const { return overlap <= 1 && !transport->device_initiated(); }
+  void fork_mesh(bool energy) {
     if (!pme.active()) return;
     calls.fork(mesh_stream, ev_mesh_fork);
+    if (!mesh_after_pairs()) enqueue_mesh(energy);
+  }
+  void enqueue_mesh(bool energy) {
+    if (!pme.active()) return;
     const gpu::GpuCalls::Use on(calls, mesh_stream);
     pme.enqueue_mesh(calls, ds, energy,
                      [this](gpu::GpuCalls& c, unsigned long long* grid) { transport->sum_grid(c, grid); });
@@ -282,15 +291,13 @@ class CudaDdExecutor::Impl {
   // 3 (an option): as 2, with the interior home rows on the side stream beside the coordinate halo, which
   //    runs on the highest-priority stream with the halo rows and the force halo; then the other home rows.
   void enqueue_step(bool energy, bool reduce) {
-    // Overlap 1 (host-orchestrated transports) enqueues the mesh once the interior rows are queued, so that
-    // they run while the host sums the charge grid.
-    const bool mesh_late = overlap == 1 && !transport->device_initiated();
-    if (!mesh_late) enqueue_mesh(energy);
+    fork_mesh(energy);
     if (overlap == 0) {
       mark(kInterior);
       enqueue_exchange_x();
       mark(kHaloX);
       cuda::launch_nonbonded(calls, ds.nonbonded, energy);
+      if (mesh_after_pairs()) enqueue_mesh(energy);
       mark(kHaloRows);
       mark(kBoundary);
       transport->exchange_f(calls);
@@ -345,10 +352,10 @@ class CudaDdExecutor::Impl {
       cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kInteriorAtoms);
       mark(kInterior);
     }
-    if (mesh_late) enqueue_mesh(energy);
     enqueue_exchange_x();
     mark(kHaloX);
     cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kBoundaryAtoms);
+    if (mesh_after_pairs()) enqueue_mesh(energy);
     mark(kHaloRows);
     mark(kBoundary);
     calls.join(side, ev_join);

@@ -31,7 +31,6 @@ enum class Mode { kStaged, kIpc };
 
 // Tags on the transport's own communicator: one per pulse and per kind of message.
 constexpr int kTagSums = 1;
-constexpr int kTagGrid = 2;
 enum Kind { kX = 0, kF = 1, kBindX = 2, kBindF = 3 };
 int tag(int pulse, Kind kind) { return 8 + 4 * pulse + kind; }
 
@@ -227,36 +226,30 @@ class GpuStagedTransport final : public GpuHaloTransport {
     calls.copy_async(values, mine, bytes, cudaMemcpyHostToDevice);
   }
 
-  // The grid as reduce's values: every rank's grid to every other through the host (cuda_ipc too: its IPC
-  // buffers are the halos'), summed on the host, copied back; so a rank that does not take part is named
-  // when the wait times out. One polled MPI_Iallreduce instead was slower (bench/tools/mpi_grid_sum.cpp,
-  // bench/NOTES.md twenty-seventh session). Unsigned sums wrap modulo 2^64 as the device's atomics, so every
-  // rank gets the same bits. One host sync and one mpi_wait.
+  // The grid through the host (cuda_ipc too: its IPC buffers are the halos') with one MPI_Iallreduce, polled
+  // as every wait here. On the GPU machine's 4 ranks (bench/tools/mpi_grid_sum.cpp, 2 MB, 45k atoms) it took
+  // 1.3 ms against 2.3 ms for every rank's grid to every other and 0.8 ms for a blocking MPI_Allreduce, which
+  // would hang on a stalled rank (bench/NOTES.md, twenty-seventh session). Unsigned sums wrap modulo 2^64 as
+  // the device's atomics; integers, so every rank gets the same bits. One host sync and one mpi_wait.
   void reserve_grid(size_t count) override {
-    if (count * sizeof(unsigned long long) > static_cast<size_t>(std::numeric_limits<int>::max()))
+    if (count > static_cast<size_t>(std::numeric_limits<int>::max()))
       throw RuntimeError(-1, -1, fmt::format("{}: a PME grid of {} points is too large", name(), count));
     grid_count_ = count;
-    grid_h_.allocate(count * static_cast<size_t>(size_), "PME grids (host staging)");
+    grid_h_.allocate(count, "PME grid (host staging)");
     ++allocations_;
   }
   void sum_grid(gpu::GpuCalls& calls, unsigned long long* values) override {
     if (grid_count_ == 0) throw RuntimeError(-1, -1, name() + ": sum_grid before reserve_grid");
-    const size_t n = grid_count_, bytes = n * sizeof(unsigned long long);
-    unsigned long long* mine = grid_h_.get() + n * rank_;
-    calls.copy_async(mine, values, bytes, cudaMemcpyDeviceToHost);
+    const size_t bytes = grid_count_ * sizeof(unsigned long long);
+    calls.copy_async(grid_h_.get(), values, bytes, cudaMemcpyDeviceToHost);
     calls.sync();
     start_requests();
-    for (int r = 0; r < size_; ++r)
-      if (r != rank_) irecv(grid_h_.get() + n * r, bytes, r, kTagGrid);
-    for (int r = 0; r < size_; ++r)
-      if (r != rank_) isend(mine, bytes, r, kTagGrid);
-    wait_all([](int) { return std::string("the PME grid"); });
-    for (int r = 0; r < size_; ++r) {
-      if (r == rank_) continue;
-      const unsigned long long* theirs = grid_h_.get() + n * r;
-      for (size_t i = 0; i < n; ++i) mine[i] += theirs[i];
-    }
-    calls.copy_async(values, mine, bytes, cudaMemcpyHostToDevice);
+    reqs_.emplace_back(MPI_REQUEST_NULL);
+    mpi_check(MPI_Iallreduce(MPI_IN_PLACE, grid_h_.get(), static_cast<int>(grid_count_), MPI_UINT64_T, MPI_SUM,
+                             comm_, &reqs_.back()),
+              "MPI_Iallreduce");
+    wait_all([](int) { return std::string("not every rank summed the PME grid"); });
+    calls.copy_async(values, grid_h_.get(), bytes, cudaMemcpyHostToDevice);
   }
 
   void check_errors() override {}  // every failure has already thrown on the host
@@ -447,7 +440,7 @@ class GpuStagedTransport final : public GpuHaloTransport {
   gpu::PinnedBuffer<double> x_out_h_, x_in_h_;  // mpi_staged: host staging of the four above
   gpu::PinnedBuffer<float> f_out_h_, f_in_h_;
   gpu::PinnedBuffer<long long> sums_h_;  // reduce: kMaxGpuReduce values per rank
-  gpu::PinnedBuffer<unsigned long long> grid_h_;  // sum_grid: grid_count_ values per rank
+  gpu::PinnedBuffer<unsigned long long> grid_h_;  // sum_grid's staging
   size_t grid_count_ = 0;
 
   // cuda_ipc: the peers' receive buffers mapped here; per pulse, where this rank's copy lands; what bind()
