@@ -278,8 +278,8 @@ TEST(CudaDomains, PmeOnDomainsFollowsTheSingleGpuAndEveryTransportGivesTheSameBi
     ASSERT_EQ(run_halomd("spce_9k", "nve.mdp", set, out + "/one", "--backend cuda", &log), 0) << log;
     auto ref = read_csv(out + "/one/energy.csv");
     ASSERT_GT(ref["coul_recip"][0], 100.0);  // the mesh is on (spce_9k: ~786 kJ/mol)
-    for (const auto& [ranks, grid] : std::vector<std::pair<int, std::string>>{
-             {2, "2 1 1"}, {4, "2 2 1"}, {4, "4 1 1"}}) {
+    for (const auto& [ranks, grid] :
+         std::vector<std::pair<int, std::string>>{{2, "2 1 1"}, {4, "2 2 1"}, {4, "4 1 1"}}) {
       const std::string dir = out + "/dd" + grid.substr(0, 1) + grid.substr(2, 1);
       ASSERT_EQ(run_halomd_under(mpirun(ranks), "spce_9k", "nve.mdp", set, dir,
                                  "--backend cuda --transport mpi_staged --dd " + grid, &log),
@@ -306,9 +306,10 @@ TEST(CudaDomains, PmeOnDomainsFollowsTheSingleGpuAndEveryTransportGivesTheSameBi
   }
   std::string first;
   for (const auto& [env, t] : runs) {
-    const std::string dir = out + "/" + t + (env.empty() ? "" : env.find("FENCES") != std::string::npos
-                                                                     ? "_system_scope"
-                                                                     : "_overlap0");
+    const std::string dir = out + "/" + t +
+                            (env.empty()                               ? ""
+                             : env.find("FENCES") != std::string::npos ? "_system_scope"
+                                                                       : "_overlap0");
     ASSERT_EQ(run_halomd_under(env + " " + mpirun(4), "spce_9k", "nve.mdp", set, dir,
                                "--backend cuda --transport " + t + " --dd 2 2 1", &log),
               0)

@@ -56,7 +56,8 @@ int main(int argc, char** argv) {
       } else {
         MPI_Allreduce(MPI_IN_PLACE, mine, static_cast<int>(count), MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
       }
-      const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      const double us =
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
       if (r >= 0) total += us;
     }
     if (me == 0)

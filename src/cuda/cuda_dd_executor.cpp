@@ -252,14 +252,14 @@ class CudaDdExecutor::Impl {
   }
 
   // coulombtype = PME: the mesh part on its own stream, forked from where it is enqueued (it reads the home
-  // atoms' x(n) only), joined before the update (enqueue_update gathers). Each domain spreads its home atoms, the charge
-  // grid is summed over the domains in 64-bit fixed point (GpuHaloTransport::sum_grid: the same grid as one
-  // domain's), and every domain transforms and solves the whole grid itself: no atom crosses to a PME rank,
-  // at the price of the transforms on every GPU (bench/NOTES.md, twenty-seventh session). Every domain gets
-  // the whole mesh's Coul. recip. and virial, so these are not summed over domains.
-  // With a host-orchestrated transport (overlap 0 or 1) the mesh's kernels are enqueued after the pair
-  // kernels (its stream forked at the step's start all the same): the host then sums the charge grid while
-  // they run, and the coordinate halo has not waited for it.
+  // atoms' x(n) only), joined before the update (enqueue_update gathers). Each domain spreads its home atoms,
+  // the charge grid is summed over the domains in 64-bit fixed point (GpuHaloTransport::sum_grid: the same
+  // grid as one domain's), and every domain transforms and solves the whole grid itself: no atom crosses to a
+  // PME rank, at the price of the transforms on every GPU (bench/NOTES.md, twenty-seventh session). Every
+  // domain gets the whole mesh's Coul. recip. and virial, so these are not summed over domains. With a
+  // host-orchestrated transport (overlap 0 or 1) the mesh's kernels are enqueued after the pair kernels (its
+  // stream forked at the step's start all the same): the host then sums the charge grid while they run, and
+  // the coordinate halo has not waited for it.
   bool mesh_after_pairs() const { return overlap <= 1 && !transport->device_initiated(); }
   void fork_mesh(bool energy) {
     if (!pme.active()) return;

@@ -173,11 +173,11 @@ void launch_nonbonded(gpu::GpuCalls& calls, const NonbondedParams& p, bool energ
   const size_t shared = sizeof(float2) * p.ntypes * p.ntypes;
   if (listed && p.ewald_beta > 0.f && p.vdw == kVdwShift) {  // PME on GPU domains
     if (energy)
-      calls.launch("nonbonded_kernel<energy, listed, ewald>", nonbonded_kernel<true, true, true>, blocks, kBlock,
-                   shared, p, pass);
+      calls.launch("nonbonded_kernel<energy, listed, ewald>", nonbonded_kernel<true, true, true>, blocks,
+                   kBlock, shared, p, pass);
     else
-      calls.launch("nonbonded_kernel<listed, ewald>", nonbonded_kernel<false, true, true>, blocks, kBlock, shared,
-                   p, pass);
+      calls.launch("nonbonded_kernel<listed, ewald>", nonbonded_kernel<false, true, true>, blocks, kBlock,
+                   shared, p, pass);
     return;
   }
   if (p.vdw != kVdwShift || p.ewald_beta > 0.f) {

@@ -57,9 +57,9 @@ class GpuHaloTransport {
   virtual void reduce(gpu::GpuCalls& calls, long long* values, int count, const int* active,
                       bool host_active) = 0;
 
-  // PME's charge grid on GPU domains (coulombtype = PME): every rank spreads its home atoms' charges in 64-bit
-  // fixed point, and sum_grid makes values[0, count) (device memory) the sum over ranks on every rank, in
-  // place, exactly (modulo 2^64, so the same bits as one domain's spread of all the atoms). reserve_grid
+  // PME's charge grid on GPU domains (coulombtype = PME): every rank spreads its home atoms' charges in
+  // 64-bit fixed point, and sum_grid makes values[0, count) (device memory) the sum over ranks on every rank,
+  // in place, exactly (modulo 2^64, so the same bits as one domain's spread of all the atoms). reserve_grid
   // (collective, once, before the first sum) fixes count for the transport's life. device_initiated(): a
   // kernel that puts, signals and waits on the device; host-driven: one host sync and one mpi_wait.
   virtual void reserve_grid(size_t count) = 0;

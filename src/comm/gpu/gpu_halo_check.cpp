@@ -194,11 +194,13 @@ std::string gpu_halo_check(GpuHaloTransport& transport, const domdec::DdGrid& gr
     }
 
     for (size_t k = 0; k < kGridCheck; ++k) hgrid[k] = grid_value(me, k, round);
-    calls.copy_sync(dgrid.get(), hgrid.data(), kGridCheck * sizeof(unsigned long long), cudaMemcpyHostToDevice);
+    calls.copy_sync(dgrid.get(), hgrid.data(), kGridCheck * sizeof(unsigned long long),
+                    cudaMemcpyHostToDevice);
     transport.sum_grid(calls, dgrid.get());
     calls.sync();
     transport.check_errors();
-    calls.copy_sync(hgrid.data(), dgrid.get(), kGridCheck * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
+    calls.copy_sync(hgrid.data(), dgrid.get(), kGridCheck * sizeof(unsigned long long),
+                    cudaMemcpyDeviceToHost);
     for (size_t k = 0; k < kGridCheck; ++k) {
       unsigned long long want = 0;
       for (int r = 0; r < nd; ++r) want += grid_value(r, k, round);

@@ -245,8 +245,8 @@ class GpuStagedTransport final : public GpuHaloTransport {
     calls.sync();
     start_requests();
     reqs_.emplace_back(MPI_REQUEST_NULL);
-    mpi_check(MPI_Iallreduce(MPI_IN_PLACE, grid_h_.get(), static_cast<int>(grid_count_), MPI_UINT64_T, MPI_SUM,
-                             comm_, &reqs_.back()),
+    mpi_check(MPI_Iallreduce(MPI_IN_PLACE, grid_h_.get(), static_cast<int>(grid_count_), MPI_UINT64_T,
+                             MPI_SUM, comm_, &reqs_.back()),
               "MPI_Iallreduce");
     wait_all([](int) { return std::string("not every rank summed the PME grid"); });
     calls.copy_async(values, grid_h_.get(), bytes, cudaMemcpyHostToDevice);
@@ -439,7 +439,7 @@ class GpuStagedTransport final : public GpuHaloTransport {
   RecvBuffer x_in_, f_in_;                      // what arrives (cuda_ipc: written by the peers)
   gpu::PinnedBuffer<double> x_out_h_, x_in_h_;  // mpi_staged: host staging of the four above
   gpu::PinnedBuffer<float> f_out_h_, f_in_h_;
-  gpu::PinnedBuffer<long long> sums_h_;  // reduce: kMaxGpuReduce values per rank
+  gpu::PinnedBuffer<long long> sums_h_;           // reduce: kMaxGpuReduce values per rank
   gpu::PinnedBuffer<unsigned long long> grid_h_;  // sum_grid's staging
   size_t grid_count_ = 0;
 

@@ -358,9 +358,10 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
     if (!e->set) return;
     const int kind = e->kind, k = e->pulse, peer = e->peer;
     if (kind == nv::kErrorGrid)
-      throw RuntimeError(-1, -1,
-                         fmt::format("{}: block {} of the PME charge grid from rank {} did not arrive within {} ms",
-                                     name(), k, peer, timeout_ms_));
+      throw RuntimeError(
+          -1, -1,
+          fmt::format("{}: block {} of the PME charge grid from rank {} did not arrive within {} ms", name(),
+                      k, peer, timeout_ms_));
     if (kind == nv::kErrorSums)
       throw RuntimeError(
           -1, -1,

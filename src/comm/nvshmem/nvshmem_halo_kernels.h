@@ -89,8 +89,8 @@ struct StateDev {
   // Set by an update kernel that packed the home atoms of the next exchange_x (comm::HaloPrepackDev), read
   // by every block of that exchange at its start and cleared by its last block; cleared at bind.
   int prepacked = 0;
-  unsigned long long epoch_g = 0;  // one per sum_grid, advanced by its last block
-  unsigned int grid_done = 0;      // sum_grid's last-block-done counter, back to 0 when it ends
+  unsigned long long epoch_g = 0;              // one per sum_grid, advanced by its last block
+  unsigned int grid_done = 0;                  // sum_grid's last-block-done counter, back to 0 when it ends
   unsigned long long prepacked_exchanges = 0;  // exchange_x calls that found it set
   unsigned long long released_exchanges = 0;   // ... of which the update also released some pulse
 };
@@ -103,8 +103,8 @@ enum : int { kErrorCoordinates = 0, kErrorForces = 1, kErrorSums = 2, kErrorGrid
 // from its own slot), signals [me][b] there with the sum's epoch, waits for [pe][b] of every peer, and sums
 // its chunk over the PEs' slots.
 struct GridDev {
-  unsigned long long* slots = nullptr;  // symmetric [2 parities][npes][count]
-  uint64_t* signal = nullptr;           // symmetric [npes][blocks]
+  unsigned long long* slots = nullptr;        // symmetric [2 parities][npes][count]
+  uint64_t* signal = nullptr;                 // symmetric [npes][blocks]
   unsigned long long* const* peer = nullptr;  // device array [npes]: slots of PE p mapped, or null
   size_t count = 0, chunk = 0;
   int blocks = 1;
