@@ -9,6 +9,7 @@
 # sharing the GPUs there are under MPS, into bench/results/multi_gpu_dry_run.json/.png (a check of this
 # script on a one-GPU machine, not a result of issue 7). MULTI_GPU_ENV: settings for every run (e.g.
 # "HALOMD_DD_DIRECT=1", direct halo pulses, which should pay most across GPUs; written into each command).
+# COULOMB=PME: coulombtype = PME (GROMACS's defaults) instead of reaction field, into multi_gpu_pme.json.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source bench/bench_mdp.sh
@@ -19,9 +20,10 @@ mkdir -p "$logs" bench/results
 export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NCCL=1
 gpus=$(nvidia-smi -L | wc -l)
 report=multi_gpu
+[ "${COULOMB:-}" = PME ] && report=multi_gpu_pme
 if [ -n "${MULTI_GPU_DRY_RUN:-}" ]; then
   gpus=$MULTI_GPU_DRY_RUN
-  report=multi_gpu_dry_run
+  report=${report}_dry_run
   export NVSHMEM_IGNORE_CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=1 CUDA_MPS_PIPE_DIRECTORY=/tmp/mps CUDA_MPS_LOG_DIRECTORY=/tmp/mpslog
   mkdir -p /tmp/mps /tmp/mpslog
   nvidia-cuda-mps-control -d
@@ -35,7 +37,7 @@ records=()
 for item in spce_45k:5000 spce_203k:2000; do
   name=${item%%:*}
   steps=${item##*:}
-  bench_mdp "$steps" > "$work/$name.mdp"
+  bench_mdp "$steps" | sed "s/^coulombtype = .*/coulombtype = ${COULOMB:-Reaction-Field}/" > "$work/$name.mdp"
   for n in 1 2 4 8; do
     [ "$n" -le "$gpus" ] || continue
     for t in mpi_staged nvshmem nvshmem_put; do
