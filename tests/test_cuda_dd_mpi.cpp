@@ -457,54 +457,60 @@ TEST(CudaDomains, APlanKeptWithinTheSkinGivesTheEnergiesOfRepartitioningAtEveryS
 // thermostat, velocity or COM state would exceed by orders of magnitude.
 TEST(CudaDomains, ContinuationFromACheckpointFollowsTheUninterruptedRun) {
   SKIP_WITHOUT_GPU_AND_MPI();
-  const std::string out = make_temp_dir("cuda_dd_restart");
-  const std::map<std::string, std::string> set = {
-      {"nsteps", "200"},       {"nstenergy", "10"},     {"nstcalcenergy", "10"}, {"nstxout-compressed", "20"},
-      {"nstcheckpoint", "50"}, {"tcoupl", "v-rescale"}, {"tc-grps", "System"},   {"tau-t", "0.1"},
-      {"ref-t", "300"},        {"ld-seed", "5"}};
-  const std::string args = "--backend cuda --transport " + transports().back() + " --dd 2 2 1";
-  std::string log;
-  ASSERT_EQ(run_halomd_under(mpirun(4), "spce_9k", "nve.mdp", set, out + "/full", args, &log), 0) << log;
-  // The interrupted run dies before step 130; its last checkpoint is at step 100 (a search step).
-  EXPECT_NE(run_halomd_under(mpirun(4), "spce_9k", "nve.mdp", set, out + "/part",
-                             args + " --stop-at-step 130", &log),
-            0);
-  ASSERT_EQ(run_halomd_under(mpirun(4), "spce_9k", "nve.mdp", set, out + "/part",
-                             args + " --cpi " + out + "/part/state.cpt", &log),
-            0)
-      << log;
-  const std::string json = read_text(out + "/full/run.json");
-  EXPECT_GT(json_number(json, "gpu_only_searches"), 0.0)
-      << "the plan was never kept: the test shows nothing\n"
-      << json;
-  auto a = read_csv(out + "/full/energy.csv"), b = read_csv(out + "/part/energy.csv");
-  ASSERT_EQ(a["step"], b["step"]);
-  for (size_t k = 0; k < a["step"].size(); ++k) {
-    for (const char* term : {"potential", "kinetic", "conserved"})
-      EXPECT_LT(rel(b[term][k], a[term][k]), 1e-6) << term << " at step " << a["step"][k];
-    if (a["step"][k] < 100) {  // before the checkpoint: the same run
-      EXPECT_EQ(b["potential"][k], a["potential"][k]) << "step " << a["step"][k];
+  // With reaction field and with PME (whose grid sum and mesh stream a continuation starts afresh).
+  for (const std::string coulomb : {"Reaction-Field", "PME"}) {
+    SCOPED_TRACE(coulomb);
+    const std::string out = make_temp_dir("cuda_dd_restart_" + coulomb);
+    const std::map<std::string, std::string> set = {{"nsteps", "200"},       {"nstenergy", "10"},
+                                                    {"nstcalcenergy", "10"}, {"nstxout-compressed", "20"},
+                                                    {"nstcheckpoint", "50"}, {"tcoupl", "v-rescale"},
+                                                    {"tc-grps", "System"},   {"tau-t", "0.1"},
+                                                    {"ref-t", "300"},        {"ld-seed", "5"},
+                                                    {"coulombtype", coulomb}};
+    const std::string args = "--backend cuda --transport " + transports().back() + " --dd 2 2 1";
+    std::string log;
+    ASSERT_EQ(run_halomd_under(mpirun(4), "spce_9k", "nve.mdp", set, out + "/full", args, &log), 0) << log;
+    // The interrupted run dies before step 130; its last checkpoint is at step 100 (a search step).
+    EXPECT_NE(run_halomd_under(mpirun(4), "spce_9k", "nve.mdp", set, out + "/part",
+                               args + " --stop-at-step 130", &log),
+              0);
+    ASSERT_EQ(run_halomd_under(mpirun(4), "spce_9k", "nve.mdp", set, out + "/part",
+                               args + " --cpi " + out + "/part/state.cpt", &log),
+              0)
+        << log;
+    const std::string json = read_text(out + "/full/run.json");
+    EXPECT_GT(json_number(json, "gpu_only_searches"), 0.0)
+        << "the plan was never kept: the test shows nothing\n"
+        << json;
+    auto a = read_csv(out + "/full/energy.csv"), b = read_csv(out + "/part/energy.csv");
+    ASSERT_EQ(a["step"], b["step"]);
+    for (size_t k = 0; k < a["step"].size(); ++k) {
+      for (const char* term : {"potential", "kinetic", "conserved"})
+        EXPECT_LT(rel(b[term][k], a[term][k]), 1e-6) << term << " at step " << a["step"][k];
+      if (a["step"][k] < 100) {  // before the checkpoint: the same run
+        EXPECT_EQ(b["potential"][k], a["potential"][k]) << "step " << a["step"][k];
+      }
     }
+    EXPECT_EQ(read_text(out + "/full/traj.xtc").size(), read_text(out + "/part/traj.xtc").size());
+    const io::GroFile ga = io::read_gro(out + "/full/confout.gro"),
+                      gb = io::read_gro(out + "/part/confout.gro");
+    ASSERT_EQ(ga.x.size(), gb.x.size());
+    double dx = 0.0;  // minimum image: a molecule on a face may be put in the box on either side
+    for (size_t i = 0; i < ga.x.size(); ++i) {
+      Vec3 d = ga.x[i] - gb.x[i];
+      for (int k = 0; k < 3; ++k) d[k] -= ga.box.len[k] * std::round(d[k] / ga.box.len[k]);
+      dx = std::max(dx, std::sqrt(norm2(d)));
+    }
+    EXPECT_LT(dx, 2e-3) << "largest position difference after 100 continued steps (nm)";
+    // Bitwise identity is the aim (the search box no longer depends on the margin at load, the cause
+    // suspected for the ~1e-8 difference measured before): reported, not yet asserted.
+    std::cout << "[ INFO     ] continuation bitwise identical: "
+              << (read_text(out + "/full/energy.csv") == read_text(out + "/part/energy.csv") &&
+                          read_text(out + "/full/traj.xtc") == read_text(out + "/part/traj.xtc")
+                      ? "yes"
+                      : "no")
+              << std::endl;
   }
-  EXPECT_EQ(read_text(out + "/full/traj.xtc").size(), read_text(out + "/part/traj.xtc").size());
-  const io::GroFile ga = io::read_gro(out + "/full/confout.gro"),
-                    gb = io::read_gro(out + "/part/confout.gro");
-  ASSERT_EQ(ga.x.size(), gb.x.size());
-  double dx = 0.0;  // minimum image: a molecule on a face may be put in the box on either side
-  for (size_t i = 0; i < ga.x.size(); ++i) {
-    Vec3 d = ga.x[i] - gb.x[i];
-    for (int k = 0; k < 3; ++k) d[k] -= ga.box.len[k] * std::round(d[k] / ga.box.len[k]);
-    dx = std::max(dx, std::sqrt(norm2(d)));
-  }
-  EXPECT_LT(dx, 2e-3) << "largest position difference after 100 continued steps (nm)";
-  // Bitwise identity is the aim (the search box no longer depends on the margin at load, the cause
-  // suspected for the ~1e-8 difference measured before): reported, not yet asserted.
-  std::cout << "[ INFO     ] continuation bitwise identical: "
-            << (read_text(out + "/full/energy.csv") == read_text(out + "/part/energy.csv") &&
-                        read_text(out + "/full/traj.xtc") == read_text(out + "/part/traj.xtc")
-                    ? "yes"
-                    : "no")
-            << std::endl;
 }
 
 // The counters of ../shared/BENCH.md on regular steps, with v-rescale on: nvshmem needs no host sync, no
