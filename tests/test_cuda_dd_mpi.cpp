@@ -291,6 +291,10 @@ TEST(CudaDomains, PmeOnDomainsFollowsTheSingleGpuAndEveryTransportGivesTheSameBi
         EXPECT_LT(rel(e[term][0], ref[term][0]), kEnergyRelTol)
             << term << " on grid " << grid << ": " << e[term][0] << " vs one GPU " << ref[term][0];
       EXPECT_LT(rel(e["pressure"][0], ref["pressure"][0]), 1e-3) << grid;
+      // KE(0) averages the half steps around step 0, so it holds the step-0 forces, mesh forces included.
+      EXPECT_LT(rel(e["kinetic"][0], ref["kinetic"][0]), kKineticRelTol) << grid;
+      for (size_t k = 1; k < e["step"].size(); ++k)  // then only float rounding apart
+        EXPECT_LT(rel(e["potential"][k], ref["potential"][k]), 2e-5) << grid << " step " << e["step"][k];
       EXPECT_LT(rel(e["total"][20], ref["total"][20]), 1e-4) << grid;
     }
   }
@@ -298,16 +302,19 @@ TEST(CudaDomains, PmeOnDomainsFollowsTheSingleGpuAndEveryTransportGivesTheSameBi
       {"nsteps", "60"},  {"nstenergy", "10"},     {"nstcalcenergy", "10"}, {"nstxout-compressed", "20"},
       {"nstcomm", "10"}, {"tcoupl", "v-rescale"}, {"tc-grps", "System"},   {"tau-t", "0.1"},
       {"ref-t", "300"},  {"ld-seed", "11"},       {"coulombtype", "PME"}};
+  // The skin check of step 30 fails in every run: a repartition there gives the mesh a new home count and
+  // charges, and the graphs are recorded again.
+  const std::string repartition = "HALOMD_TEST_FAIL_SKIN_CHECK_AT=30 ";
   std::vector<std::pair<std::string, std::string>> runs;  // (environment, transport)
-  for (const std::string& t : transports()) runs.emplace_back("", t);
+  for (const std::string& t : transports()) runs.emplace_back(repartition, t);
   if (transports().back() == "nvshmem_put") {
-    runs.emplace_back("HALOMD_HALO_SYSTEM_FENCES=1", "nvshmem");
-    runs.emplace_back("HALOMD_DD_OVERLAP=0", "nvshmem");
+    runs.emplace_back(repartition + "HALOMD_HALO_SYSTEM_FENCES=1", "nvshmem");
+    runs.emplace_back(repartition + "HALOMD_DD_OVERLAP=0", "nvshmem");
   }
   std::string first;
   for (const auto& [env, t] : runs) {
     const std::string dir = out + "/" + t +
-                            (env.empty()                               ? ""
+                            (env == repartition                        ? ""
                              : env.find("FENCES") != std::string::npos ? "_system_scope"
                                                                        : "_overlap0");
     ASSERT_EQ(run_halomd_under(env + " " + mpirun(4), "spce_9k", "nve.mdp", set, dir,
@@ -316,7 +323,8 @@ TEST(CudaDomains, PmeOnDomainsFollowsTheSingleGpuAndEveryTransportGivesTheSameBi
         << env << " " << t << ":\n"
         << log;
     const std::string json = read_text(dir + "/run.json");
-    if ((t == "nvshmem" || t == "nvshmem_put") && env.empty()) {
+    EXPECT_GE(json_number(json, "repartitions"), 2.0) << t << " " << env << "\n" << json;
+    if ((t == "nvshmem" || t == "nvshmem_put") && env == repartition) {
       EXPECT_EQ(json_number(json, "host_syncs_per_step"), 0.0) << t << "\n" << json;
       EXPECT_EQ(json_number(json, "mpi_waits_per_step"), 0.0) << t << "\n" << json;
       EXPECT_EQ(json_number(json, "launches_per_step"), 1.0) << t << "\n" << json;

@@ -257,10 +257,10 @@ class CudaDdExecutor::Impl {
   // grid as one domain's), and every domain transforms and solves the whole grid itself: no atom crosses to a
   // PME rank, at the price of the transforms on every GPU (bench/NOTES.md, twenty-seventh session). Every
   // domain gets the whole mesh's Coul. recip. and virial, so these are not summed over domains. With a
-  // host-orchestrated transport (overlap 0 or 1) the mesh's kernels are enqueued after the pair kernels (its
-  // stream forked at the step's start all the same): the host then sums the charge grid while they run, and
-  // the coordinate halo has not waited for it.
-  bool mesh_after_pairs() const { return overlap <= 1 && !transport->device_initiated(); }
+  // host-orchestrated transport the mesh's kernels are enqueued after the pair kernels, before the force halo
+  // (its stream forked at the step's start all the same): the host then sums the charge grid while they run,
+  // and the coordinate halo has not waited for it.
+  bool mesh_after_pairs() const { return !transport->device_initiated(); }
   void fork_mesh(bool energy) {
     if (!pme.active()) return;
     calls.fork(mesh_stream, ev_mesh_fork);
@@ -336,6 +336,7 @@ class CudaDdExecutor::Impl {
       {
         const gpu::GpuCalls::Use on(calls, urgent);
         cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kHaloAtoms);
+        if (mesh_after_pairs()) enqueue_mesh(energy);
         mark(kHaloRows);
         transport->exchange_f(calls);
         mark(kHaloF);

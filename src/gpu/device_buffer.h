@@ -84,6 +84,12 @@ class PinnedBuffer {
   T* get() const { return p_; }
   T& operator[](size_t i) const { return p_[i]; }
   size_t size() const { return n_; }
+  // Gives the memory up without freeing it (something that cannot be stopped may still write into it):
+  // left to the end of the process.
+  void leak() {
+    p_ = nullptr;
+    n_ = 0;
+  }
 
  private:
   T* p_ = nullptr;

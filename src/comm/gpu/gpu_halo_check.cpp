@@ -65,14 +65,17 @@ std::string gpu_halo_check(GpuHaloTransport& transport, const domdec::DdGrid& gr
 
   gpu::GpuCalls calls;
   calls.create_stream();
-  // PME's grid sum: an odd count (no whole blocks), values that wrap modulo 2^64 when summed.
+  // PME's grid sum: an odd count (no whole blocks), values that wrap modulo 2^64 when summed; several sums
+  // back to back without a host sync between them, so that the ranks drift apart over the slots' parities.
   constexpr size_t kGridCheck = 100003;
+  constexpr int kGridSums = 3;
   transport.reserve_grid(kGridCheck);
   gpu::DeviceBuffer<unsigned long long> dgrid;
   dgrid.allocate(kGridCheck, "halo check grid");
-  std::vector<unsigned long long> hgrid(kGridCheck);
-  auto grid_value = [](int rank, size_t k, int round) {
-    return (static_cast<unsigned long long>(rank + 1) << 61) + k * 7919u + static_cast<unsigned>(round);
+  gpu::PinnedBuffer<unsigned long long> hgrid;
+  hgrid.allocate(kGridCheck * kGridSums, "halo check grids (host)");
+  auto grid_value = [](int rank, size_t k, int sum) {
+    return (static_cast<unsigned long long>(rank + 1) << 61) + k * 7919u + static_cast<unsigned>(sum);
   };
   gpu::DeviceBuffer<double> dx[3];
   gpu::DeviceBuffer<float4> df, dfh;
@@ -193,21 +196,27 @@ std::string gpu_halo_check(GpuHaloTransport& transport, const domdec::DdGrid& gr
                                        transport.name(), me, round, k, hv[k], want));
     }
 
-    for (size_t k = 0; k < kGridCheck; ++k) hgrid[k] = grid_value(me, k, round);
-    calls.copy_sync(dgrid.get(), hgrid.data(), kGridCheck * sizeof(unsigned long long),
-                    cudaMemcpyHostToDevice);
-    transport.sum_grid(calls, dgrid.get());
+    const size_t bytes = kGridCheck * sizeof(unsigned long long);
+    for (int g = 0; g < kGridSums; ++g)
+      for (size_t k = 0; k < kGridCheck; ++k)
+        hgrid[g * kGridCheck + k] = grid_value(me, k, round * kGridSums + g);
+    for (int g = 0; g < kGridSums; ++g) {
+      calls.copy_async(dgrid.get(), hgrid.get() + g * kGridCheck, bytes, cudaMemcpyHostToDevice);
+      transport.sum_grid(calls, dgrid.get());
+      calls.copy_async(hgrid.get() + g * kGridCheck, dgrid.get(), bytes, cudaMemcpyDeviceToHost);
+    }
     calls.sync();
     transport.check_errors();
-    calls.copy_sync(hgrid.data(), dgrid.get(), kGridCheck * sizeof(unsigned long long),
-                    cudaMemcpyDeviceToHost);
-    for (size_t k = 0; k < kGridCheck; ++k) {
-      unsigned long long want = 0;
-      for (int r = 0; r < nd; ++r) want += grid_value(r, k, round);
-      if (hgrid[k] != want)
-        throw RuntimeError(-1, -1,
-                           fmt::format("{} halo check, rank {}, round {}: grid value {} summed to {}, not {}",
-                                       transport.name(), me, round, k, hgrid[k], want));
+    for (int g = 0; g < kGridSums; ++g) {
+      for (size_t k = 0; k < kGridCheck; ++k) {
+        unsigned long long want = 0;
+        for (int r = 0; r < nd; ++r) want += grid_value(r, k, round * kGridSums + g);
+        if (hgrid[g * kGridCheck + k] != want)
+          throw RuntimeError(
+              -1, -1,
+              fmt::format("{} halo check, rank {}, round {}: grid value {} of sum {} is {}, not {}",
+                          transport.name(), me, round, k, g, hgrid[g * kGridCheck + k], want));
+      }
     }
   }
   return fmt::format(

@@ -84,10 +84,11 @@ class GpuStagedTransport final : public GpuHaloTransport {
     MPI_Finalized(&finalized);
     if (finalized) return;
     for (MPI_Request& r : reqs_) {  // left behind by an error between post and wait
-      if (r == MPI_REQUEST_NULL || barrier_pending_) continue;  // a collective cannot be cancelled
+      if (r == MPI_REQUEST_NULL || collective_pending_) continue;  // a collective cannot be cancelled
       MPI_Cancel(&r);
       MPI_Request_free(&r);
     }
+    if (collective_pending_) grid_h_.leak();  // an unfinished MPI_Iallreduce may still write into it
     mappings_.close_all();
     // Collective, so skipped while an error unwinds (main then ends every rank). cuda_ipc frees its
     // receive buffers only when every rank has closed its mappings of them.
@@ -245,10 +246,12 @@ class GpuStagedTransport final : public GpuHaloTransport {
     calls.sync();
     start_requests();
     reqs_.emplace_back(MPI_REQUEST_NULL);
+    collective_pending_ = true;
     mpi_check(MPI_Iallreduce(MPI_IN_PLACE, grid_h_.get(), static_cast<int>(grid_count_), MPI_UINT64_T,
                              MPI_SUM, comm_, &reqs_.back()),
               "MPI_Iallreduce");
     wait_all([](int) { return std::string("not every rank summed the PME grid"); });
+    collective_pending_ = false;
     calls.copy_async(values, grid_h_.get(), bytes, cudaMemcpyHostToDevice);
   }
 
@@ -352,10 +355,10 @@ class GpuStagedTransport final : public GpuHaloTransport {
     mappings_.close_unused();
     start_requests();
     reqs_.emplace_back(MPI_REQUEST_NULL);
-    barrier_pending_ = true;
+    collective_pending_ = true;
     mpi_check(MPI_Ibarrier(comm_, &reqs_.back()), "MPI_Ibarrier");
     wait_all([](int) { return std::string("not every rank finished bind()"); });
-    barrier_pending_ = false;
+    collective_pending_ = false;
     x_in_.free_retired();
     f_in_.free_retired();
   }
@@ -455,7 +458,7 @@ class GpuStagedTransport final : public GpuHaloTransport {
   std::vector<MPI_Status> statuses_;
   std::vector<int> peers_;
   int recvs_ = 0;
-  bool barrier_pending_ = false;  // reqs_ holds bind()'s barrier
+  bool collective_pending_ = false;  // reqs_ holds bind()'s barrier or sum_grid's MPI_Iallreduce
 };
 
 // The ranks of a node take its GPUs in turn (several ranks on one GPU need the MPS daemon to overlap).

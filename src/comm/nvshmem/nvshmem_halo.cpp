@@ -91,7 +91,8 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
     int device = 0, sms = 1;
     HALOMD_CUDA_CHECK(cudaGetDevice(&device));
     HALOMD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    const int most = std::clamp(sms / std::max(1, npes_), 1, 16);
+    budget_blocks_ = std::max(1, sms / std::max(1, npes_));
+    const int most = std::min(budget_blocks_, 16);
     launch_.blocks = std::clamp(env_int("HALOMD_HALO_BLOCKS", most), 1, most);
   }
 
@@ -320,15 +321,21 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
   }
 
   // Collective, once: the slots and signals of the grid sum, and the peers' slots mapped (none for
-  // nvshmem_put). Blocks of ~16k values, at most the exchange kernels' count (launch_.blocks: every block of
-  // every PE resident at once) and 8.
+  // nvshmem_put). Blocks of ~16k values, at most 8, and no more than what the exchange kernels leave of the
+  // per-PE budget of resident blocks (the constructor's `most`): the sum spins beside them on the mesh
+  // stream, and every block of every PE must be resident at once. The count is the smallest over the PEs,
+  // which must agree on the chunks.
   void reserve_grid(size_t count) override {
     if (grid_.slots) throw RuntimeError(-1, -1, name() + ": reserve_grid called twice");
     nv::GridDev& g = grid_;
     g.count = count;
     g.me = me_;
     g.npes = npes_;
-    g.blocks = static_cast<int>(std::clamp<size_t>((count + 16383) / 16384, 1, std::min(8, launch_.blocks)));
+    const int room = std::max(1, budget_blocks_ - launch_.blocks);
+    double least[1] = {
+        -static_cast<double>(std::clamp<size_t>((count + 16383) / 16384, 1, std::min(8, room)))};
+    host_->max(least);
+    g.blocks = static_cast<int>(-least[0]);
     g.chunk = (count + g.blocks - 1) / g.blocks;
     g.slots = static_cast<unsigned long long*>(
         symmetric(2 * static_cast<size_t>(npes_) * count * sizeof(unsigned long long), "PME grid slots"));
@@ -454,7 +461,8 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
   // the home atoms; 2 (the default) it also releases the pulses that send home atoms only, to mapped peers.
   int prepack_mode_ = env_int("HALOMD_HALO_PREPACK", 2);
   gpu::DeviceBuffer<long long*> red_peer_;
-  nv::GridDev grid_;  // PME's grid sum (reserve_grid); slots null until then
+  int budget_blocks_ = 1;  // resident blocks per PE: the multiprocessors over the PEs (the constructor)
+  nv::GridDev grid_;       // PME's grid sum (reserve_grid); slots null until then
   gpu::DeviceBuffer<unsigned long long*> grid_peer_;
   gpu::DeviceBuffer<int> send_;
   gpu::UploadStaging staging_;  // the plan's uploads at bind

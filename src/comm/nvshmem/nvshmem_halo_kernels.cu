@@ -395,6 +395,10 @@ __global__ void reduce_kernel(Launch l, long long* values, int count, const int*
   for (int pe = threadIdx.x; pe < npes; pe += blockDim.x) {
     if (pe != me && !wait_ge(l, c.red_signal + pe, epoch, kErrorSums, -1, pe, c.red_system != 0)) lost = 1;
   }
+  // As in sum_grid_kernel: a put to a peer off this node delivered before the next reduction's can overtake
+  // it.
+  for (int pe = threadIdx.x; pe < npes; pe += blockDim.x)
+    if (pe != me && !c.red_peer[pe]) nvshmem_quiet();
   __syncthreads();
   if (lost) return;
   // In PE order; integers, so the sum is exact whatever the order anyway.
@@ -455,6 +459,9 @@ __global__ void sum_grid_kernel(Launch l, GridDev g, unsigned long long* values)
       values[t] = s;
     }
   }
+  // Put-with-signal to a peer off this node is not ordered with the next sum's: its data and signal are
+  // delivered before the kernel ends, so that the next sum's signal cannot overtake them.
+  if (any_put) nvshmem_quiet();
   __syncthreads();
   if (threadIdx.x == 0 && atomicAdd(&l.state->grid_done, 1u) == gridDim.x - 1) {
     l.state->grid_done = 0;
