@@ -310,12 +310,16 @@ TEST(CudaDomains, PmeOnDomainsFollowsTheSingleGpuAndEveryTransportGivesTheSameBi
   if (transports().back() == "nvshmem_put") {
     runs.emplace_back(repartition + "HALOMD_HALO_SYSTEM_FENCES=1", "nvshmem");
     runs.emplace_back(repartition + "HALOMD_DD_OVERLAP=0", "nvshmem");
+    // The slab form of the grid sum (reduce-scatter, all-gather in float): the same float grid.
+    runs.emplace_back(repartition + "HALOMD_GRID_SUM=slabs", "nvshmem");
+    runs.emplace_back(repartition + "HALOMD_GRID_SUM=slabs", "nvshmem_put");
   }
   std::string first;
   for (const auto& [env, t] : runs) {
     const std::string dir = out + "/" + t +
                             (env == repartition                        ? ""
                              : env.find("FENCES") != std::string::npos ? "_system_scope"
+                             : env.find("slabs") != std::string::npos  ? "_slabs"
                                                                        : "_overlap0");
     ASSERT_EQ(run_halomd_under(env + " " + mpirun(4), "spce_9k", "nve.mdp", set, dir,
                                "--backend cuda --transport " + t + " --dd 2 2 1", &log),
@@ -324,6 +328,9 @@ TEST(CudaDomains, PmeOnDomainsFollowsTheSingleGpuAndEveryTransportGivesTheSameBi
         << log;
     const std::string json = read_text(dir + "/run.json");
     EXPECT_GE(json_number(json, "repartitions"), 2.0) << t << " " << env << "\n" << json;
+    const std::string form =
+        t.starts_with("nvshmem") ? (env.find("slabs") != std::string::npos ? "slabs" : "all") : "host";
+    EXPECT_NE(json.find("\"pme_grid_sum\": \"" + form + "\""), std::string::npos) << t << " " << env << json;
     if ((t == "nvshmem" || t == "nvshmem_put") && env == repartition) {
       EXPECT_EQ(json_number(json, "host_syncs_per_step"), 0.0) << t << "\n" << json;
       EXPECT_EQ(json_number(json, "mpi_waits_per_step"), 0.0) << t << "\n" << json;

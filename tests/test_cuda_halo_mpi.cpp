@@ -60,6 +60,20 @@ class GpuHalo : public testing::TestWithParam<std::string> {
 
 TEST_P(GpuHalo, TwoRanksExchangeExactly) { expect_exact(2, ""); }
 
+// nvshmem's slab form of the PME grid sum (HALOMD_GRID_SUM=slabs: reduce-scatter, then an all-gather in
+// float), on 4 ranks; the host-orchestrated transports keep their in-place sum.
+TEST_P(GpuHalo, FourRanksSumTheGridBySlabsExactly) {
+  std::string log;
+  const int rc =
+      test::run_command("HALOMD_GRID_SUM=slabs timeout 120 " + mpirun(4) + GetParam() + " --dd 2 2 1", &log);
+  ASSERT_EQ(rc, 0) << log;
+  EXPECT_EQ(count(log, "halo coordinates equal the reference exchange"), 4) << log;
+  EXPECT_EQ(count(log, GetParam().starts_with("nvshmem") ? "exact (bits, slabs, in float)"
+                                                         : "exact (bits, in place)"),
+            4)
+      << log;
+}
+
 TEST_P(GpuHalo, FourRanksOnATwoByTwoGridExchangeExactly) { expect_exact(4, "--dd 2 2 1"); }
 
 TEST_P(GpuHalo, FourRanksInARowExchangeTwoPulsesExactly) { expect_exact(4, "--dd 4 1 1"); }

@@ -1376,7 +1376,10 @@ void CudaDdExecutor::load(const MdState& s) {
     cuda::setup_device_constants(m.cfg, m.search_len, m.total_mass, tpa, m.calls, m.ds);
   if (m.mdp.coulombtype == CoulombType::Pme && !m.pme.active()) {
     m.pme.setup(m.mdp, m.cfg.pme_grid_box(), box, m.top, m.calls);
-    m.transport->reserve_grid(m.pme.grid_points());  // collective
+    static_assert(sizeof(cuda::PmeReal) == sizeof(float), "the transports' float grid is the mesh's");
+    // Collective; the slab form of nvshmem sums into a float grid of its own, which the mesh then transforms.
+    if (float* real = m.transport->reserve_grid(m.pme.grid_points(), cuda::kPmeGridScale))
+      m.pme.use_grid(real);
   }
   m.ds.update.dd = 1;
   m.ds.update.prepack = m.transport->prepack();  // the graphs record it: fixed for the transport's life
@@ -1659,7 +1662,7 @@ std::string CudaDdExecutor::report_json() const {
       "\"home_atoms_rank0\": {},\n"
       "  \"halo_atoms_rank0_mean\": {:.1f},\n  \"halo_pulses\": {},\n  \"halo_buffer_allocations\": {}, "
       "\"halo_direct\": {}, \"halo_prepacked_exchanges\": {}, \"halo_released_exchanges\": {}, "
-      "\"halo_peers_on_other_gpus\": {},\n"
+      "\"halo_peers_on_other_gpus\": {}, \"pme_grid_sum\": {},\n"
       "  \"search_wall_us_mean\": {:.1f}, \"searches\": {}, \"search_page_faults_mean\": {:.1f}, "
       "\"heap_reserve_mib\": {},\n"
       "  \"search_parts_us_mean\": {{{}}},\n  \"search_parts_us_mean_max_over_ranks\": {{{}}},\n"
@@ -1686,6 +1689,7 @@ std::string CudaDdExecutor::report_json() const {
       m.searches > 0 ? static_cast<double>(m.halo_atoms_sum) / m.searches : 0.0, m.dom.plan.pulses.size(),
       m.transport->allocations(), m.direct_plan(), m.transport->prepacked_exchanges(),
       m.transport->released_exchanges(), m.transport->peers_on_other_gpus(),
+      m.pme.active() ? fmt::format("\"{}\"", m.transport->grid_sum_form()) : std::string("null"),
       m.searches > 0 ? 1e6 * m.search_s / m.searches : 0.0, m.searches,
       m.searches_counted_for_faults > 0 ? static_cast<double>(m.search_faults) / m.searches_counted_for_faults
                                         : 0.0,

@@ -109,7 +109,7 @@ void PmeMesh::enqueue_mesh(gpu::GpuCalls& calls, const DeviceSystem& ds, bool en
   const PmeMeshParams p = params(ds);
   launch_pme_spread(calls, p);
   if (sum) sum(calls, p.grid_fixed);
-  launch_pme_grid_from_fixed(calls, p);
+  if (!external_grid_) launch_pme_grid_from_fixed(calls, p);
   // The plans follow the calls' current stream (the side stream when the mesh overlaps the pair kernel).
   check_cufft(cufftSetStream(forward_, calls.stream()), "cufftSetStream");
   check_cufft(forward(forward_, p.grid, p.spectrum), "cufftExec (forward)");

@@ -40,6 +40,13 @@ class PmeMesh {
     p_.q = q;
     p_.n = n;
   }
+  // GPU domains whose transport sums the charge grid into a float grid of its own (GpuHaloTransport::
+  // reserve_grid): the transforms read and write that one, and the spread's fixed point is not converted
+  // here.
+  void use_grid(PmeReal* grid) {
+    p_.grid = grid;
+    external_grid_ = true;
+  }
   // Between the spread and the transforms, on GPU domains: the charge grid (64-bit fixed point,
   // grid_points() values) summed over the domains (GpuHaloTransport::sum_grid).
   using GridSum = std::function<void(gpu::GpuCalls&, unsigned long long*)>;
@@ -54,6 +61,7 @@ class PmeMesh {
 
  private:
   bool active_ = false;
+  bool external_grid_ = false;  // use_grid
   std::array<int, 3> nk_{};
   PmeMeshParams params(const DeviceSystem& ds) const;
 

@@ -58,12 +58,17 @@ class GpuHaloTransport {
                       bool host_active) = 0;
 
   // PME's charge grid on GPU domains (coulombtype = PME): every rank spreads its home atoms' charges in
-  // 64-bit fixed point, and sum_grid makes values[0, count) (device memory) the sum over ranks on every rank,
-  // in place, exactly (modulo 2^64, so the same bits as one domain's spread of all the atoms). reserve_grid
-  // (collective, once, before the first sum) fixes count for the transport's life. device_initiated(): a
-  // kernel that puts, signals and waits on the device; host-driven: one host sync and one mpi_wait.
-  virtual void reserve_grid(size_t count) = 0;
+  // 64-bit fixed point, and sum_grid sums values[0, count) (device memory) over the ranks exactly (modulo
+  // 2^64, so the same bits as one domain's spread of all the atoms). reserve_grid (collective, once, before
+  // the first sum) fixes count for the transport's life and returns where the sum goes: null when sum_grid
+  // leaves it in `values`, in place; otherwise a float grid of count values (device memory, the transport's)
+  // into which sum_grid writes the sum times 1 / scale, as the caller would convert it, zeroing `values` (the
+  // slab form of nvshmem, HALOMD_GRID_SUM=slabs). device_initiated(): a kernel that puts, signals and waits
+  // on the device; host-driven: one host sync and one mpi_wait.
+  virtual float* reserve_grid(size_t count, double scale) = 0;
   virtual void sum_grid(gpu::GpuCalls& calls, unsigned long long* values) = 0;
+  // How sum_grid sums, for run.json: "host" (through the host), "all" (every grid to every PE) or "slabs".
+  virtual const char* grid_sum_form() const { return "host"; }
 
   // After the executor has synchronised the stream: throws RuntimeError when a device-side wait timed out
   // (naming the pulse, the direction and the peer) or another transport error was recorded.

@@ -69,11 +69,15 @@ std::string gpu_halo_check(GpuHaloTransport& transport, const domdec::DdGrid& gr
   // back to back without a host sync between them, so that the ranks drift apart over the slots' parities.
   constexpr size_t kGridCheck = 100003;
   constexpr int kGridSums = 3;
-  transport.reserve_grid(kGridCheck);
+  // The slab form (GpuHaloTransport::reserve_grid) writes the sum in float at this scale.
+  constexpr double kGridScale = 1099511627776.0;
+  const float* real = transport.reserve_grid(kGridCheck, kGridScale);
   gpu::DeviceBuffer<unsigned long long> dgrid;
   dgrid.allocate(kGridCheck, "halo check grid");
   gpu::PinnedBuffer<unsigned long long> hgrid;
   hgrid.allocate(kGridCheck * kGridSums, "halo check grids (host)");
+  gpu::PinnedBuffer<float> hreal;
+  if (real) hreal.allocate(kGridCheck * kGridSums, "halo check grids in float (host)");
   auto grid_value = [](int rank, size_t k, int sum) {
     return (static_cast<unsigned long long>(rank + 1) << 61) + k * 7919u + static_cast<unsigned>(sum);
   };
@@ -204,6 +208,9 @@ std::string gpu_halo_check(GpuHaloTransport& transport, const domdec::DdGrid& gr
       calls.copy_async(dgrid.get(), hgrid.get() + g * kGridCheck, bytes, cudaMemcpyHostToDevice);
       transport.sum_grid(calls, dgrid.get());
       calls.copy_async(hgrid.get() + g * kGridCheck, dgrid.get(), bytes, cudaMemcpyDeviceToHost);
+      if (real)
+        calls.copy_async(hreal.get() + g * kGridCheck, real, kGridCheck * sizeof(float),
+                         cudaMemcpyDeviceToHost);
     }
     calls.sync();
     transport.check_errors();
@@ -211,6 +218,17 @@ std::string gpu_halo_check(GpuHaloTransport& transport, const domdec::DdGrid& gr
       for (size_t k = 0; k < kGridCheck; ++k) {
         unsigned long long want = 0;
         for (int r = 0; r < nd; ++r) want += grid_value(r, k, round * kGridSums + g);
+        if (real) {  // the sum in float, the fixed-point grid zeroed
+          const float f = static_cast<float>(static_cast<double>(static_cast<long long>(want)) / kGridScale);
+          if (same_bits(hreal[g * kGridCheck + k], f) && hgrid[g * kGridCheck + k] == 0) continue;
+          throw RuntimeError(
+              -1, -1,
+              fmt::format(
+                  "{} halo check, rank {}, round {}: grid value {} of sum {} is {} in float (fixed point "
+                  "left {}), not {}",
+                  transport.name(), me, round, k, g, hreal[g * kGridCheck + k], hgrid[g * kGridCheck + k],
+                  f));
+        }
         if (hgrid[g * kGridCheck + k] != want)
           throw RuntimeError(
               -1, -1,
@@ -221,8 +239,9 @@ std::string gpu_halo_check(GpuHaloTransport& transport, const domdec::DdGrid& gr
   }
   return fmt::format(
       "rank {}: {} on grid {}: {} pulses, {} local atoms ({} halo), {} rounds: halo coordinates equal the "
-      "reference exchange, forces the reference reduction, sums and PME grid sums exact (bits)\n",
-      me, transport.name(), grid.str(), mine.pulses.size(), nl, nl - nh, rounds);
+      "reference exchange, forces the reference reduction, sums and PME grid sums exact (bits, {})\n",
+      me, transport.name(), grid.str(), mine.pulses.size(), nl, nl - nh, rounds,
+      real ? "slabs, in float" : "in place");
 }
 
 }  // namespace halomd::comm

@@ -232,12 +232,13 @@ class GpuStagedTransport final : public GpuHaloTransport {
   // 1.3 ms against 2.3 ms for every rank's grid to every other and 0.8 ms for a blocking MPI_Allreduce, which
   // would hang on a stalled rank (bench/NOTES.md, twenty-seventh session). Unsigned sums wrap modulo 2^64 as
   // the device's atomics; integers, so every rank gets the same bits. One host sync and one mpi_wait.
-  void reserve_grid(size_t count) override {
+  float* reserve_grid(size_t count, double /*scale*/) override {
     if (count > static_cast<size_t>(std::numeric_limits<int>::max()))
       throw RuntimeError(-1, -1, fmt::format("{}: a PME grid of {} points is too large", name(), count));
     grid_count_ = count;
     grid_h_.allocate(count, "PME grid (host staging)");
     ++allocations_;
+    return nullptr;  // the sum in place
   }
   void sum_grid(gpu::GpuCalls& calls, unsigned long long* values) override {
     if (grid_count_ == 0) throw RuntimeError(-1, -1, name() + ": sum_grid before reserve_grid");

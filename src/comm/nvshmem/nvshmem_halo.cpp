@@ -106,7 +106,9 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
       for (void* p :
            {static_cast<void*>(stage_), static_cast<void*>(f_recv_), static_cast<void*>(x_recv_),
             static_cast<void*>(red_slots_), static_cast<void*>(red_signal_), static_cast<void*>(signals_),
-            static_cast<void*>(grid_.slots), static_cast<void*>(grid_.signal)})
+            static_cast<void*>(grid_.slots), static_cast<void*>(grid_.signal),
+            static_cast<void*>(slabs_dev_.rs_slots), static_cast<void*>(slabs_dev_.stage),
+            static_cast<void*>(slabs_dev_.real), static_cast<void*>(slabs_dev_.rs_signal)})
         if (p) nv::sym_free(p);
     }
     if (error_host_) (void)cudaFreeHost(error_host_);
@@ -320,44 +322,95 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
     nv::launch_reduce(calls, launch_, values, count, active);
   }
 
-  // Collective, once: the slots and signals of the grid sum, and the peers' slots mapped (none for
-  // nvshmem_put). Blocks of ~16k values, at most 8, and no more than what the exchange kernels leave of the
-  // per-PE budget of resident blocks (the constructor's `most`): the sum spins beside them on the mesh
-  // stream, and every block of every PE must be resident at once. The count is the smallest over the PEs,
-  // which must agree on the chunks.
-  void reserve_grid(size_t count) override {
-    if (grid_.slots) throw RuntimeError(-1, -1, name() + ": reserve_grid called twice");
-    nv::GridDev& g = grid_;
-    g.count = count;
-    g.me = me_;
-    g.npes = npes_;
+  // Collective, once. HALOMD_GRID_SUM: "all" (the default) every PE's grid to every other, summed in place
+  // (sum_grid_kernel); "slabs" a reduce-scatter of slabs and an all-gather of the summed slabs in float
+  // (sum_grid_slabs_kernel: 2 (npes - 1) / npes grids per PE instead of npes - 1). Blocks of ~16k values, at
+  // most 8, and no more than what the exchange kernels leave of the per-PE budget of resident blocks (the
+  // constructor's `most`): the sum spins beside them on the mesh stream, and every block of every PE must be
+  // resident at once. The form and the block count are agreed over the PEs (max, min).
+  float* reserve_grid(size_t count, double scale) override {
+    if (grid_count_ > 0) throw RuntimeError(-1, -1, name() + ": reserve_grid called twice");
+    const std::string form = env_string("HALOMD_GRID_SUM");
+    if (!form.empty() && form != "all" && form != "slabs")
+      throw InputError("", 0, "HALOMD_GRID_SUM must be all or slabs, not " + form);
     const int room = std::max(1, budget_blocks_ - launch_.blocks);
-    double least[1] = {
-        -static_cast<double>(std::clamp<size_t>((count + 16383) / 16384, 1, std::min(8, room)))};
-    host_->max(least);
-    g.blocks = static_cast<int>(-least[0]);
-    g.chunk = (count + g.blocks - 1) / g.blocks;
-    g.slots = static_cast<unsigned long long*>(
-        symmetric(2 * static_cast<size_t>(npes_) * count * sizeof(unsigned long long), "PME grid slots"));
-    const size_t nsignals = static_cast<size_t>(npes_) * g.blocks;
-    g.signal = static_cast<uint64_t*>(symmetric(nsignals * sizeof(uint64_t), "PME grid signals"));
-    HALOMD_CUDA_CHECK(cudaMemset(g.signal, 0, nsignals * sizeof(uint64_t)));
-    std::vector<unsigned long long*> peers(npes_, nullptr);
-    for (int pe = 0; pe < npes_; ++pe)
-      if (pe != me_ && !put_only_) peers[pe] = static_cast<unsigned long long*>(nv::sym_ptr(g.slots, pe));
-    grid_peer_.allocate(npes_, name() + " PME grid peers");
-    HALOMD_CUDA_CHECK(cudaMemcpy(grid_peer_.get(), peers.data(), npes_ * sizeof(unsigned long long*),
-                                 cudaMemcpyHostToDevice));
-    g.peer = grid_peer_.get();
-    g.system = 0;
-    for (int pe = 0; pe < npes_; ++pe) g.system = g.system || (pe != me_ && !same_gpu_[pe]);
+    double agreed[2] = {form == "slabs" ? 1.0 : 0.0, -static_cast<double>(std::clamp<size_t>(
+                                                         (count + 16383) / 16384, 1, std::min(8, room)))};
+    host_->max(agreed);
+    slabs_ = agreed[0] != 0.0;
+    const int blocks = static_cast<int>(-agreed[1]);
+    grid_count_ = count;
+    int system = 0;
+    for (int pe = 0; pe < npes_; ++pe) system = system || (pe != me_ && !same_gpu_[pe]);
+    float* real = nullptr;
+    if (slabs_) {
+      nv::GridSlabsDev& g = slabs_dev_;
+      g.count = count;
+      g.me = me_;
+      g.npes = npes_;
+      g.blocks = blocks;
+      g.system = system;
+      g.inv_scale = 1.0 / scale;
+      g.slab = (count + npes_ - 1) / npes_;
+      g.chunk = (g.slab + blocks - 1) / blocks;
+      g.rs_slots = static_cast<unsigned long long*>(symmetric(
+          2 * static_cast<size_t>(npes_) * g.slab * sizeof(unsigned long long), "PME grid slab slots"));
+      g.stage =
+          static_cast<unsigned long long*>(symmetric(count * sizeof(unsigned long long), "PME grid stage"));
+      g.real = static_cast<float*>(symmetric(count * sizeof(float), "PME grid (float)"));
+      const size_t nsignals = static_cast<size_t>(npes_) * blocks;
+      g.rs_signal = static_cast<uint64_t*>(symmetric(2 * nsignals * sizeof(uint64_t), "PME grid signals"));
+      g.ag_signal = g.rs_signal + nsignals;
+      HALOMD_CUDA_CHECK(cudaMemset(g.rs_signal, 0, 2 * nsignals * sizeof(uint64_t)));
+      std::vector<unsigned long long*> rs(npes_, nullptr);
+      std::vector<float*> re(npes_, nullptr);
+      for (int pe = 0; pe < npes_; ++pe) {
+        if (pe == me_ || put_only_) continue;
+        rs[pe] = static_cast<unsigned long long*>(nv::sym_ptr(g.rs_slots, pe));
+        re[pe] = static_cast<float*>(nv::sym_ptr(g.real, pe));
+      }
+      grid_peer_.allocate(npes_, name() + " PME grid slab peers");
+      real_peer_.allocate(npes_, name() + " PME grid peers (float)");
+      HALOMD_CUDA_CHECK(cudaMemcpy(grid_peer_.get(), rs.data(), npes_ * sizeof(unsigned long long*),
+                                   cudaMemcpyHostToDevice));
+      HALOMD_CUDA_CHECK(
+          cudaMemcpy(real_peer_.get(), re.data(), npes_ * sizeof(float*), cudaMemcpyHostToDevice));
+      g.rs_peer = grid_peer_.get();
+      g.real_peer = real_peer_.get();
+      real = g.real;
+    } else {
+      nv::GridDev& g = grid_;
+      g.count = count;
+      g.me = me_;
+      g.npes = npes_;
+      g.blocks = blocks;
+      g.system = system;
+      g.chunk = (count + g.blocks - 1) / g.blocks;
+      g.slots = static_cast<unsigned long long*>(
+          symmetric(2 * static_cast<size_t>(npes_) * count * sizeof(unsigned long long), "PME grid slots"));
+      const size_t nsignals = static_cast<size_t>(npes_) * g.blocks;
+      g.signal = static_cast<uint64_t*>(symmetric(nsignals * sizeof(uint64_t), "PME grid signals"));
+      HALOMD_CUDA_CHECK(cudaMemset(g.signal, 0, nsignals * sizeof(uint64_t)));
+      std::vector<unsigned long long*> peers(npes_, nullptr);
+      for (int pe = 0; pe < npes_; ++pe)
+        if (pe != me_ && !put_only_) peers[pe] = static_cast<unsigned long long*>(nv::sym_ptr(g.slots, pe));
+      grid_peer_.allocate(npes_, name() + " PME grid peers");
+      HALOMD_CUDA_CHECK(cudaMemcpy(grid_peer_.get(), peers.data(), npes_ * sizeof(unsigned long long*),
+                                   cudaMemcpyHostToDevice));
+      g.peer = grid_peer_.get();
+    }
     HALOMD_CUDA_CHECK(cudaDeviceSynchronize());
     nv::barrier_all();  // no PE signals another before its signals are zeroed
     ++allocations_;
+    return real;
   }
+  const char* grid_sum_form() const override { return slabs_ ? "slabs" : "all"; }
   void sum_grid(gpu::GpuCalls& calls, unsigned long long* values) override {
-    if (!grid_.slots) throw RuntimeError(-1, -1, name() + ": sum_grid before reserve_grid");
-    nv::launch_sum_grid(calls, launch_, grid_, values);
+    if (grid_count_ == 0) throw RuntimeError(-1, -1, name() + ": sum_grid before reserve_grid");
+    if (slabs_)
+      nv::launch_sum_grid_slabs(calls, launch_, slabs_dev_, values);
+    else
+      nv::launch_sum_grid(calls, launch_, grid_, values);
   }
 
   void check_errors() override {
@@ -462,8 +515,13 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
   int prepack_mode_ = env_int("HALOMD_HALO_PREPACK", 2);
   gpu::DeviceBuffer<long long*> red_peer_;
   int budget_blocks_ = 1;  // resident blocks per PE: the multiprocessors over the PEs (the constructor)
-  nv::GridDev grid_;       // PME's grid sum (reserve_grid); slots null until then
+  // PME's grid sum (reserve_grid): one of the two forms, the other's pointers null.
+  size_t grid_count_ = 0;
+  bool slabs_ = false;
+  nv::GridDev grid_;
+  nv::GridSlabsDev slabs_dev_;
   gpu::DeviceBuffer<unsigned long long*> grid_peer_;
+  gpu::DeviceBuffer<float*> real_peer_;
   gpu::DeviceBuffer<int> send_;
   gpu::UploadStaging staging_;  // the plan's uploads at bind
   nv::Launch launch_;

@@ -469,7 +469,118 @@ __global__ void sum_grid_kernel(Launch l, GridDev g, unsigned long long* values)
   }
 }
 
+__device__ inline void fence_scope(bool system) {
+  if (system) {
+    __threadfence_system();
+  } else {
+    __threadfence();
+  }
+}
+
+// [begin, end) of chunk b of slab s, clipped to the grid.
+__device__ inline void slab_chunk(const GridSlabsDev& g, int s, int b, size_t& begin, size_t& end) {
+  const size_t slab_end = (static_cast<size_t>(s) + 1) * g.slab < g.count ? (s + 1) * g.slab : g.count;
+  begin = s * g.slab + b * g.chunk;
+  end = begin + g.chunk < slab_end ? begin + g.chunk : slab_end;
+  if (begin > end) begin = end;
+}
+
+__global__ void sum_grid_slabs_kernel(Launch l, GridSlabsDev g, unsigned long long* values) {
+  const int me = g.me, npes = g.npes, b = blockIdx.x;
+  const uint64_t epoch = l.state->epoch_g + 1;  // every block reads it before the last one advances it
+  const size_t parity = epoch & 1;
+  bool any_put = false;
+  for (int pe = 0; pe < npes; ++pe) any_put = any_put || (pe != me && !g.rs_peer[pe]);
+  // Reduce-scatter: chunk b of every other PE's slab to that PE, zeroed here for the next spread. The
+  // slot of a sender in its receiver is [parity][sender], at the chunk's place within the slab.
+  const size_t from_me = (parity * npes + me) * g.slab;
+  for (int s = 0; s < npes; ++s) {
+    if (s == me) continue;
+    size_t begin, end;
+    slab_chunk(g, s, b, begin, end);
+    unsigned long long* const to = g.rs_peer[s] ? g.rs_peer[s] + from_me : nullptr;  // slab s's start there
+    for (size_t t = begin + threadIdx.x; t < end; t += blockDim.x) {
+      const unsigned long long v = values[t];
+      values[t] = 0;
+      if (to) {
+        to[t - s * g.slab] = v;
+      } else {
+        g.stage[t] = v;  // the put's source must be symmetric
+      }
+    }
+  }
+  fence_scope(g.system != 0);
+  __syncthreads();
+  uint64_t* const rs_mine = g.rs_signal + static_cast<size_t>(me) * g.blocks + b;
+  for (int s = 0; s < npes; ++s) {
+    if (s == me) continue;
+    size_t begin, end;
+    slab_chunk(g, s, b, begin, end);
+    if (g.rs_peer[s] || end == begin) {
+      if (threadIdx.x == 0) nvshmemx_signal_op(rs_mine, epoch, NVSHMEM_SIGNAL_SET, s);
+    } else {
+      nvshmemx_putmem_signal_nbi_block(g.rs_slots + from_me + (begin - s * g.slab), g.stage + begin,
+                                       (end - begin) * sizeof(unsigned long long), rs_mine, epoch,
+                                       NVSHMEM_SIGNAL_SET, s);
+    }
+  }
+  __shared__ int lost;
+  if (threadIdx.x == 0) lost = 0;
+  __syncthreads();
+  for (int pe = threadIdx.x; pe < npes; pe += blockDim.x)
+    if (pe != me && !wait_ge(l, g.rs_signal + static_cast<size_t>(pe) * g.blocks + b, epoch, kErrorGrid, b,
+                             pe, g.system != 0))
+      lost = 1;
+  __syncthreads();
+  // Chunk b of this PE's slab: summed (integers modulo 2^64, exact in any order), in float as the one-grid
+  // path's conversion (cuda/pme_mesh.cu), zeroed.
+  size_t begin, end;
+  slab_chunk(g, me, b, begin, end);
+  if (!lost) {
+    for (size_t t = begin + threadIdx.x; t < end; t += blockDim.x) {
+      unsigned long long v = values[t];
+      values[t] = 0;
+      for (int pe = 0; pe < npes; ++pe)
+        if (pe != me) v += g.rs_slots[(parity * npes + pe) * g.slab + (t - me * g.slab)];
+      const float r = static_cast<float>(static_cast<double>(static_cast<long long>(v)) * g.inv_scale);
+      g.real[t] = r;
+      for (int pe = 0; pe < npes; ++pe)
+        if (pe != me && g.real_peer[pe]) g.real_peer[pe][t] = r;
+    }
+  }
+  // All-gather: the float chunk to every peer's grid at the same place.
+  fence_scope(g.system != 0);
+  __syncthreads();
+  uint64_t* const ag_mine = g.ag_signal + static_cast<size_t>(me) * g.blocks + b;
+  for (int s = 0; s < npes; ++s) {
+    if (s == me) continue;
+    if (g.real_peer[s] || end == begin) {
+      if (threadIdx.x == 0) nvshmemx_signal_op(ag_mine, epoch, NVSHMEM_SIGNAL_SET, s);
+    } else {
+      nvshmemx_putmem_signal_nbi_block(g.real + begin, g.real + begin, (end - begin) * sizeof(float), ag_mine,
+                                       epoch, NVSHMEM_SIGNAL_SET, s);
+    }
+  }
+  __syncthreads();
+  for (int pe = threadIdx.x; pe < npes; pe += blockDim.x)
+    if (pe != me && !wait_ge(l, g.ag_signal + static_cast<size_t>(pe) * g.blocks + b, epoch, kErrorGrid, b,
+                             pe, g.system != 0))
+      lost = 1;
+  // As in sum_grid_kernel: puts delivered before the next sum's signals can overtake them.
+  if (any_put) nvshmem_quiet();
+  __syncthreads();
+  if (threadIdx.x == 0 && atomicAdd(&l.state->grid_done, 1u) == gridDim.x - 1) {
+    l.state->grid_done = 0;
+    l.state->epoch_g = epoch;
+  }
+}
+
 }  // namespace
+
+void launch_sum_grid_slabs(gpu::GpuCalls& calls, const Launch& l, const GridSlabsDev& g,
+                           unsigned long long* values) {
+  calls.launch("nvshmem sum_grid_slabs_kernel", sum_grid_slabs_kernel, g.blocks, l.threads, 0, l, g, values);
+}
 
 void launch_sum_grid(gpu::GpuCalls& calls, const Launch& l, const GridDev& g, unsigned long long* values) {
   calls.launch("nvshmem sum_grid_kernel", sum_grid_kernel, g.blocks, l.threads, 0, l, g, values);

@@ -141,8 +141,32 @@ void launch_exchange_f(gpu::GpuCalls& calls, const Launch& l);
 // One launch of one block: values[0, count) summed over PEs when *active != 0.
 void launch_reduce(gpu::GpuCalls& calls, const Launch& l, long long* values, int count, const int* active);
 
+// The slab form of the grid sum (HALOMD_GRID_SUM=slabs): PE p owns slab p of the grid ([p slab, (p + 1)
+// slab) of count values). Block b of every PE sends chunk b of every other PE's slab to that PE (into its
+// rs_slots [parity][sender], stored or put from `stage`) and signals rs_signal [me][b] there; waits for
+// chunk b of its own slab from every peer, sums it, converts it to float (times inv_scale) into `real`, and
+// sends that to every peer's `real` (stored or put) with ag_signal [me][b]; then waits for the peers' chunk
+// b. Traffic per PE: 2 (npes - 1) / npes grids (the second half in float) instead of npes - 1.
+struct GridSlabsDev {
+  unsigned long long* rs_slots = nullptr;        // symmetric [2 parities][npes][slab]
+  unsigned long long* stage = nullptr;           // symmetric [count]: the put's source
+  float* real = nullptr;                         // symmetric [count]: the summed grid, in float
+  uint64_t* rs_signal = nullptr;                 // symmetric [npes][blocks]
+  uint64_t* ag_signal = nullptr;                 // symmetric [npes][blocks]
+  unsigned long long* const* rs_peer = nullptr;  // device array [npes]: rs_slots of PE p mapped, or null
+  float* const* real_peer = nullptr;             // device array [npes]: real of PE p mapped, or null
+  size_t count = 0, slab = 0, chunk = 0;         // chunk: of a slab, per block
+  double inv_scale = 1.0;
+  int blocks = 1;
+  int me = 0, npes = 1;
+  int system = 1;
+};
+
 // sum_grid: values[0, g.count) summed over PEs in place (g.blocks blocks, each resident with its peers').
 void launch_sum_grid(gpu::GpuCalls& calls, const Launch& l, const GridDev& g, unsigned long long* values);
+// The slab form: g.real gets the sum of `values` over PEs times inv_scale; `values` is zeroed.
+void launch_sum_grid_slabs(gpu::GpuCalls& calls, const Launch& l, const GridSlabsDev& g,
+                           unsigned long long* values);
 
 // NVSHMEM's host calls. sym_malloc and sym_free are collective (same sizes, same order, on every PE).
 void* sym_malloc(size_t bytes);
