@@ -330,13 +330,18 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
   // resident at once. The form and the block count are agreed over the PEs (max, min).
   float* reserve_grid(size_t count, double scale) override {
     if (grid_count_ > 0) throw RuntimeError(-1, -1, name() + ": reserve_grid called twice");
+    // A bad setting is thrown after the agreement, so that no rank is left waiting in it.
     const std::string form = env_string("HALOMD_GRID_SUM");
-    if (!form.empty() && form != "all" && form != "slabs")
-      throw InputError("", 0, "HALOMD_GRID_SUM must be all or slabs, not " + form);
+    const bool bad = !form.empty() && form != "all" && form != "slabs";
     const int room = std::max(1, budget_blocks_ - launch_.blocks);
-    double agreed[2] = {form == "slabs" ? 1.0 : 0.0, -static_cast<double>(std::clamp<size_t>(
-                                                         (count + 16383) / 16384, 1, std::min(8, room)))};
+    const size_t want_blocks = std::clamp<size_t>((count + 16383) / 16384, 1, std::min(8, room));
+    double agreed[5] = {form == "slabs" ? 1.0 : 0.0, -static_cast<double>(want_blocks),
+                        static_cast<double>(count), -static_cast<double>(count), bad ? 1.0 : 0.0};
     host_->max(agreed);
+    if (bad) throw InputError("", 0, "HALOMD_GRID_SUM must be all or slabs, not " + form);
+    if (agreed[4] != 0.0) throw InputError("", 0, "HALOMD_GRID_SUM is not all or slabs on some rank");
+    if (agreed[2] != -agreed[3])
+      throw RuntimeError(-1, -1, fmt::format("{}: the ranks' PME grids differ in size", name()));
     slabs_ = agreed[0] != 0.0;
     const int blocks = static_cast<int>(-agreed[1]);
     grid_count_ = count;

@@ -490,7 +490,7 @@ __global__ void sum_grid_slabs_kernel(Launch l, GridSlabsDev g, unsigned long lo
   const uint64_t epoch = l.state->epoch_g + 1;  // every block reads it before the last one advances it
   const size_t parity = epoch & 1;
   bool any_put = false;
-  for (int pe = 0; pe < npes; ++pe) any_put = any_put || (pe != me && !g.rs_peer[pe]);
+  for (int pe = 0; pe < npes; ++pe) any_put = any_put || (pe != me && (!g.rs_peer[pe] || !g.real_peer[pe]));
   // Reduce-scatter: chunk b of every other PE's slab to that PE, zeroed here for the next spread. The
   // slot of a sender in its receiver is [parity][sender], at the chunk's place within the slab.
   const size_t from_me = (parity * npes + me) * g.slab;
