@@ -71,12 +71,7 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
         symmetric(2 * static_cast<size_t>(npes_) * kMaxGpuReduce * sizeof(long long), "reduction slots"));
     HALOMD_CUDA_CHECK(cudaMemset(signals_, 0, 2 * kMaxPulses * sizeof(uint64_t)));
     HALOMD_CUDA_CHECK(cudaMemset(red_signal_, 0, npes_ * sizeof(uint64_t)));
-    std::vector<long long*> peers(npes_, nullptr);
-    for (int pe = 0; pe < npes_; ++pe)
-      if (pe != me_ && !put_only_) peers[pe] = static_cast<long long*>(nv::sym_ptr(red_slots_, pe));
-    red_peer_.allocate(npes_, name() + " reduction peers");
-    HALOMD_CUDA_CHECK(
-        cudaMemcpy(red_peer_.get(), peers.data(), npes_ * sizeof(long long*), cudaMemcpyHostToDevice));
+    map_peers(red_slots_, red_peer_, "reduction peers");
     HALOMD_CUDA_CHECK(cudaDeviceSynchronize());
     nv::barrier_all();  // no PE signals another before its signals are zeroed
 
@@ -367,21 +362,8 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
       g.rs_signal = static_cast<uint64_t*>(symmetric(2 * nsignals * sizeof(uint64_t), "PME grid signals"));
       g.ag_signal = g.rs_signal + nsignals;
       HALOMD_CUDA_CHECK(cudaMemset(g.rs_signal, 0, 2 * nsignals * sizeof(uint64_t)));
-      std::vector<unsigned long long*> rs(npes_, nullptr);
-      std::vector<float*> re(npes_, nullptr);
-      for (int pe = 0; pe < npes_; ++pe) {
-        if (pe == me_ || put_only_) continue;
-        rs[pe] = static_cast<unsigned long long*>(nv::sym_ptr(g.rs_slots, pe));
-        re[pe] = static_cast<float*>(nv::sym_ptr(g.real, pe));
-      }
-      grid_peer_.allocate(npes_, name() + " PME grid slab peers");
-      real_peer_.allocate(npes_, name() + " PME grid peers (float)");
-      HALOMD_CUDA_CHECK(cudaMemcpy(grid_peer_.get(), rs.data(), npes_ * sizeof(unsigned long long*),
-                                   cudaMemcpyHostToDevice));
-      HALOMD_CUDA_CHECK(
-          cudaMemcpy(real_peer_.get(), re.data(), npes_ * sizeof(float*), cudaMemcpyHostToDevice));
-      g.rs_peer = grid_peer_.get();
-      g.real_peer = real_peer_.get();
+      g.rs_peer = map_peers(g.rs_slots, grid_peer_, "PME grid slab peers");
+      g.real_peer = map_peers(g.real, real_peer_, "PME grid peers (float)");
       real = g.real;
     } else {
       nv::GridDev& g = grid_;
@@ -396,13 +378,7 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
       const size_t nsignals = static_cast<size_t>(npes_) * g.blocks;
       g.signal = static_cast<uint64_t*>(symmetric(nsignals * sizeof(uint64_t), "PME grid signals"));
       HALOMD_CUDA_CHECK(cudaMemset(g.signal, 0, nsignals * sizeof(uint64_t)));
-      std::vector<unsigned long long*> peers(npes_, nullptr);
-      for (int pe = 0; pe < npes_; ++pe)
-        if (pe != me_ && !put_only_) peers[pe] = static_cast<unsigned long long*>(nv::sym_ptr(g.slots, pe));
-      grid_peer_.allocate(npes_, name() + " PME grid peers");
-      HALOMD_CUDA_CHECK(cudaMemcpy(grid_peer_.get(), peers.data(), npes_ * sizeof(unsigned long long*),
-                                   cudaMemcpyHostToDevice));
-      g.peer = grid_peer_.get();
+      g.peer = map_peers(g.slots, grid_peer_, "PME grid peers");
     }
     HALOMD_CUDA_CHECK(cudaDeviceSynchronize());
     nv::barrier_all();  // no PE signals another before its signals are zeroed
@@ -474,6 +450,18 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
     f_stage_ = reinterpret_cast<float*>(stage_ + x_stage_bytes);
     nv::barrier_all();
     ++allocations_;
+  }
+
+  // `out` (device, one per PE): PE pe's copy of the symmetric `sym` mapped into this process, null for this
+  // PE, for a peer nvshmem_ptr does not reach, and always for nvshmem_put. Returns out's address.
+  template <class T>
+  T* const* map_peers(T* sym, gpu::DeviceBuffer<T*>& out, const char* what) {
+    std::vector<T*> peers(npes_, nullptr);
+    for (int pe = 0; pe < npes_; ++pe)
+      if (pe != me_ && !put_only_) peers[pe] = static_cast<T*>(nv::sym_ptr(sym, pe));
+    out.allocate(npes_, name() + " " + what);
+    HALOMD_CUDA_CHECK(cudaMemcpy(out.get(), peers.data(), npes_ * sizeof(T*), cudaMemcpyHostToDevice));
+    return out.get();
   }
 
   // Which PEs run on this process's GPU (same host name and PCI address): direct stores to them need only a
