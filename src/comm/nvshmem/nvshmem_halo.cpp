@@ -342,14 +342,17 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
     grid_count_ = count;
     int system = 0;
     for (int pe = 0; pe < npes_; ++pe) system = system || (pe != me_ && !same_gpu_[pe]);
-    float* real = nullptr;
-    if (slabs_) {
-      nv::GridSlabsDev& g = slabs_dev_;
+    auto set_common = [&](auto& g) {  // the fields both forms have
       g.count = count;
       g.me = me_;
       g.npes = npes_;
       g.blocks = blocks;
       g.system = system;
+    };
+    float* real = nullptr;
+    if (slabs_) {
+      nv::GridSlabsDev& g = slabs_dev_;
+      set_common(g);
       g.inv_scale = 1.0 / scale;
       g.slab = (count + npes_ - 1) / npes_;
       g.chunk = (g.slab + blocks - 1) / blocks;
@@ -367,11 +370,7 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
       real = g.real;
     } else {
       nv::GridDev& g = grid_;
-      g.count = count;
-      g.me = me_;
-      g.npes = npes_;
-      g.blocks = blocks;
-      g.system = system;
+      set_common(g);
       g.chunk = (count + g.blocks - 1) / g.blocks;
       g.slots = static_cast<unsigned long long*>(
           symmetric(2 * static_cast<size_t>(npes_) * count * sizeof(unsigned long long), "PME grid slots"));
