@@ -6,7 +6,7 @@
 # command. Used by `STAGES=ab bench/device_halo.sh` with devbin/halomd_base as A.
 # Usage: bench/halo_ab.sh BIN_A BIN_B   (AB_SYSTEMS "spce_45k:3000 spce_9k:6000", AB_TRANSPORTS
 # "nvshmem mpi_staged", AB_REPEATS 2; AB_KEEP: a folder to keep each run's run.json in; AB_RANKS and AB_DD
-# another grid than 4 ranks on 2x2x1)
+# another grid than 4 ranks on 2x2x1; COULOMB=PME for coulombtype = PME)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source bench/bench_mdp.sh
@@ -50,7 +50,7 @@ PY
 for item in ${AB_SYSTEMS:-spce_45k:3000 spce_9k:6000}; do
   name=${item%%:*}
   steps=${item##*:}
-  bench_mdp "$steps" > "$work/$name.mdp"
+  bench_mdp "$steps" | sed "s/^coulombtype = .*/coulombtype = ${COULOMB:-Reaction-Field}/" > "$work/$name.mdp"
   for t in ${AB_TRANSPORTS:-nvshmem mpi_staged}; do
     for rep in $(seq 1 "${AB_REPEATS:-2}"); do
       for tag in A B; do
