@@ -929,12 +929,9 @@ class CudaDdExecutor::Impl {
       }
     }
     if (pme.active()) {
-      if (q_home.size() < ds.capacity) {
-        q_home.allocate(ds.capacity, "home atoms' charges (PME)");
-        hq.allocate(ds.capacity, "home atoms' charges (host staging)");
-      }
-      for (size_t i = 0; i < nh; ++i) hq[i] = top.charge[dom.home[i]];
-      calls.copy_async(q_home.get(), hq.get(), nh * sizeof(double), cudaMemcpyHostToDevice);
+      if (q_home.size() < ds.capacity) q_home.allocate(ds.capacity, "home atoms' charges (PME)");
+      // The domain's charges per local atom (home atoms first), from which the pair kernels' are scaled.
+      calls.copy_async(q_home.get(), dom.charge.data(), nh * sizeof(double), cudaMemcpyHostToDevice);
       pme.set_atoms(q_home.get(), num_home);
     }
     lap(kPositions);
@@ -1233,7 +1230,6 @@ class CudaDdExecutor::Impl {
   cuda::DeviceSystem ds;
   cuda::PmeMesh pme;  // coulombtype = PME (enqueue_mesh)
   gpu::DeviceBuffer<double> q_home;
-  gpu::PinnedBuffer<double> hq;
   cudaStream_t mesh_stream = nullptr;
   cudaEvent_t ev_mesh_fork = nullptr, ev_mesh_join = nullptr;
   gpu::PinnedBuffer<double> hx, hv;

@@ -107,6 +107,15 @@ __device__ void record_timeout(const Launch& l, int kind, int pulse, int peer) {
   __threadfence_system();
 }
 
+// A release or acquire fence at system scope (a peer on another GPU) or device scope (this GPU's).
+__device__ inline void fence_scope(bool system) {
+  if (system) {
+    __threadfence_system();
+  } else {
+    __threadfence();
+  }
+}
+
 // Waits until *signal >= epoch (nvshmem_signal_wait_until has no timeout). False when it timed out (recorded)
 // or an earlier wait had (so that one lost peer gives one error, not a cascade of timeouts). system: the peer
 // is on another GPU, so the acquire after the signal is at system scope.
@@ -121,11 +130,7 @@ __device__ bool wait_ge(const Launch& l, uint64_t* signal, uint64_t epoch, int k
       return false;
     }
   }
-  if (system) {  // what the signal released is read after it
-    __threadfence_system();
-  } else {
-    __threadfence();
-  }
+  fence_scope(system);  // what the signal released is read after it
   return true;
 }
 
@@ -133,11 +138,7 @@ __device__ bool wait_ge(const Launch& l, uint64_t* signal, uint64_t epoch, int k
 // visible (system scope when it went straight to a peer on another GPU). That block resets the counter for
 // the next pack kernel (stream order: nobody else touches it meanwhile).
 __device__ bool last_block_done(unsigned int* counter, bool system) {
-  if (system) {
-    __threadfence_system();
-  } else {
-    __threadfence();
-  }
+  fence_scope(system);
   __syncthreads();
   __shared__ bool last;
   if (threadIdx.x == 0) {
@@ -425,11 +426,7 @@ __global__ void sum_grid_kernel(Launch l, GridDev g, unsigned long long* values)
     for (int pe = 0; pe < npes; ++pe)
       if (pe != me && g.peer[pe]) g.peer[pe][mine_at + t] = v;
   }
-  if (g.system) {
-    __threadfence_system();
-  } else {
-    __threadfence();
-  }
+  fence_scope(g.system != 0);
   __syncthreads();
   uint64_t* const my_signal = g.signal + static_cast<size_t>(me) * g.blocks + b;
   for (int pe = 0; pe < npes; ++pe) {
@@ -466,14 +463,6 @@ __global__ void sum_grid_kernel(Launch l, GridDev g, unsigned long long* values)
   if (threadIdx.x == 0 && atomicAdd(&l.state->grid_done, 1u) == gridDim.x - 1) {
     l.state->grid_done = 0;
     l.state->epoch_g = epoch;
-  }
-}
-
-__device__ inline void fence_scope(bool system) {
-  if (system) {
-    __threadfence_system();
-  } else {
-    __threadfence();
   }
 }
 
