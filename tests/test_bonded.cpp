@@ -611,21 +611,12 @@ TEST(Bonded, CmapLookupAndErrorsAsGrompp) {
 TEST(Bonded, WhatIsNotRunYetIsRefusedNamingIt) {
   const std::string out = make_temp_dir("bonded_refuse");
   std::string log;
-  // GPU domains: the listed interactions run in the CPU reference (one domain or several) or on one GPU.
-  EXPECT_EQ(run_halomd("bonded/amber99sb-ildn", "../step0.mdp", {}, out + "/dd", "--backend cuda --domains 2",
-                       &log),
-            2);
-  EXPECT_NE(log.find("bonded interactions"), std::string::npos) << log;
-  // LINCS is the one constraint algorithm; GPU domains refuse constraints.
+  // LINCS is the one constraint algorithm.
   EXPECT_EQ(run_halomd("bonded/amber99sb-ildn", "../allbonds_step0.mdp", {{"constraint-algorithm", "shake"}},
                        out + "/shake", "", &log),
             2);
   EXPECT_NE(log.find("constraint-algorithm = shake: halomd solves constraints with LINCS"), std::string::npos)
       << log;
-  EXPECT_EQ(run_halomd("bonded/amber99sb-ildn", "../allbonds_step0.mdp", {}, out + "/dd2",
-                       "--backend cuda --domains 2", &log),
-            2);
-  EXPECT_NE(log.find("dd2.mdp:16: the run has LINCS constraints"), std::string::npos) << log;
   // A function type halomd does not run (a Morse bond) names the file and line of the entry.
   const std::string dir = make_temp_dir("bonded_morse");
   const std::string top = write_top(dir, "m.top",

@@ -310,16 +310,17 @@ TEST(CudaDomains, PmeOnDomainsFollowsTheSingleGpuAndEveryTransportGivesTheSameBi
   if (transports().back() == "nvshmem_put") {
     runs.emplace_back(repartition + "HALOMD_HALO_SYSTEM_FENCES=1", "nvshmem");
     runs.emplace_back(repartition + "HALOMD_DD_OVERLAP=0", "nvshmem");
-    // The slab form of the grid sum (reduce-scatter, all-gather in float): the same float grid.
-    runs.emplace_back(repartition + "HALOMD_GRID_SUM=slabs", "nvshmem");
-    runs.emplace_back(repartition + "HALOMD_GRID_SUM=slabs", "nvshmem_put");
+    // The other form of the grid sum (every grid to every PE, summed in 64 bits; the default is slabs:
+    // a reduce-scatter, then an all-gather in float): the same float grid.
+    runs.emplace_back(repartition + "HALOMD_GRID_SUM=all", "nvshmem");
+    runs.emplace_back(repartition + "HALOMD_GRID_SUM=all", "nvshmem_put");
   }
   std::string first;
   for (const auto& [env, t] : runs) {
     const std::string dir = out + "/" + t +
                             (env == repartition                        ? ""
                              : env.find("FENCES") != std::string::npos ? "_system_scope"
-                             : env.find("slabs") != std::string::npos  ? "_slabs"
+                             : env.find("=all") != std::string::npos   ? "_all"
                                                                        : "_overlap0");
     ASSERT_EQ(run_halomd_under(env + " " + mpirun(4), "spce_9k", "nve.mdp", set, dir,
                                "--backend cuda --transport " + t + " --dd 2 2 1", &log),
@@ -329,8 +330,88 @@ TEST(CudaDomains, PmeOnDomainsFollowsTheSingleGpuAndEveryTransportGivesTheSameBi
     const std::string json = read_text(dir + "/run.json");
     EXPECT_GE(json_number(json, "repartitions"), 2.0) << t << " " << env << "\n" << json;
     const std::string form =
-        t.starts_with("nvshmem") ? (env.find("slabs") != std::string::npos ? "slabs" : "all") : "host";
+        t.starts_with("nvshmem") ? (env.find("=all") != std::string::npos ? "all" : "slabs") : "host";
     EXPECT_NE(json.find("\"pme_grid_sum\": \"" + form + "\""), std::string::npos) << t << " " << env << json;
+    if ((t == "nvshmem" || t == "nvshmem_put") && env == repartition) {
+      EXPECT_EQ(json_number(json, "host_syncs_per_step"), 0.0) << t << "\n" << json;
+      EXPECT_EQ(json_number(json, "mpi_waits_per_step"), 0.0) << t << "\n" << json;
+      EXPECT_EQ(json_number(json, "launches_per_step"), 1.0) << t << "\n" << json;
+    }
+    if (first.empty()) {
+      first = dir;
+      continue;
+    }
+    expect_same_outputs(first, dir);
+  }
+}
+
+// The solvated peptide (amber99sb-ildn: bonds, angles, dihedrals and 1-4 pairs, hydrogen bonds by LINCS, TIP3P
+// by SETTLE; 7,359 atoms in a 4.2 nm box) on GPU domains: update groups, each listed interaction and
+// excluded pair computed by the one domain that the eighth-shell rule names (the run stops when the counts
+// over the domains are not the topology's), their forces on halo atoms sent home with the force halo, LINCS
+// in the update on each domain's home groups. Step-0 energies term by term against one GPU on 2x1x1 and
+// 2x2x1, with PME and with reaction field (whose exclusion correction covers the excluded pairs between
+// groups), and every step's potential within float rounding; then, with v-rescale and a repartition forced
+// at step 30 (new local interactions and constraints, graphs recorded again), bitwise the same trajectory
+// on every transport, and nvshmem's regular steps with no host sync and one launch.
+TEST(CudaDomains, ListedInteractionsAndLincsOnDomainsFollowTheSingleGpu) {
+  SKIP_WITHOUT_GPU_AND_MPI();
+  const std::string out = make_temp_dir("cuda_dd_listed");
+  const std::string sys = "bonded/solvated", mdp = "hbonds_nve.mdp";
+  std::string log;
+  for (const std::string coulomb : {"PME", "Reaction-field"}) {
+    const std::map<std::string, std::string> set = {
+        {"nsteps", "20"}, {"nstenergy", "1"}, {"nstcalcenergy", "1"}, {"coulombtype", coulomb}};
+    const std::string one = out + "/one_" + coulomb.substr(0, 3);
+    ASSERT_EQ(run_halomd(sys, mdp, set, one, "--backend cuda", &log), 0) << log;
+    auto ref = read_csv(one + "/energy.csv");
+    ASSERT_GT(std::fabs(ref["proper_dih"][0]), 1.0) << "no listed terms in energy.csv";
+    for (const auto& [ranks, grid] : std::vector<std::pair<int, std::string>>{{2, "2 1 1"}, {4, "2 2 1"}}) {
+      const std::string dir = out + "/" + coulomb.substr(0, 3) + grid.substr(0, 1) + grid.substr(2, 1);
+      ASSERT_EQ(run_halomd_under(mpirun(ranks), sys, mdp, set, dir,
+                                 "--backend cuda --transport mpi_staged --dd " + grid, &log),
+                0)
+          << coulomb << " " << grid << ":\n"
+          << log;
+      auto e = read_csv(dir + "/energy.csv");
+      ASSERT_EQ(e["step"].size(), ref["step"].size()) << grid;
+      // The listed terms in double from the same positions (halo atoms shifted by box lengths).
+      for (const char* term : {"bond", "angle", "proper_dih", "per_imp_dih", "lj14", "coulomb14"})
+        EXPECT_NEAR(e[term][0], ref[term][0], 1e-6 * std::max(1.0, std::fabs(ref[term][0])))
+            << term << ", " << coulomb << " on grid " << grid;
+      std::vector<const char*> terms = {"lj_sr", "coulomb_sr", "potential"};
+      if (coulomb == "PME") terms.push_back("coul_recip");
+      for (const char* term : terms)
+        EXPECT_LT(rel(e[term][0], ref[term][0]), kEnergyRelTol)
+            << term << ", " << coulomb << " on grid " << grid << ": " << e[term][0] << " vs one GPU "
+            << ref[term][0];
+      EXPECT_LT(rel(e["pressure"][0], ref["pressure"][0]), 1e-3) << coulomb << " " << grid;
+      // KE(0) averages the half steps around step 0: the step-0 forces, listed and constraint ones included.
+      EXPECT_LT(rel(e["kinetic"][0], ref["kinetic"][0]), kKineticRelTol) << coulomb << " " << grid;
+      for (size_t k = 1; k < e["step"].size(); ++k)
+        EXPECT_LT(rel(e["potential"][k], ref["potential"][k]), 2e-5)
+            << coulomb << " " << grid << " step " << e["step"][k];
+      EXPECT_LT(rel(e["total"][20], ref["total"][20]), 1e-4) << coulomb << " " << grid;
+    }
+  }
+  const std::map<std::string, std::string> set = {
+      {"nsteps", "60"},  {"nstenergy", "10"},     {"nstcalcenergy", "10"}, {"nstxout-compressed", "20"},
+      {"nstcomm", "10"}, {"tcoupl", "v-rescale"}, {"tc-grps", "System"},   {"tau-t", "0.1"},
+      {"ref-t", "300"},  {"ld-seed", "11"}};
+  const std::string repartition = "HALOMD_TEST_FAIL_SKIN_CHECK_AT=30 ";
+  std::vector<std::pair<std::string, std::string>> runs;  // (environment, transport)
+  for (const std::string& t : transports()) runs.emplace_back(repartition, t);
+  if (transports().back() == "nvshmem_put") runs.emplace_back(repartition + "HALOMD_DD_OVERLAP=0", "nvshmem");
+  std::string first;
+  for (const auto& [env, t] : runs) {
+    const std::string dir = out + "/" + t + (env == repartition ? "" : "_overlap0");
+    ASSERT_EQ(run_halomd_under(env + " " + mpirun(4), sys, mdp, set, dir,
+                               "--backend cuda --transport " + t + " --dd 2 2 1", &log),
+              0)
+        << env << " " << t << ":\n"
+        << log;
+    const std::string json = read_text(dir + "/run.json");
+    EXPECT_GE(json_number(json, "repartitions"), 2.0) << t << " " << env << "\n" << json;
     if ((t == "nvshmem" || t == "nvshmem_put") && env == repartition) {
       EXPECT_EQ(json_number(json, "host_syncs_per_step"), 0.0) << t << "\n" << json;
       EXPECT_EQ(json_number(json, "mpi_waits_per_step"), 0.0) << t << "\n" << json;

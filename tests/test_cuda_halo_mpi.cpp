@@ -60,18 +60,21 @@ class GpuHalo : public testing::TestWithParam<std::string> {
 
 TEST_P(GpuHalo, TwoRanksExchangeExactly) { expect_exact(2, ""); }
 
-// nvshmem's slab form of the PME grid sum (HALOMD_GRID_SUM=slabs: reduce-scatter, then an all-gather in
-// float), on 4 ranks; the host-orchestrated transports keep their in-place sum.
-TEST_P(GpuHalo, FourRanksSumTheGridBySlabsExactly) {
-  std::string log;
-  const int rc =
-      test::run_command("HALOMD_GRID_SUM=slabs timeout 120 " + mpirun(4) + GetParam() + " --dd 2 2 1", &log);
-  ASSERT_EQ(rc, 0) << log;
-  EXPECT_EQ(count(log, "halo coordinates equal the reference exchange"), 4) << log;
-  EXPECT_EQ(count(log, GetParam().starts_with("nvshmem") ? "exact (bits, slabs, in float)"
-                                                         : "exact (bits, in place)"),
-            4)
-      << log;
+// nvshmem's two forms of the PME grid sum on 4 ranks: slabs (the default: reduce-scatter, then an all-gather
+// in float) and all (every grid to every PE, summed in place); the host-orchestrated transports keep their
+// in-place sum whatever the setting.
+TEST_P(GpuHalo, FourRanksSumTheGridBothWaysExactly) {
+  for (const std::string form : {"slabs", "all"}) {
+    std::string log;
+    const int rc = test::run_command(
+        "HALOMD_GRID_SUM=" + form + " timeout 120 " + mpirun(4) + GetParam() + " --dd 2 2 1", &log);
+    ASSERT_EQ(rc, 0) << form << "\n" << log;
+    EXPECT_EQ(count(log, "halo coordinates equal the reference exchange"), 4) << log;
+    const bool slabs = GetParam().starts_with("nvshmem") && form == "slabs";
+    EXPECT_EQ(count(log, slabs ? "exact (bits, slabs, in float)" : "exact (bits, in place)"), 4)
+        << form << "\n"
+        << log;
+  }
 }
 
 TEST_P(GpuHalo, FourRanksOnATwoByTwoGridExchangeExactly) { expect_exact(4, "--dd 2 2 1"); }

@@ -1,8 +1,11 @@
 // One domain's atoms: home set, migration, images and local topology (dd_domain.h).
 #include "cpu/dd_domain.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "core/errors.h"
 #include "core/parallel.h"
@@ -323,6 +326,40 @@ int64_t local_excluded_pairs(const DdDomain& dom) {
     for (int k = dom.excl_start[i]; k < dom.excl_start[i + 1]; ++k)
       n += dom.excl[k] > static_cast<int>(i) ? 1 : 0;
   return n;
+}
+
+void check_local_topology(std::span<const DdDomain* const> mine, const Topology& top, comm::HaloTransport& h,
+                          int64_t step, double rlist, double margin) {
+  int64_t computed[2] = {0, 0};  // listed interactions, excluded pairs
+  for (const DdDomain* d : mine) {
+    computed[0] += static_cast<int64_t>(d->listed.size());
+    computed[1] += local_excluded_pairs(*d);
+  }
+  h.sum(computed);
+  const int64_t want[2] = {static_cast<int64_t>(top.bonded.size()),
+                           top.excl_start.empty() ? 0 : static_cast<int64_t>(top.excl.size()) / 2};
+  if (computed[0] == want[0] && computed[1] == want[1]) return;
+  const int c = computed[0] != want[0] ? 0 : 1;  // the same on every process: so is the branch below
+  std::string which;
+  if (c == 0) {  // name the first interaction no domain (or two) computes: each counted once over processes
+    std::vector<int64_t> count(top.bonded.size(), 0);
+    for (const DdDomain* d : mine)
+      for (int t : d->listed_index) ++count[t];
+    h.sum(count);
+    for (size_t t = 0; t < count.size() && which.empty(); ++t)
+      if (count[t] != 1) {
+        const BondedTerm& term = top.bonded[t];
+        which = fmt::format(" (interaction {} of the topology, on atoms", t + 1);
+        for (int k = 0; k < listed_atom_count(term.kind); ++k) which += " " + std::to_string(term.atoms[k] + 1);
+        which += count[t] == 0 ? ", is computed by no domain)" : ", by two)";
+      }
+  }
+  throw RuntimeError(step, -1,
+                     fmt::format("the domains compute {} of the {} {}{}: some lie further apart than the "
+                                 "halo reaches (rlist {} nm plus the update groups' margin {:.3f} nm); a "
+                                 "system that is breaking up, or a grid too fine for its interactions",
+                                 computed[c], want[c], c == 0 ? "listed interactions" : "excluded pairs", which,
+                                 rlist, margin));
 }
 
 void build_local_interactions(DdDomain& dom, const Topology& top, int threads,

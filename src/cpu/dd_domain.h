@@ -105,6 +105,14 @@ void build_local_topology(DdDomain& dom, const Topology& top, int threads = 1,
 // The excluded pairs (i < j) that dom computes: summed over the domains, the topology's.
 int64_t local_excluded_pairs(const DdDomain& dom);
 
+// With update groups: throws RuntimeError at `step` unless every listed interaction and excluded pair of the
+// topology is computed by exactly one domain, naming the first interaction that no domain (or two) computes:
+// atoms further apart than the halo reaches (rlist plus the groups' margin) are an error, as in GROMACS, not
+// a missing term. `mine`: this process's domains (after build_local_interactions with the index), summed over
+// the processes through h (collective).
+void check_local_topology(std::span<const DdDomain* const> mine, const Topology& top, comm::HaloTransport& h,
+                          int64_t step, double rlist, double margin);
+
 // The NonbondedAtoms view of the local atoms (inv_len from pair_inv_len).
 NonbondedAtoms local_atoms(const DdDomain& dom, const Box& box, const Vec3& inv_len);
 

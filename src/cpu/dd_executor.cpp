@@ -177,14 +177,11 @@ void DdExecutor::search(int64_t step) {
 
   std::vector<const domdec::DomainPlan*> bound(ns);
   std::vector<int64_t> figures;
-  int64_t computed[2] = {0, 0};  // listed interactions, excluded pairs
   for (size_t k = 0; k < ns; ++k) {
     DdDomain& d = dom_[k];
     d.plan = std::move(plans[k]);
     d.x_local = std::move(x_local[k]);
     build_local_topology(d, top_, cfg_.threads, &index_);
-    computed[0] += static_cast<int64_t>(d.listed.size());
-    computed[1] += local_excluded_pairs(d);
     d.lincs.reset();
     if (!d.constraints.empty()) {
       Topology home;  // LincsCpu reads constraints and masses: the home groups' in home-array indices
@@ -208,36 +205,9 @@ void DdExecutor::search(int64_t step) {
                                      static_cast<int64_t>(d.list.num_pairs()), d.departed, bytes};
     figures.insert(figures.end(), f, f + kNumDdFields);
   }
-  // Every listed interaction and excluded pair is computed by exactly one domain (LocalTopologyIndex's rule)
-  // while the halo brings each one's atoms together; atoms further apart than that are an error, as in
-  // GROMACS, not a missing term.
-  transport_->sum(computed);
-  const int64_t want[2] = {static_cast<int64_t>(top_.bonded.size()),
-                           top_.excl_start.empty() ? 0 : static_cast<int64_t>(top_.excl.size()) / 2};
-  for (int c = 0; c < 2; ++c)
-    if (computed[c] != want[c]) {
-      std::string which;
-      if (c == 0) {  // name the first interaction no domain (or two) computes: each counted once over ranks
-        std::vector<int64_t> count(top_.bonded.size(), 0);
-        for (const DdDomain& d : dom_)
-          for (int t : d.listed_index) ++count[t];
-        transport_->sum(count);
-        for (size_t t = 0; t < count.size() && which.empty(); ++t)
-          if (count[t] != 1) {
-            const BondedTerm& term = top_.bonded[t];
-            which = fmt::format(" (interaction {} of the topology, on atoms", t + 1);
-            for (int k = 0; k < listed_atom_count(term.kind); ++k)
-              which += " " + std::to_string(term.atoms[k] + 1);
-            which += count[t] == 0 ? ", is computed by no domain)" : ", by two)";
-          }
-      }
-      throw RuntimeError(step, -1,
-                         fmt::format("the domains compute {} of the {} {}{}: some lie further apart than the "
-                                     "halo reaches (rlist {} nm plus the update groups' margin {:.3f} nm); a "
-                                     "system that is breaking up, or a grid too fine for its interactions",
-                                     computed[c], want[c], c == 0 ? "listed interactions" : "excluded pairs",
-                                     which, mdp_.rlist, range_.margin));
-    }
+  std::vector<const DdDomain*> mine;
+  for (const DdDomain& d : dom_) mine.push_back(&d);
+  check_local_topology(mine, top_, *transport_, step, mdp_.rlist, range_.margin);
   transport_->allocate(bound);
   std::vector<int64_t> all;
   transport_->all_gather(figures, all);

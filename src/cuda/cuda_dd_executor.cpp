@@ -27,6 +27,8 @@
 #include "cpu/pair_interaction.h"
 #include "cuda/device_system.h"
 #include "cuda/gpu_timing.h"
+#include "cuda/lincs_gpu.h"
+#include "cuda/listed.h"
 #include "cuda/nonbonded.h"
 #include "cuda/pairsearch.h"
 #include "cuda/pme_mesh.h"
@@ -165,7 +167,18 @@ class CudaDdExecutor::Impl {
     graph_plain.use_node_priority(priority != 0);
     search_graph_reduce.use_node_priority(priority != 0);
     search_graph_plain.use_node_priority(priority != 0);
-    first_atom = domdec::first_atoms(top.molecule);
+    // Listed interactions or LINCS: update groups, as the CPU decomposition has them (a protein's halo
+    // margin is then a CH3 group's, not its extent), with the local topology's index; otherwise whole
+    // molecules (water: the same groups), whose exclusions are all home pairs.
+    if (!top.bonded.empty() || !top.constraints.empty()) {
+      first_atom = domdec::update_group_first_atoms(top.num_atoms(), top.settles, top.constraints, top.vsites);
+      topo_index = std::make_unique<LocalTopologyIndex>(make_local_topology_index(top, first_atom));
+      // The whole topology's grouping, once: the errors of lincs_layout (a group too large for a block, an
+      // atom in SETTLE and LINCS) before any step rather than at a repartition.
+      if (!top.constraints.empty()) (void)cuda::lincs_layout(top);
+    } else {
+      first_atom = domdec::first_atoms(top.molecule);
+    }
     for (double m : top.mass) total_mass += m;
     hst.allocate(1, "step state (host staging)");
     first_step_gpu.create();
@@ -221,7 +234,7 @@ class CudaDdExecutor::Impl {
     cuda::launch_nonbonded(calls, ds.nonbonded, energy);
     if (mesh_after_pairs()) enqueue_mesh(energy);
     search_mark(kSearchForces);
-    transport->exchange_f(calls);
+    exchange_forces(energy);
     search_mark(kSearchHaloF);
     enqueue_update(energy, reduce);
   }
@@ -244,6 +257,9 @@ class CudaDdExecutor::Impl {
       pme.enqueue_gather(calls, ds);  // the home atoms' mesh forces onto their pair forces
     }
     cuda::launch_update(calls, ds.update, energy, reduce ? 1 : 0);
+    // The listed energies and virial of an energy step, summed over the domains on the device.
+    if (energy && listed.active())
+      transport->reduce(calls, ds.st.get()->listed_acc, cuda::ListedGpu::kAccCount, &ds.st.get()->one, true);
     if (reduce) {
       transport->reduce(calls, ds.st.get()->red, cuda::kRedCount, &ds.st.get()->red_active, true);
       cuda::launch_finish_dd_step(calls, ds.update, energy);
@@ -273,6 +289,16 @@ class CudaDdExecutor::Impl {
                      [this](gpu::GpuCalls& c, unsigned long long* grid) { transport->sum_grid(c, grid); });
   }
 
+  // The force halo, with the listed interactions around it: their forces on halo atoms join the halo rows'
+  // non-bonded forces before it sends them to their owners, those on home atoms go into f_halo after it has
+  // added what came back (f_halo's sum order is the transports' contract, so every transport gives the same
+  // bits). The listed kernel needs only the coordinate halo, which the halo rows already waited for.
+  void exchange_forces(bool energy) {
+    if (listed.active()) listed.enqueue_domain_halo(calls, ds, num_home, energy);
+    transport->exchange_f(calls);
+    if (listed.active()) listed.enqueue_domain_home(calls, ds, num_home);
+  }
+
   // The coordinate halo; the transports' unpacking also writes the received atoms' sorted non-bonded records
   // (GpuLocalArrays::xq).
   void enqueue_exchange_x() { transport->exchange_x(calls); }
@@ -300,7 +326,7 @@ class CudaDdExecutor::Impl {
       if (mesh_after_pairs()) enqueue_mesh(energy);
       mark(kHaloRows);
       mark(kBoundary);
-      transport->exchange_f(calls);
+      exchange_forces(energy);
       mark(kHaloF);
       mark(kJoined);
       enqueue_update(energy, reduce);
@@ -338,7 +364,7 @@ class CudaDdExecutor::Impl {
         cuda::launch_nonbonded(calls, ds.nonbonded, energy, cuda::kHaloAtoms);
         if (mesh_after_pairs()) enqueue_mesh(energy);
         mark(kHaloRows);
-        transport->exchange_f(calls);
+        exchange_forces(energy);
         mark(kHaloF);
       }
       calls.join(urgent, ev_urgent);
@@ -360,7 +386,7 @@ class CudaDdExecutor::Impl {
     mark(kHaloRows);
     mark(kBoundary);
     calls.join(side, ev_join);
-    transport->exchange_f(calls);
+    exchange_forces(energy);
     mark(kHaloF);
     mark(kJoined);
     enqueue_update(energy, reduce);
@@ -797,7 +823,11 @@ class CudaDdExecutor::Impl {
     clock.lap(kPlan);
     clock.parts[kPlan] -= exchange_s;
     clock.parts[kPlanMpi] += exchange_s;
-    build_local_interactions(d, top, host_threads);
+    build_local_interactions(d, top, host_threads, topo_index.get());
+    if (topo_index) {
+      const DdDomain* mine[1] = {&d};
+      check_local_topology(mine, top, h, at_step, mdp.rlist, r.margin);
+    }
     clock.lap(kTopology);
     const int nl = d.plan.num_local(), nh = d.plan.num_home;
 
@@ -824,8 +854,12 @@ class CudaDdExecutor::Impl {
       a.settles.push_back({w.o, w.h1, w.h2, 0, d.mass[w.o], d.mass[w.h1], w.d_oh, w.d_hh});
       in_settle[w.o] = in_settle[w.h1] = in_settle[w.h2] = 1;
     }
+    // LINCS's atoms have their own blocks in the update (install lays them out).
+    for (const Constraint& c : d.constraints) in_settle[c.a] = in_settle[c.b] = 1;
     for (int i = 0; i < nh; ++i)
       if (!in_settle[i]) a.free_atoms.push_back(i);
+    a.listed = std::move(d.listed);
+    a.constraints = d.constraints;
 
     // Every local atom must fit the search box with room for a neighbour beyond it (no false periodic pair):
     // the local atoms' extent, one pass (chunks' extents, then theirs).
@@ -894,6 +928,13 @@ class CudaDdExecutor::Impl {
     num_local = dom.plan.num_local();
     const bool grown = cuda::upload_atoms(a, calls, ds);
     atom_regrows += grown ? 1 : 0;
+    listed.set_domain_terms(a.listed, num_local, calls);
+    if (!top.constraints.empty()) {
+      Topology home;  // lincs_layout reads the constraints and the masses: the home atoms'
+      home.mass.assign(a.mass.begin(), a.mass.begin() + num_home);
+      home.constraints = a.constraints;
+      lincs.set_layout(cuda::lincs_layout(home), mdp, calls, ds.update);
+    }
     lap(kUpload);
     if (hx.size() < 3 * ds.capacity) {
       hx.allocate(3 * ds.capacity, "positions (host staging)");
@@ -1229,6 +1270,10 @@ class CudaDdExecutor::Impl {
   gpu::GpuCalls calls;
   cuda::DeviceSystem ds;
   cuda::PmeMesh pme;  // coulombtype = PME (enqueue_mesh)
+  // Listed interactions and LINCS (update groups: topo_index set), set at each repartition (install).
+  std::unique_ptr<LocalTopologyIndex> topo_index;
+  cuda::ListedGpu listed;
+  cuda::LincsGpu lincs;
   gpu::DeviceBuffer<double> q_home;
   cudaStream_t mesh_stream = nullptr;
   cudaEvent_t ev_mesh_fork = nullptr, ev_mesh_join = nullptr;
@@ -1377,6 +1422,7 @@ void CudaDdExecutor::load(const MdState& s) {
     if (float* real = m.transport->reserve_grid(m.pme.grid_points(), cuda::kPmeGridScale))
       m.pme.use_grid(real);
   }
+  if (!m.top.bonded.empty() && !m.listed.active()) m.listed.setup_domain(m.mdp, box, m.top, m.calls);
   m.ds.update.dd = 1;
   m.ds.update.prepack = m.transport->prepack();  // the graphs record it: fixed for the transport's life
 
@@ -1514,7 +1560,8 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
         m.reduce_ke_prev();
         m.calls.memset_async(reinterpret_cast<char*>(m.ds.st.get()) + offsetof(StepState, nb_acc), 0,
                              sizeof(StepState::nb_acc) + sizeof(StepState::cvir_acc) +
-                                 sizeof(StepState::pme_acc));  // contiguous (cuda_executor.cpp)
+                                 sizeof(StepState::pme_acc) +
+                                 sizeof(StepState::listed_acc));  // contiguous (cuda_executor.cpp)
       }
       if (ns)
         m.enqueue_forces_and_update(energy, reduce);
@@ -1533,6 +1580,7 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
     m.sync_state();
     cuda::fill_energies(m.hst[0], m.ds.self_energy, e);
     m.pme.add_energies(m.hst[0], e);  // the whole mesh's, the same on every domain
+    m.listed.add_energies(m.hst[0], e);  // summed over the domains (enqueue_update)
   }
 }
 

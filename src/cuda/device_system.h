@@ -76,7 +76,11 @@ struct HostAtoms {
   std::vector<double> mass, inv_mass;  // 0 for atoms the update does not move (halo)
   std::vector<int> zone_mask;  // empty, or per atom the dimensions (bits 0-2) in which its zone is not 0
   std::vector<SettleDev> settles;
-  std::vector<int> free_atoms;  // updated atoms outside waters
+  std::vector<int> free_atoms;  // updated atoms outside waters (and outside LINCS constraints)
+  // GPU domains with listed interactions or LINCS (update groups; upload_atoms does not read these): the
+  // listed interactions the domain computes, on local atoms, and the home groups' constraints, on home atoms.
+  std::vector<BondedTerm> listed;
+  std::vector<Constraint> constraints;
 };
 
 // The constants of a system that does not change with its atoms: LJ table, pair, update and coupling

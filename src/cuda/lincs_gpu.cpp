@@ -7,7 +7,6 @@
 
 #include "core/errors.h"
 #include "core/units.h"
-#include "gpu/upload.h"
 
 namespace halomd::cuda {
 
@@ -128,26 +127,37 @@ LincsLayout lincs_layout(const Topology& top) {
 
 namespace {
 
-using gpu::upload;
+// host into dev, reallocated only when it grows (a quarter more then); waits. Returns the device pointer.
+template <class T>
+const T* put_grow(gpu::GpuCalls& calls, gpu::DeviceBuffer<T>& dev, const std::vector<T>& host,
+                  const char* what) {
+  if (dev.size() < std::max<size_t>(host.size(), 1)) dev.allocate(host.size() + host.size() / 4 + 16, what);
+  if (!host.empty()) calls.copy_sync(dev.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice);
+  return dev.get();
+}
 
 }  // namespace
 
 void LincsGpu::setup(const ExecutorConfig& cfg, gpu::GpuCalls& calls, UpdateParams& up) {
   const LincsLayout l = lincs_layout(*cfg.top);
   if (l.blocks.empty()) return;
+  set_layout(l, *cfg.mdp, calls, up);
+}
+
+void LincsGpu::set_layout(const LincsLayout& l, const MdParams& mdp, gpu::GpuCalls& calls, UpdateParams& up) {
   LincsDev& d = up.lincs;
   d.nblocks = static_cast<int>(l.blocks.size());
-  d.order = cfg.mdp->lincs_order;
-  d.iterations = cfg.mdp->lincs_iter;
-  d.cos_warn = std::cos(cfg.mdp->lincs_warnangle * units::kPi / 180.0);
-  d.blocks = upload(calls, blocks_, l.blocks, "LINCS blocks");
-  d.atoms = upload(calls, atoms_, l.atoms, "LINCS atoms");
-  d.con = upload(calls, con_, l.con, "LINCS constraints");
-  d.coupling_start = upload(calls, coupling_start_, l.coupling_start, "LINCS coupling");
-  d.coupling_other = upload(calls, coupling_other_, l.coupling_other, "LINCS coupling");
-  d.coupling_coef = upload(calls, coupling_coef_, l.coupling_coef, "LINCS coupling");
-  d.atom_con_start = upload(calls, atom_con_start_, l.atom_con_start, "LINCS atoms' constraints");
-  d.atom_con = upload(calls, atom_con_, l.atom_con, "LINCS atoms' constraints");
+  d.order = mdp.lincs_order;
+  d.iterations = mdp.lincs_iter;
+  d.cos_warn = std::cos(mdp.lincs_warnangle * units::kPi / 180.0);
+  d.blocks = put_grow(calls, blocks_, l.blocks, "LINCS blocks");
+  d.atoms = put_grow(calls, atoms_, l.atoms, "LINCS atoms");
+  d.con = put_grow(calls, con_, l.con, "LINCS constraints");
+  d.coupling_start = put_grow(calls, coupling_start_, l.coupling_start, "LINCS coupling");
+  d.coupling_other = put_grow(calls, coupling_other_, l.coupling_other, "LINCS coupling");
+  d.coupling_coef = put_grow(calls, coupling_coef_, l.coupling_coef, "LINCS coupling");
+  d.atom_con_start = put_grow(calls, atom_con_start_, l.atom_con_start, "LINCS atoms' constraints");
+  d.atom_con = put_grow(calls, atom_con_, l.atom_con, "LINCS atoms' constraints");
 }
 
 }  // namespace halomd::cuda

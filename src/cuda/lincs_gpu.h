@@ -29,6 +29,10 @@ class LincsGpu {
  public:
   // The run's constraints on the device and up.lincs pointing at them (nothing without constraints).
   void setup(const ExecutorConfig& cfg, gpu::GpuCalls& calls, UpdateParams& up);
+  // GPU domains, at each repartition: the home update groups' constraints (home-array indices; their
+  // layout from lincs_layout of the domain's home atoms), in buffers that only grow; up.lincs.nblocks 0 for
+  // a domain without any. Waits for the copies.
+  void set_layout(const LincsLayout& l, const MdParams& mdp, gpu::GpuCalls& calls, UpdateParams& up);
 
  private:
   gpu::DeviceBuffer<LincsBlockDev> blocks_;

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "cpu/listed_term.h"
 #include "cuda/device_util.cuh"
 #include "cuda/listed_kernels.h"
@@ -67,11 +69,11 @@ __global__ void listed_kernel(ListedParams p) {
   }
 }
 
-__global__ void listed_add_kernel(ListedParams p) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= p.n_atoms) return;
+__global__ void listed_add_kernel(ListedParams p, int first, int last, float4* dst, const int* map) {
+  const int i = first + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i >= last) return;
   unsigned long long* acc = p.f_fixed + 3 * static_cast<long long>(i);
-  float4& f = p.f[p.sorted_of[i]];
+  float4& f = dst[map ? map[i] : i];
   f.x += static_cast<float>(static_cast<double>(static_cast<long long>(acc[0])) * (1.0 / kListedForceScale));
   f.y += static_cast<float>(static_cast<double>(static_cast<long long>(acc[1])) * (1.0 / kListedForceScale));
   f.z += static_cast<float>(static_cast<double>(static_cast<long long>(acc[2])) * (1.0 / kListedForceScale));
@@ -82,12 +84,25 @@ int blocks_for(long long items) { return static_cast<int>((items + kBlock - 1) /
 
 }  // namespace
 
-void launch_listed(gpu::GpuCalls& calls, const ListedParams& p, bool energy) {
+void launch_listed_terms(gpu::GpuCalls& calls, const ListedParams& p, bool energy) {
+  // At least one block: a domain without interactions still launches (an energy step's sums stay 0), so
+  // that every domain's step has the same kernels.
+  const int blocks = std::max(1, blocks_for(p.n_terms));
   if (energy)
-    calls.launch("listed_kernel<energy>", listed_kernel<true>, blocks_for(p.n_terms), kBlock, 0, p);
+    calls.launch("listed_kernel<energy>", listed_kernel<true>, blocks, kBlock, 0, p);
   else
-    calls.launch("listed_kernel", listed_kernel<false>, blocks_for(p.n_terms), kBlock, 0, p);
-  calls.launch("listed_add_kernel", listed_add_kernel, blocks_for(p.n_atoms), kBlock, 0, p);
+    calls.launch("listed_kernel", listed_kernel<false>, blocks, kBlock, 0, p);
+}
+
+void launch_listed_add(gpu::GpuCalls& calls, const ListedParams& p, int first, int last, float4* dst,
+                       const int* map) {
+  calls.launch("listed_add_kernel", listed_add_kernel, std::max(1, blocks_for(last - first)), kBlock, 0, p,
+               first, last, dst, map);
+}
+
+void launch_listed(gpu::GpuCalls& calls, const ListedParams& p, bool energy) {
+  launch_listed_terms(calls, p, energy);
+  launch_listed_add(calls, p, 0, p.n_atoms, p.f, p.sorted_of);
 }
 
 }  // namespace halomd::cuda

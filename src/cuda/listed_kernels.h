@@ -41,4 +41,10 @@ struct ListedParams {
 // f_fixed added to f and zeroed.
 void launch_listed(gpu::GpuCalls& calls, const ListedParams& p, bool energy);
 
+// The two parts apart (GPU domains, cuda_dd_executor.cpp): the interactions' forces into f_fixed, and
+// f_fixed of atoms [first, last) added to dst[map[i]] (dst[i] where map is null) and zeroed.
+void launch_listed_terms(gpu::GpuCalls& calls, const ListedParams& p, bool energy);
+void launch_listed_add(gpu::GpuCalls& calls, const ListedParams& p, int first, int last, float4* dst,
+                       const int* map);
+
 }  // namespace halomd::cuda

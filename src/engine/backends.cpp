@@ -247,20 +247,10 @@ std::string describe_gpus() {
 }
 
 std::unique_ptr<Executor> make_executor(const RunOptions& options, const ExecutorConfig& config) {
-  // Listed interactions (bonds, angles, dihedrals, 1-4 pairs, position restraints) and LINCS run in the CPU
-  // reference (one domain or several: update groups, cpu/dd_domain.h) and on one GPU.
+  // Listed interactions (bonds, angles, dihedrals, 1-4 pairs, CMAP, position restraints) and LINCS run
+  // everywhere: the CPU reference (one domain or several), one GPU and GPU domains (update groups,
+  // cpu/dd_domain.h).
   const bool gpu_domains = options.backend == "cuda" && decomposed(options);
-  if (!config.top->constraints.empty() && gpu_domains)
-    throw InputError(
-        config.mdp->constraints_line > 0 ? options.mdp : options.top, config.mdp->constraints_line,
-        "the run has LINCS constraints (the .mdp's constraints option or [ constraints ] in the "
-        "topology), which run with --backend cpu (one domain or several) or on one GPU (--backend cuda "
-        "without domains) so far");
-  if (!config.top->bonded.empty() && gpu_domains)
-    throw InputError(options.top, 0,
-                     "the topology has bonded interactions ([ bonds ], [ angles ], [ dihedrals ], [ pairs ], "
-                     "[ position_restraints ]), which run with --backend cpu (one domain or several) or on "
-                     "one GPU (--backend cuda without domains) so far");
   if (config.comm_group && options.backend != "cpu")
     throw InputError(options.mdp, config.mdp->comm_grps_line,
                      "comm-grps other than the whole system run with --backend cpu so far (one domain or "

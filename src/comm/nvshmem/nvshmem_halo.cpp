@@ -317,9 +317,11 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
     nv::launch_reduce(calls, launch_, values, count, active);
   }
 
-  // Collective, once. HALOMD_GRID_SUM: "all" (the default) every PE's grid to every other, summed in place
-  // (sum_grid_kernel); "slabs" a reduce-scatter of slabs and an all-gather of the summed slabs in float
-  // (sum_grid_slabs_kernel: 2 (npes - 1) / npes grids per PE instead of npes - 1). Blocks of ~16k values, at
+  // Collective, once. HALOMD_GRID_SUM: "slabs" (the default) a reduce-scatter of slabs and an all-gather of
+  // the summed slabs in float (sum_grid_slabs_kernel: 2 (npes - 1) / npes grids per PE); "all" every PE's
+  // grid to every other, summed in place (sum_grid_kernel: npes - 1 grids per PE, and every PE converts the
+  // whole grid). Measured on one H200 with 4 domains (bench/NOTES.md, twenty-eighth session): slabs gave
+  // +7.6% ns/day at 45k atoms and +23.5% at 9k. Blocks of ~16k values, at
   // most 8, and no more than what the exchange kernels leave of the per-PE budget of resident blocks (the
   // constructor's `most`): the sum spins beside them on the mesh stream, and every block of every PE must be
   // resident at once. The form and the block count are agreed over the PEs (max, min).
@@ -330,7 +332,7 @@ class NvshmemHaloTransport final : public GpuHaloTransport {
     const bool bad = !form.empty() && form != "all" && form != "slabs";
     const int room = std::max(1, budget_blocks_ - launch_.blocks);
     const size_t want_blocks = std::clamp<size_t>((count + 16383) / 16384, 1, std::min(8, room));
-    double agreed[5] = {form == "slabs" ? 1.0 : 0.0, -static_cast<double>(want_blocks),
+    double agreed[5] = {form != "all" ? 1.0 : 0.0, -static_cast<double>(want_blocks),
                         static_cast<double>(count), -static_cast<double>(count), bad ? 1.0 : 0.0};
     host_->max(agreed);
     if (bad) throw InputError("", 0, "HALOMD_GRID_SUM must be all or slabs, not " + form);
