@@ -219,6 +219,12 @@ void build_group_interactions(DdDomain& dom, const Topology& top, const LocalTop
   const domdec::DomainPlan& plan = dom.plan;
   const int nl = plan.num_local(), nh = plan.num_home;
   const AtomIndex local_of(dom.local_of, plan.global, top.num_atoms());
+  // Local atoms l and m as the images that interact (not a far image of one of them).
+  const auto near = [&](int l, int m) {
+    for (int d = 0; d < 3; ++d)
+      if (std::fabs(dom.x_local[l][d] - dom.x_local[m][d]) >= ix.far[d]) return false;
+    return true;
+  };
   // Whether this domain computes an interaction of these (global) atoms.
   const auto computed_here = [&](const int* atoms, int n) {
     domdec::IVec3 low{1 << 30, 1 << 30, 1 << 30};
@@ -227,7 +233,10 @@ void build_group_interactions(DdDomain& dom, const Topology& top, const LocalTop
       if (l < 0) return false;
       for (int d = 0; d < 3; ++d) low[d] = std::min(low[d], plan.zone[l][d]);
     }
-    return low.x == 0 && low.y == 0 && low.z == 0;
+    if (low.x != 0 || low.y != 0 || low.z != 0) return false;
+    for (int k = 1; k < n; ++k)
+      if (!near(local_of[atoms[0]], local_of[atoms[k]])) return false;
+    return true;
   };
 
   dom.excl_start.assign(nl + 1, 0);
@@ -239,7 +248,8 @@ void build_group_interactions(DdDomain& dom, const Topology& top, const LocalTop
         const int g = plan.global[i];
         for (int k = top.excl_start[g]; k < top.excl_start[g + 1]; ++k) {
           const int j = local_of[top.excl[k]];
-          if (j >= 0 && domdec::zone_pair_computed(plan.zone[i], plan.zone[j])) dom.excl.push_back(j);
+          if (j >= 0 && domdec::zone_pair_computed(plan.zone[i], plan.zone[j]) && near(i, j))
+            dom.excl.push_back(j);
         }
       }
       dom.excl_start[i + 1] = static_cast<int>(dom.excl.size());
@@ -302,6 +312,13 @@ void build_group_interactions(DdDomain& dom, const Topology& top, const LocalTop
 }
 
 }  // namespace
+
+Vec3 far_image_distance(const domdec::DdGrid& grid, const Box& box) {
+  Vec3 far{1e300, 1e300, 1e300};
+  for (int d = 0; d < 3; ++d)
+    if (grid.n[d] > 1) far[d] = 0.5 * box.len[d];
+  return far;
+}
 
 LocalTopologyIndex make_local_topology_index(const Topology& top, std::span<const int> first_atom) {
   LocalTopologyIndex ix;

@@ -81,13 +81,22 @@ std::vector<Vec3> place_home_atoms(DdDomain& dom, const Box& box, std::span<cons
 // eighth-shell rule of pairs (domdec/zones.h) for several atoms. As for a pair, the lowest cell along each
 // dimension is that domain, and its halo holds the others while they lie within rlist of each other (a
 // dihedral spans ~0.4 nm); the executor checks that every interaction and excluded pair is computed once.
+// Where the halo reaches through the neighbour to the far side of the box (two domains along a dimension and
+// a halo range near the cell's width, as GPU domains' skin makes it), a domain may also hold a far image of
+// an atom beside it: an interaction or excluded pair is computed only where its atoms' local positions lie
+// within half the box of each other in every decomposed dimension (the images that interact).
 struct LocalTopologyIndex {
   std::vector<int> term_start, term;              // CSR per atom: the listed interactions it is first atom of
   std::vector<int> constraint_start, constraint;  // CSR per atom: the constraints whose atom a it is
   std::vector<int> vsite_of;                      // per atom: the virtual site it is (-1: none)
   bool cross_group_exclusions = false;            // some excluded pair joins two update groups
+  // Per dimension, the local distance from which two atoms are far images of each other: half the box edge
+  // where the grid decomposes it, no limit elsewhere (local positions there are each group's own image, so a
+  // pair may straddle the box edge). The executor sets it once the grid is chosen (far_image_distance).
+  Vec3 far{1e300, 1e300, 1e300};
 };
 LocalTopologyIndex make_local_topology_index(const Topology& top, std::span<const int> first_atom);
+Vec3 far_image_distance(const domdec::DdGrid& grid, const Box& box);
 
 // Charges, types and exclusions (local indices) of the local atoms, after the plan; on up to `threads` OpenMP
 // threads (core/parallel.h: the same arrays with any count). Without `index` (whole molecules) excluded pairs

@@ -108,6 +108,7 @@ void DdExecutor::load(const MdState& s) {
   }
   transport_->set_grid(grid_);
   inv_len_ = pair_inv_len(box, grid_);
+  index_.far = far_image_distance(grid_, box);
 
   const domdec::HomeAssignment owner = domdec::assign_home(grid_, box, x0, first_atom_);
   const std::vector<int>& mine = transport_->domains();

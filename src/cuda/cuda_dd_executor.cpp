@@ -1372,6 +1372,7 @@ void CudaDdExecutor::load(const MdState& s) {
     }
   });
   m.host.set_grid(m.grid);
+  if (m.topo_index) m.topo_index->far = far_image_distance(m.grid, box);
   if (m.ahead_below > 0.0 && !m.ahead_host) m.ahead_host = m.host.clone_for_thread();  // collective
   if (m.ahead_host) m.ahead_host->set_grid(m.grid);
 
