@@ -6,10 +6,13 @@
 # halo_one_gpu.png (bar plot), and copies both to $OUT when it is set.
 #   spce_9k   tests/data/spce_9k: 8,916 atoms, 4.5 nm box
 #   spce_45k  bench/systems/spce_5k6 x 2x2x2 (halomd genconf): 45,120 atoms, 7.66 nm box
+#   peptide_7k  examples/peptide (amber99sb-ildn, TIP3P): 7,359 atoms, 4.2 nm box, hydrogen bonds
+#               constrained (LINCS); with COULOMB=PME, as a protein is run (HALO_SYSTEMS="peptide_7k:4000")
 # Usage: bench/halo_one_gpu.sh HALOMD_BINARY   (built with CUDA, MPI and NVSHMEM; the MPS daemon running)
 # Grids: 2 domains 2x1x1, 4 domains 2x2x1 (HALO_GRID4 overrides, e.g. "4 1 1"). HALO_ENV_<transport>:
 # settings for that transport's runs, e.g. HALO_ENV_nvshmem="HALOMD_DD_DIRECT=1" (written into the command).
 # COULOMB=PME: coulombtype = PME (GROMACS's defaults) instead of reaction field, into halo_one_gpu_pme.json.
+# REPORT_NAME: another name for the results (e.g. halo_one_gpu_peptide).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source bench/bench_mdp.sh
@@ -27,12 +30,15 @@ base=bench/systems/spce_5k6
 "$bin" genconf -c $base/conf.gro -p $base/topol.top --nbox 2 2 2 -o "$work/spce_45k" > /dev/null
 cp tests/data/spce_9k/conf.gro "$work/spce_9k.gro"
 cp tests/data/spce_9k/topol.top "$work/spce_9k.top"
+cp examples/peptide/conf.gro "$work/peptide_7k.gro"
+cp examples/peptide/topol.top "$work/peptide_7k.top"
 
 records=()
 for item in ${HALO_SYSTEMS:-spce_9k:6000 spce_45k:3000}; do
   name=${item%%:*}
   steps=${item##*:}
   bench_mdp "$steps" | sed "s/^coulombtype = .*/coulombtype = ${COULOMB:-Reaction-Field}/" > "$work/$name.mdp"
+  [ "$name" = peptide_7k ] && echo "constraints = h-bonds" >> "$work/$name.mdp"
   run() {  # tag launcher args...
     local tag=$1 launcher=$2
     shift 2
@@ -54,5 +60,6 @@ for r in "${records[@]}"; do
 done
 name=halo_one_gpu
 [ "${COULOMB:-}" = PME ] && name=halo_one_gpu_pme
-REPORT_NAME=${REPORT_NAME:-$name} python3 bench/halo_one_gpu_report.py "$work" "${COMMIT:-unknown}" "${records[@]}"
+name=${REPORT_NAME:-$name}
+REPORT_NAME=$name python3 bench/halo_one_gpu_report.py "$work" "${COMMIT:-unknown}" "${records[@]}"
 [ -n "${OUT:-}" ] && cp bench/results/$name.json bench/results/$name.png "$OUT/" 2> /dev/null || true
