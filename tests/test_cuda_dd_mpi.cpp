@@ -345,8 +345,8 @@ TEST(CudaDomains, PmeOnDomainsFollowsTheSingleGpuAndEveryTransportGivesTheSameBi
   }
 }
 
-// The solvated peptide (amber99sb-ildn: bonds, angles, dihedrals and 1-4 pairs, hydrogen bonds by LINCS, TIP3P
-// by SETTLE; 7,359 atoms in a 4.2 nm box) on GPU domains: update groups, each listed interaction and
+// The solvated peptide (amber99sb-ildn: bonds, angles, dihedrals and 1-4 pairs, hydrogen bonds by LINCS,
+// TIP3P by SETTLE; 7,359 atoms in a 4.2 nm box) on GPU domains: update groups, each listed interaction and
 // excluded pair computed by the one domain that the eighth-shell rule names (the run stops when the counts
 // over the domains are not the topology's), their forces on halo atoms sent home with the force halo, LINCS
 // in the update on each domain's home groups. Step-0 energies term by term against one GPU on 2x1x1 and
@@ -386,8 +386,9 @@ TEST(CudaDomains, ListedInteractionsAndLincsOnDomainsFollowTheSingleGpu) {
             << term << ", " << coulomb << " on grid " << grid << ": " << e[term][0] << " vs one GPU "
             << ref[term][0];
       // The pressure is a small difference of large terms (~3,500 bar each here), 4.7 bar with PME: float
-      // rounding of the positions in the domains' frames moves it by 0.004-0.013 bar (H100, 2026-12-05; 2.7e-3
-      // relative on 2x2x1 with PME); one listed term or excluded pair lost or counted twice moves it by bars.
+      // rounding of the positions in the domains' frames moves it by 0.004-0.013 bar (H100,
+      // 2026-12-05; 2.7e-3 relative on 2x2x1 with PME); one listed term or excluded pair lost or counted
+      // twice moves it by bars.
       EXPECT_NEAR(e["pressure"][0], ref["pressure"][0], 0.1) << coulomb << " " << grid;
       std::cout << coulomb << " on " << grid << ": step-0 pressure " << e["pressure"][0] << " bar, one GPU "
                 << ref["pressure"][0] << "\n";
@@ -428,6 +429,64 @@ TEST(CudaDomains, ListedInteractionsAndLincsOnDomainsFollowTheSingleGpu) {
     }
     expect_same_outputs(first, dir);
   }
+}
+
+// Several tc-grps on GPU domains (Protein Non-Protein on the solvated peptide, h-bonds by LINCS, PME): each
+// group's kinetic energy summed over the domains on the device with the step's other sums, each group's
+// KE(n - 1/2) before an energy step or a checkpoint too. Noiseless (ref-t 0 0, coupling every step), 2x2x1
+// follows gmx_d's 20-step path as one GPU does (tcgroups/reference.txt); with noise and coupling every fifth
+// step (steps that do not sum over domains in between) and a repartition forced at step 30, bitwise the same
+// trajectory on every transport, and a continuation from the checkpoint at step 20 (each group's KE(n - 1/2)
+// from the domains) gives the uninterrupted run's bits.
+TEST(CudaDomains, SeveralTcGroupsOnDomainsFollowGromacsAndEveryTransportGivesTheSameBits) {
+  SKIP_WITHOUT_GPU_AND_MPI();
+  const std::string out = make_temp_dir("cuda_dd_tcgroups");
+  const char* const sys = "bonded/solvated";
+  const char* const mdp = "../../tcgroups/two_groups.mdp";
+  std::string log;
+  ASSERT_EQ(run_halomd_under(mpirun(4), sys, mdp, {}, out + "/path",
+                             "--backend cuda --transport mpi_staged --dd 2 2 1", &log),
+            0)
+      << log;
+  auto e = read_csv(out + "/path/energy.csv");
+  expect_tc_path_like_gromacs(e, "tcgroups/reference.txt", "t_Protein", "t_Non-Protein",
+                              kGpuPathsEnergyRelTol, kGpuThermostatRelTol);
+  const std::map<std::string, std::string> noisy = {
+      {"ref-t", "300 310"}, {"ld-seed", "3"},        {"nsttcouple", "5"},    {"nsteps", "60"},
+      {"nstenergy", "10"},  {"nstcalcenergy", "10"}, {"nstcheckpoint", "20"}};
+  const std::string repartition = "HALOMD_TEST_FAIL_SKIN_CHECK_AT=30 ";
+  std::string first;
+  for (const std::string& t : transports()) {
+    const std::string dir = out + "/" + t;
+    ASSERT_EQ(run_halomd_under(repartition + mpirun(4), sys, mdp, noisy, dir,
+                               "--backend cuda --transport " + t + " --dd 2 2 1", &log),
+              0)
+        << t << ":\n"
+        << log;
+    const std::string json = read_text(dir + "/run.json");
+    EXPECT_GE(json_number(json, "repartitions"), 2.0) << t << "\n" << json;
+    if (t == "nvshmem" || t == "nvshmem_put") {
+      EXPECT_EQ(json_number(json, "host_syncs_per_step"), 0.0) << t << "\n" << json;
+      EXPECT_EQ(json_number(json, "launches_per_step"), 1.0) << t << "\n" << json;
+    }
+    if (first.empty()) {
+      first = dir;
+      auto n = read_csv(dir + "/energy.csv");
+      EXPECT_GT(n["t_Protein"].back(), 100.0) << "the thermostats did not heat the groups";
+      continue;
+    }
+    expect_same_outputs(first, dir, {"energy.csv", "confout.gro"});
+  }
+  // Killed before step 27 after the checkpoint at 20, then continued from it.
+  const std::string args = "--backend cuda --transport " + transports().back() + " --dd 2 2 1";
+  EXPECT_NE(run_halomd_under(repartition + mpirun(4), sys, mdp, noisy, out + "/part",
+                             args + " --stop-at-step 27", &log),
+            0);
+  ASSERT_EQ(run_halomd_under(repartition + mpirun(4), sys, mdp, noisy, out + "/part",
+                             args + " --cpi " + out + "/part/state.cpt", &log),
+            0)
+      << log;
+  expect_same_outputs(out + "/" + transports().back(), out + "/part", {"energy.csv"});
 }
 
 // A GPU-only search step without energies of a device-initiated transport is one graph launch

@@ -367,7 +367,8 @@ void check_local_topology(std::span<const DdDomain* const> mine, const Topology&
       if (count[t] != 1) {
         const BondedTerm& term = top.bonded[t];
         which = fmt::format(" (interaction {} of the topology, on atoms", t + 1);
-        for (int k = 0; k < listed_atom_count(term.kind); ++k) which += " " + std::to_string(term.atoms[k] + 1);
+        for (int k = 0; k < listed_atom_count(term.kind); ++k)
+          which += " " + std::to_string(term.atoms[k] + 1);
         which += count[t] == 0 ? ", is computed by no domain)" : ", by two)";
       }
   }
@@ -375,8 +376,8 @@ void check_local_topology(std::span<const DdDomain* const> mine, const Topology&
                      fmt::format("the domains compute {} of the {} {}{}: some lie further apart than the "
                                  "halo reaches (rlist {} nm plus the update groups' margin {:.3f} nm); a "
                                  "system that is breaking up, or a grid too fine for its interactions",
-                                 computed[c], want[c], c == 0 ? "listed interactions" : "excluded pairs", which,
-                                 rlist, margin));
+                                 computed[c], want[c], c == 0 ? "listed interactions" : "excluded pairs",
+                                 which, rlist, margin));
 }
 
 void build_local_interactions(DdDomain& dom, const Topology& top, int threads,

@@ -25,6 +25,7 @@
 #include "core/parallel.h"
 #include "cpu/dd_domain.h"
 #include "cpu/pair_interaction.h"
+#include "cpu/update.h"
 #include "cuda/device_system.h"
 #include "cuda/gpu_timing.h"
 #include "cuda/lincs_gpu.h"
@@ -171,7 +172,8 @@ class CudaDdExecutor::Impl {
     // margin is then a CH3 group's, not its extent), with the local topology's index; otherwise whole
     // molecules (water: the same groups), whose exclusions are all home pairs.
     if (!top.bonded.empty() || !top.constraints.empty()) {
-      first_atom = domdec::update_group_first_atoms(top.num_atoms(), top.settles, top.constraints, top.vsites);
+      first_atom =
+          domdec::update_group_first_atoms(top.num_atoms(), top.settles, top.constraints, top.vsites);
       topo_index = std::make_unique<LocalTopologyIndex>(make_local_topology_index(top, first_atom));
       // The whole topology's grouping, once: the errors of lincs_layout (a group too large for a block, an
       // atom in SETTLE and LINCS) before any step rather than at a repartition.
@@ -262,6 +264,8 @@ class CudaDdExecutor::Impl {
       transport->reduce(calls, ds.st.get()->listed_acc, cuda::ListedGpu::kAccCount, &ds.st.get()->one, true);
     if (reduce) {
       transport->reduce(calls, ds.st.get()->red, cuda::kRedCount, &ds.st.get()->red_active, true);
+      if (ds.update.ngroups > 0)  // each tc-grps group's kinetic energy too
+        transport->reduce(calls, ds.st.get()->group_red, ds.update.ngroups, &ds.st.get()->red_active, true);
       cuda::launch_finish_dd_step(calls, ds.update, energy);
     }
     mark(kEnd);
@@ -445,6 +449,11 @@ class CudaDdExecutor::Impl {
     cuda::launch_stage_ke_prev(calls, ds.st.get());
     transport->reduce(calls, ds.st.get()->red + cuda::kRedKe, 6, &ds.st.get()->one, true);
     cuda::launch_take_ke_prev(calls, ds.st.get());
+    if (const int groups = ds.update.ngroups; groups > 0) {
+      cuda::launch_stage_group_ke_prev(calls, ds.st.get(), groups);
+      transport->reduce(calls, ds.st.get()->group_red, groups, &ds.st.get()->one, true);
+      cuda::launch_take_group_ke_prev(calls, ds.st.get(), groups);
+    }
     ke_prev_global = true;
   }
 
@@ -860,6 +869,10 @@ class CudaDdExecutor::Impl {
       if (!in_settle[i]) a.free_atoms.push_back(i);
     a.listed = std::move(d.listed);
     a.constraints = d.constraints;
+    if (cfg.tc_group) {
+      a.tc_group.resize(nh);
+      for (int i = 0; i < nh; ++i) a.tc_group[i] = (*cfg.tc_group)[d.home[i]];
+    }
 
     // Every local atom must fit the search box with room for a neighbour beyond it (no false periodic pair):
     // the local atoms' extent, one pass (chunks' extents, then theirs).
@@ -929,6 +942,14 @@ class CudaDdExecutor::Impl {
     const bool grown = cuda::upload_atoms(a, calls, ds);
     atom_regrows += grown ? 1 : 0;
     listed.set_domain_terms(a.listed, num_local, calls);
+    if (ds.update.ngroups > 0) {  // each home atom's tc-grps group
+      if (tc_group_dev.size() < std::max<size_t>(a.tc_group.size(), 1))
+        tc_group_dev.allocate(a.tc_group.size() + a.tc_group.size() / 4 + 16, "tc-grps of the home atoms");
+      if (!a.tc_group.empty())
+        calls.copy_async(tc_group_dev.get(), a.tc_group.data(), a.tc_group.size() * sizeof(int),
+                         cudaMemcpyHostToDevice);  // `a` lives until install's sync
+      ds.update.tc_group = tc_group_dev.get();
+    }
     if (!top.constraints.empty()) {
       Topology home;  // lincs_layout reads the constraints and the masses: the home atoms'
       home.mass.assign(a.mass.begin(), a.mass.begin() + num_home);
@@ -1274,6 +1295,7 @@ class CudaDdExecutor::Impl {
   std::unique_ptr<LocalTopologyIndex> topo_index;
   cuda::ListedGpu listed;
   cuda::LincsGpu lincs;
+  gpu::DeviceBuffer<int> tc_group_dev;  // several tc-grps: each home atom's group
   gpu::DeviceBuffer<double> q_home;
   cudaStream_t mesh_stream = nullptr;
   cudaEvent_t ev_mesh_fork = nullptr, ev_mesh_join = nullptr;
@@ -1416,6 +1438,7 @@ void CudaDdExecutor::load(const MdState& s) {
   if (tpa_env > 0) tpa = tpa_env;
   if (m.ds.st.size() == 0)
     cuda::setup_device_constants(m.cfg, m.search_len, m.total_mass, tpa, m.calls, m.ds);
+  cuda::set_tc_group_params(m.cfg, m.ds.update);
   if (m.mdp.coulombtype == CoulombType::Pme && !m.pme.active()) {
     m.pme.setup(m.mdp, m.cfg.pme_grid_box(), box, m.top, m.calls);
     static_assert(sizeof(cuda::PmeReal) == sizeof(float), "the transports' float grid is the mesh's");
@@ -1428,6 +1451,13 @@ void CudaDdExecutor::load(const MdState& s) {
   m.ds.update.prepack = m.transport->prepack();  // the graphs record it: fixed for the transport's life
 
   m.hst[0] = cuda::initial_step_state(s);
+  if (const int groups = m.ds.update.ngroups; groups > 0) {
+    // KE(n - 1/2) per group: the checkpoint's, else from v (the whole system's, which load has), as one GPU.
+    const std::vector<double> ke = s.ke_half_prev_groups.size() == static_cast<size_t>(groups)
+                                       ? s.ke_half_prev_groups
+                                       : kinetic_energy_by_group(s.v, m.top.mass, *m.cfg.tc_group, groups);
+    for (int g = 0; g < groups; ++g) m.hst[0].group_ke_prev[g] = ke[g];
+  }
   m.calls.copy_async(m.ds.st.get(), m.hst.get(), sizeof(StepState), cudaMemcpyHostToDevice);
   cuda::launch_begin_step(m.calls, m.ds.update);
   m.calls.sync();
@@ -1580,8 +1610,9 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
   if (energy) {
     m.sync_state();
     cuda::fill_energies(m.hst[0], m.ds.self_energy, e);
-    m.pme.add_energies(m.hst[0], e);  // the whole mesh's, the same on every domain
+    m.pme.add_energies(m.hst[0], e);     // the whole mesh's, the same on every domain
     m.listed.add_energies(m.hst[0], e);  // summed over the domains (enqueue_update)
+    e->group_kinetic.assign(m.hst[0].rep_group_ke, m.hst[0].rep_group_ke + m.ds.update.ngroups);
   }
 }
 
@@ -1630,6 +1661,7 @@ void CudaDdExecutor::save(MdState& s) {
   s.step = m.step;
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b) s.ke_half_prev.m[a][b] = h.ke_prev[3 * a + b];
+  s.ke_half_prev_groups.assign(h.group_ke_prev, h.group_ke_prev + m.ds.update.ngroups);
   s.thermostat_integral = h.integral_before;
   s.x.assign(all.empty() ? 0 : m.top.num_atoms(), Vec3{});
   s.v.assign(s.x.size(), Vec3{});

@@ -115,26 +115,11 @@ class CudaExecutor::Impl {
   // Several tc-grps: each atom's group on the device and each group's v-rescale parameters, as CpuExecutor's.
   void setup_groups() {
     setup_nose_hoover();
-    if (!cfg.tc_group) return;
-    const int groups = static_cast<int>(cfg.tc_ndf.size());
-    if (groups > cuda::kMaxTcGroups)
-      throw InputError(
-          "", 0,
-          fmt::format("tc-grps has {} groups; the GPU couples at most {} (--backend cpu has no limit)",
-                      groups, cuda::kMaxTcGroups));
-    cuda::UpdateParams& up = ds.update;
-    up.ngroups = groups;
+    if (cuda::set_tc_group_params(cfg, ds.update) == 0) return;
     tc_group.allocate(cfg.tc_group->size(), "tc-grps of the atoms");
     calls.copy_sync(tc_group.get(), cfg.tc_group->data(), cfg.tc_group->size() * sizeof(int),
                     cudaMemcpyHostToDevice);
-    up.tc_group = tc_group.get();
-    const MdParams& mdp = *cfg.mdp;
-    for (int g = 0; g < groups; ++g) {
-      up.group_ref_kinetic[g] = 0.5 * cfg.tc_ndf[g] * units::kBoltzmann * mdp.ref_ts[g];
-      up.group_ndf[g] = cfg.tc_ndf[g];
-      up.group_tau_steps[g] = mdp.tau_ts[g] / (mdp.nsttcouple * mdp.dt);
-      up.group_seed[g] = vrescale_group_seed(cfg.ld_seed, g);  // the CPU's streams
-    }
+    ds.update.tc_group = tc_group.get();
   }
 
   // tcoupl = Nose-Hoover: each thermostat's constants, as the CPU's TemperatureCoupling (cpu/nose_hoover.h).

@@ -62,13 +62,17 @@ struct StepState {
       pme_acc[8];  // PME's mesh part (energy steps): energy, then sum_m E_m (delta - ...) xx yy zz xy xz yz
   // Listed interactions (energy steps): the energy terms (core/bonded_terms.h), then their virial, row-major.
   long long listed_acc[kNumBondedTerms + 9];
-  // Several tc-grps (one GPU, UpdateParams::ngroups > 0): per group the step's v-rescale factor, KE(step -
+  // Several tc-grps (UpdateParams::ngroups > 0): per group the step's v-rescale factor, KE(step -
   // 1/2) (the trace, kJ/mol), the half-step average the last energy step reported, and the step's sum (fixed
   // point).
   double group_lambda[kMaxTcGroups];
   double group_ke_prev[kMaxTcGroups];
   double rep_group_ke[kMaxTcGroups];
   long long group_ke_acc[kMaxTcGroups];
+  // GPU domains with several tc-grps: this domain's last per-group sums (as ke_local), and the values the
+  // reduction over domains sums (as red), in the same fixed point as group_ke_acc.
+  long long group_ke_local[kMaxTcGroups];
+  long long group_red[kMaxTcGroups];
   // tcoupl = Nose-Hoover (one GPU, UpdateParams::nose_hoover): per group (or the one) xi and vxi after the
   // step's coupling and before it (what a checkpoint of the step holds, as the CPU's), the step's friction
   // factor, and whether the step couples (cpu/nose_hoover.h).
@@ -338,9 +342,9 @@ struct UpdateParams {
   // Domain decomposition with a transport that lets the update pack the next coordinate halo's home atoms
   // (comm::GpuHaloTransport::prepack); null otherwise.
   const comm::HaloPrepackDev* prepack = nullptr;
-  LincsDev lincs;  // one GPU with constraints; none otherwise
-  // Several tc-grps (one GPU): each atom's group (original index) and each group's v-rescale parameters, as
-  // CpuExecutor's (ref_kinetic, ndf, tau_steps, seed above are then unused).
+  LincsDev lincs;  // constraints (GPU domains: the home groups'); none otherwise
+  // Several tc-grps: each atom's group (original index; GPU domains: per home atom) and each group's
+  // v-rescale parameters, as CpuExecutor's (ref_kinetic, ndf, tau_steps, seed above are then unused).
   int ngroups = 0;
   const int* tc_group = nullptr;
   double group_ref_kinetic[kMaxTcGroups] = {};

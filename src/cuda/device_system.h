@@ -81,6 +81,7 @@ struct HostAtoms {
   // listed interactions the domain computes, on local atoms, and the home groups' constraints, on home atoms.
   std::vector<BondedTerm> listed;
   std::vector<Constraint> constraints;
+  std::vector<int> tc_group;  // GPU domains with several tc-grps: each home atom's group
 };
 
 // The constants of a system that does not change with its atoms: LJ table, pair, update and coupling

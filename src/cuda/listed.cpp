@@ -28,8 +28,7 @@ void ListedGpu::setup(const MdParams& mdp, const Box& box, const Topology& top, 
   p_.f_fixed = f_fixed_.get();
 }
 
-void ListedGpu::setup_domain(const MdParams& mdp, const Box& box, const Topology& top,
-                             gpu::GpuCalls& calls) {
+void ListedGpu::setup_domain(const MdParams& mdp, const Box& box, const Topology& top, gpu::GpuCalls& calls) {
   if (top.bonded.empty()) return;
   setup_constants(mdp, box, top, calls);
 }

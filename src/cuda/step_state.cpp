@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "core/units.h"
+#include "cpu/thermostat.h"
 
 namespace halomd::cuda {
 namespace {
@@ -27,6 +29,25 @@ const char* error_text(int kind) {
 double from_fixed(long long v) { return static_cast<double>(v) / kEnergyScale; }
 
 }  // namespace
+
+int set_tc_group_params(const ExecutorConfig& cfg, UpdateParams& up) {
+  if (!cfg.tc_group) return 0;
+  const int groups = static_cast<int>(cfg.tc_ndf.size());
+  if (groups > kMaxTcGroups)
+    throw InputError(
+        "", 0,
+        fmt::format("tc-grps has {} groups; the GPU couples at most {} (--backend cpu has no limit)", groups,
+                    kMaxTcGroups));
+  up.ngroups = groups;
+  const MdParams& mdp = *cfg.mdp;
+  for (int g = 0; g < groups; ++g) {
+    up.group_ref_kinetic[g] = 0.5 * cfg.tc_ndf[g] * units::kBoltzmann * mdp.ref_ts[g];
+    up.group_ndf[g] = cfg.tc_ndf[g];
+    up.group_tau_steps[g] = mdp.tau_ts[g] / (mdp.nsttcouple * mdp.dt);
+    up.group_seed[g] = vrescale_group_seed(cfg.ld_seed, g);  // the CPU's streams
+  }
+  return groups;
+}
 
 StepState initial_step_state(const MdState& s) {
   StepState h{};

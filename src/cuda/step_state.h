@@ -16,6 +16,11 @@ inline constexpr unsigned long long kNoError = ~0ull;
 // The StepState of a run that starts from `s` (KE(n - 1/2), thermostat integral, no error).
 StepState initial_step_state(const MdState& s);
 
+// Several tc-grps (cfg.tc_group): up.ngroups and each group's v-rescale parameters, as CpuExecutor's
+// (InputError above kMaxTcGroups groups). Returns the group count (0 without tc_group); the caller uploads
+// each atom's group and points up.tc_group at it.
+int set_tc_group_params(const ExecutorConfig& cfg, UpdateParams& up);
+
 // The coupling and COM-removal flags the device derives from its step counter for `step` (ns and energy
 // left false): the one schedule the host's checks and decisions use.
 StepRequest scheduled_request(const UpdateParams& up, int64_t step);

@@ -142,8 +142,10 @@ __device__ void begin_step(const UpdateParams& p, StepState* st) {
 // of spills in the water runs' instance, from 126 and none).
 // Nose-Hoover: first the energy report's thermostat energy from xi and vxi as the step that just ended left
 // them (the CPU's TemperatureCoupling::integral at an energy step), then the coupling of st->step.
-__global__ void begin_step_groups_kernel(UpdateParams p) {
+__global__ void begin_step_groups_kernel(UpdateParams p, int after_update) {
   StepState* st = p.st;
+  // GPU domains: a step that sums over domains ends in finish_dd_step_kernel, which launches this again.
+  if (after_update && p.dd && st->red_active) return;
   if (p.nose_hoover) {
     for (int g = 0; g < p.ngroups; ++g) st->group_lambda[g] = 1.0;  // no v-rescale
     double e = 0.0;
@@ -484,6 +486,12 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host
         reduce = host_reduce != 0;  // what the host enqueued after this kernel
       }
     }
+    if (p.dd && groups) {
+      // Each group's sum of this domain: kept (reduce_group_ke_prev), and summed over domains with the
+      // step's other sums where it reduces (finish_dd_step_kernel puts them back); otherwise end_step takes
+      // them as they are, this domain's, as ke_local.
+      for (int g = 0; g < p.ngroups; ++g) st->group_red[g] = st->group_ke_local[g] = st->group_ke_acc[g];
+    }
     if (!p.dd) {
       end_step<kEnergy>(p, st, step, kf, mom_sum);
     } else if (!reduce) {
@@ -517,6 +525,7 @@ __global__ void finish_dd_step_kernel(UpdateParams p) {
     for (int c = 0; c < 8; ++c) st->nb_acc[c] = st->red[kRedNb + c];
     for (int c = 0; c < 9; ++c) st->cvir_acc[c] = st->red[kRedCvir + c];
   }
+  for (int g = 0; g < p.ngroups; ++g) st->group_ke_acc[g] = st->group_red[g];  // summed over domains
   end_step<kEnergy>(p, st, step, st->red + kRedKe, st->red + kRedMom);
 }
 
@@ -529,6 +538,15 @@ __global__ void stage_ke_prev_kernel(StepState* st) {
 __global__ void take_ke_prev_kernel(StepState* st) {
   const int sym[9] = {0, 3, 4, 3, 1, 5, 4, 5, 2};
   for (int c = 0; c < 9; ++c) st->ke_prev[c] = static_cast<double>(st->red[kRedKe + sym[c]]) / kEnergyScale;
+}
+// The same for several tc-grps: this domain's last per-group sums staged, then, summed, each group's
+// KE(n - 1/2).
+__global__ void stage_group_ke_prev_kernel(StepState* st, int groups) {
+  for (int g = 0; g < groups; ++g) st->group_red[g] = st->group_ke_local[g];
+}
+__global__ void take_group_ke_prev_kernel(StepState* st, int groups) {
+  for (int g = 0; g < groups; ++g)
+    st->group_ke_prev[g] = static_cast<double>(st->group_red[g]) / kEnergyScale;
 }
 
 __global__ void begin_step_kernel(UpdateParams p) { begin_step(p, p.st); }
@@ -603,7 +621,7 @@ void launch_update(gpu::GpuCalls& calls, const UpdateParams& p, bool energy, int
     calls.launch("update_kernel", update_kernel<false, false>, blocks, kBlock, 0, p, host_reduce);
   }
   if (p.ngroups > 0 || p.nose_hoover)
-    calls.launch("begin_step_groups_kernel", begin_step_groups_kernel, 1, 1, 0, p);
+    calls.launch("begin_step_groups_kernel", begin_step_groups_kernel, 1, 1, 0, p, 1);
 }
 
 void launch_scale(gpu::GpuCalls& calls, const UpdateParams& p, const double (&mu)[3], bool velocities) {
@@ -614,7 +632,7 @@ void launch_scale(gpu::GpuCalls& calls, const UpdateParams& p, const double (&mu
 void launch_begin_step(gpu::GpuCalls& calls, const UpdateParams& p) {
   calls.launch("begin_step_kernel", begin_step_kernel, 1, 1, 0, p);
   if (p.ngroups > 0 || p.nose_hoover)
-    calls.launch("begin_step_groups_kernel", begin_step_groups_kernel, 1, 1, 0, p);
+    calls.launch("begin_step_groups_kernel", begin_step_groups_kernel, 1, 1, 0, p, 0);
 }
 
 void launch_finish_dd_step(gpu::GpuCalls& calls, const UpdateParams& p, bool energy) {
@@ -622,6 +640,15 @@ void launch_finish_dd_step(gpu::GpuCalls& calls, const UpdateParams& p, bool ene
     calls.launch("finish_dd_step_kernel<energy>", finish_dd_step_kernel<true>, 1, 1, 0, p);
   else
     calls.launch("finish_dd_step_kernel", finish_dd_step_kernel<false>, 1, 1, 0, p);
+  if (p.ngroups > 0) calls.launch("begin_step_groups_kernel", begin_step_groups_kernel, 1, 1, 0, p, 0);
+}
+
+void launch_stage_group_ke_prev(gpu::GpuCalls& calls, StepState* st, int groups) {
+  calls.launch("stage_group_ke_prev_kernel", stage_group_ke_prev_kernel, 1, 1, 0, st, groups);
+}
+
+void launch_take_group_ke_prev(gpu::GpuCalls& calls, StepState* st, int groups) {
+  calls.launch("take_group_ke_prev_kernel", take_group_ke_prev_kernel, 1, 1, 0, st, groups);
 }
 
 void launch_stage_ke_prev(gpu::GpuCalls& calls, StepState* st) {

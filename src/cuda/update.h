@@ -21,12 +21,16 @@ void launch_scale(gpu::GpuCalls& calls, const UpdateParams& p, const double (&mu
 void launch_begin_step(gpu::GpuCalls& calls, const UpdateParams& p);
 
 // Domain decomposition (UpdateParams::dd), on a step that sums over domains (the update leaves its sums in
-// st->red): after the transport has summed them, this ends the step (one thread).
+// st->red, and with several tc-grps each group's in st->group_red): after the transport has summed them, this
+// ends the step (one thread), then draws the groups' coupling of the next step.
 void launch_finish_dd_step(gpu::GpuCalls& calls, const UpdateParams& p, bool energy);
 // A reduction of KE(n - 1/2) the host asks for: stage this domain's sums into st->red, let the transport sum
 // them, then take them as st->ke_prev.
 void launch_stage_ke_prev(gpu::GpuCalls& calls, StepState* st);
 void launch_take_ke_prev(gpu::GpuCalls& calls, StepState* st);
+// The same for each group's KE(n - 1/2) (several tc-grps), through st->group_red.
+void launch_stage_group_ke_prev(gpu::GpuCalls& calls, StepState* st, int groups);
+void launch_take_group_ke_prev(gpu::GpuCalls& calls, StepState* st, int groups);
 // The home cell widened by the plan's margin, per dimension (-inf/+inf where the grid has one domain).
 struct CellLimits {
   double lo[3], hi[3];

@@ -279,10 +279,6 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
         options.mdp, config.mdp->tcoupl_line,
         "tcoupl = Nose-Hoover runs with --backend cpu (one domain or several) or on one GPU so far "
         "(--backend cuda without domains); V-rescale runs on GPU domains");
-  if (config.tc_group && gpu_domains)
-    throw InputError(options.mdp, config.mdp->tc_grps_line,
-                     "several tc-grps run with --backend cpu (one domain or several) or on one GPU so far "
-                     "(--backend cuda without domains)");
   if (config.mdp->pcoupl != Pcoupl::No && gpu_domains)
     throw InputError(options.mdp, config.mdp->pcoupl_line,
                      std::string("pcoupl = ") +
