@@ -489,6 +489,69 @@ TEST(CudaDomains, SeveralTcGroupsOnDomainsFollowGromacsAndEveryTransportGivesThe
   expect_same_outputs(out + "/" + transports().back(), out + "/part", {"energy.csv"});
 }
 
+// C-rescale on GPU domains (spce_9k with test_pcoupl's noiseless settings: isotropic with reaction field,
+// coupling every step; semi-isotropic with PME, every second step): after a coupling step the home atoms are
+// scaled in the global frame and the next step repartitions in the new box, so 2x2x1 follows one GPU's path:
+// every step's potential and conserved energy within 1e-5 relative, the box within 3e-6 nm, the pressure
+// within 1 bar (the bounds of one GPU against gmx_d). With noise and coupling every fifth step, the same bits
+// on every transport, and nvshmem's regular steps still one launch without host waits.
+TEST(CudaDomains, CRescaleOnDomainsFollowsTheSingleGpuAndEveryTransportGivesTheSameBits) {
+  SKIP_WITHOUT_GPU_AND_MPI();
+  const std::string out = make_temp_dir("cuda_dd_pcoupl");
+  std::string log;
+  for (const std::string name : {"iso_rf", "semi_pme"}) {
+    SCOPED_TRACE(name);
+    const std::string mdp = "../pcoupl/" + name + ".mdp";
+    ASSERT_EQ(run_halomd("spce_9k", mdp, {}, out + "/one_" + name, "--backend cuda", &log), 0) << log;
+    ASSERT_EQ(run_halomd_under(mpirun(4), "spce_9k", mdp, {}, out + "/dd_" + name,
+                               "--backend cuda --transport mpi_staged --dd 2 2 1", &log),
+              0)
+        << log;
+    auto ref = read_csv(out + "/one_" + name + "/energy.csv"),
+         e = read_csv(out + "/dd_" + name + "/energy.csv");
+    ASSERT_EQ(e["step"].size(), ref["step"].size());
+    for (size_t k = 0; k < e["step"].size(); ++k) {
+      SCOPED_TRACE(::testing::Message() << "step " << e["step"][k]);
+      EXPECT_NEAR(e["potential"][k], ref["potential"][k],
+                  kGpuPathsEnergyRelTol * std::fabs(ref["potential"][k]));
+      EXPECT_NEAR(e["conserved"][k], ref["conserved"][k],
+                  kGpuPathsEnergyRelTol * std::fabs(ref["conserved"][k]));
+      EXPECT_NEAR(e["pressure"][k], ref["pressure"][k], kGpuPressureAbsTol);
+      EXPECT_NEAR(e["box_x"][k], ref["box_x"][k], kGpuBoxAbsTol);
+      EXPECT_NEAR(e["box_z"][k], ref["box_z"][k], kGpuBoxAbsTol);
+    }
+    EXPECT_GT(std::fabs(e["volume"].back() - e["volume"].front()), 0.01) << "the box did not change";
+    const std::string json = read_text(out + "/dd_" + name + "/run.json");
+    EXPECT_GE(json_number(json, "repartitions"), 10.0) << json;  // one after each coupling step
+  }
+  const std::map<std::string, std::string> noisy = {{"nsteps", "40"},
+                                                    {"ref-t", "300"},
+                                                    {"ld-seed", "5"},
+                                                    {"nstpcouple", "5"},
+                                                    {"nstenergy", "5"},
+                                                    {"nstcalcenergy", "5"},
+                                                    {"nstxout-compressed", "10"}};
+  std::string first;
+  for (const std::string& t : transports()) {
+    const std::string dir = out + "/" + t;
+    ASSERT_EQ(run_halomd_under(mpirun(4), "spce_9k", "../pcoupl/iso_rf.mdp", noisy, dir,
+                               "--backend cuda --transport " + t + " --dd 2 2 1", &log),
+              0)
+        << t << ":\n"
+        << log;
+    const std::string json = read_text(dir + "/run.json");
+    if (t == "nvshmem" || t == "nvshmem_put") {
+      EXPECT_EQ(json_number(json, "host_syncs_per_step"), 0.0) << t << "\n" << json;
+      EXPECT_EQ(json_number(json, "launches_per_step"), 1.0) << t << "\n" << json;
+    }
+    if (first.empty()) {
+      first = dir;
+      continue;
+    }
+    expect_same_outputs(first, dir);
+  }
+}
+
 // A GPU-only search step without energies of a device-initiated transport is one graph launch
 // (HALOMD_DD_SEARCH_GRAPH, default 1; one in eight of them still runs kernel by kernel, its phases timed),
 // recorded again after each repartition: the same kernels as kernel by kernel, so the same bits. Searches

@@ -903,6 +903,38 @@ class CudaDdExecutor::Impl {
     clock.lap(kLocalAtoms);
   }
 
+  // Pressure coupling after a step (C-rescale): the home atoms' x (global frame, as one domain's) scaled by
+  // mu and, with velocities, v and the pending centre-of-mass velocity by 1 / mu (the next update takes it
+  // off v), the box into the kernels' arguments (the search grid of periodic dimensions, PME, the listed
+  // interactions), and the next step repartitions in the new box: the plan's periodic shifts, the domains'
+  // cells and the halo all follow the box from a fresh plan. So each coupling step costs a repartition (a few
+  // ms of host work at 45k atoms): nstpcouple of 50-100 with tau-p of 5 ps or more keeps that small.
+  void scale(const Tensor& mu, const Box& box, bool velocities) {
+    join_ahead(false);  // a plan built ahead partitions the old box
+    settle_speculation(false);
+    if (on_device) download_home(true);
+    const size_t nh = dom.home.size();
+    for (size_t i = 0; i < nh; ++i)
+      for (int c = 0; c < 3; ++c) {
+        dom.x[i][c] *= mu.m[c][c];
+        if (velocities) dom.v[i][c] /= mu.m[c][c];
+      }
+    if (velocities && on_device) {  // hst[0] is the device's state (download_home synced)
+      for (int c = 0; c < 3; ++c) hst[0].vcm[c] /= mu.m[c][c];
+      calls.copy_async(ds.st.get(), hst.get(), sizeof(StepState), cudaMemcpyHostToDevice);
+      calls.sync();
+    }
+    cfg.box = box;
+    for (int d = 0; d < 3; ++d)
+      if (grid.n[d] == 1) search_len[d] = box.len[d];  // decomposed dimensions: an open extent with room
+    regridded = cuda::set_box_lengths(mdp, search_len, calls, ds) || regridded;
+    pme.set_box(box);
+    listed.set_box(box);
+    if (topo_index) topo_index->far = far_image_distance(grid, box);
+    state_on_host = on_device;
+    searched = false;  // the next step repartitions
+  }
+
   // Pages the process has faulted in so far (a fresh page costs ~2.5 us on the GPU machine): all its threads.
   static long minor_faults() {
     rusage u{};
@@ -1004,7 +1036,8 @@ class CudaDdExecutor::Impl {
     // the per-atom arrays did not outgrow the list's lanes.
     const int last_groups = hst[0].max_list_groups;
     const bool list_roomy = ds.cap_groups > 0 && last_groups > 0 && 3 * last_groups <= 2 * ds.cap_groups &&
-                            static_cast<long long>(ds.capacity) * ds.tpa <= ds.list_lanes;
+                            static_cast<long long>(ds.capacity) * ds.tpa <= ds.list_lanes && !regridded;
+    regridded = false;
     if (!list_roomy) list_regrows += cuda::size_pair_list(dom.x_local, calls, ds) ? 1 : 0;
     lap(kListSize);
     cuda::launch_pair_search(calls, ds.search);
@@ -1312,8 +1345,12 @@ class CudaDdExecutor::Impl {
   std::string gpu_name;
   int multiprocessors = 0;
 
-  bool on_device = false;      // x and v of the home atoms are on the device (after the first search)
-  bool searched = false;       // since load
+  bool on_device = false;  // x and v of the home atoms are on the device (after the first search)
+  bool searched = false;   // since load
+  // Pressure coupling (scale): dom.x, dom.v hold the scaled home atoms for the repartition of the next step,
+  // and the search grid changed its cell count (the pair list is sized again).
+  bool state_on_host = false;
+  bool regridded = false;
   bool ke_prev_global = true;  // st->ke_prev holds the whole system's KE(n - 1/2)
   int64_t step = 0;
   int64_t halo_bytes_per_step = 0;
@@ -1539,7 +1576,8 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
         if (!m.commit_ahead(r.step)) m.search(r.step, true);
         repartition = true;
       } else if (repartition) {
-        m.search(r.step);
+        m.search(r.step, m.state_on_host);
+        m.state_on_host = false;
         m.searched = true;
       } else if (start_ahead) {
         m.begin_ahead();
@@ -1670,6 +1708,8 @@ void CudaDdExecutor::save(MdState& s) {
     s.v[a.global] = a.v;
   }
 }
+
+void CudaDdExecutor::scale_coordinates(const Tensor& mu, const Box& box) { impl_->scale(mu, box, true); }
 
 void CudaDdExecutor::positions(std::vector<Vec3>& x) {
   Impl& m = *impl_;

@@ -32,6 +32,8 @@ class CudaDdExecutor final : public Executor {
   void step(const StepRequest& request, StepEnergies* energies) override;
   void save(MdState& state) override;
   void positions(std::vector<Vec3>& x) override;
+  // C-rescale: the next step repartitions in the new box (Impl::scale).
+  void scale_coordinates(const Tensor& mu, const Box& box) override;
   void frame(std::vector<Vec3>& x, std::vector<Vec3>& v) override;
   bool writes_outputs() const override;
   std::string transport() const override;

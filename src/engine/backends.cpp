@@ -279,12 +279,11 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
         options.mdp, config.mdp->tcoupl_line,
         "tcoupl = Nose-Hoover runs with --backend cpu (one domain or several) or on one GPU so far "
         "(--backend cuda without domains); V-rescale runs on GPU domains");
-  if (config.mdp->pcoupl != Pcoupl::No && gpu_domains)
-    throw InputError(options.mdp, config.mdp->pcoupl_line,
-                     std::string("pcoupl = ") +
-                         (config.mdp->pcoupl == Pcoupl::CRescale ? "C-rescale" : "Parrinello-Rahman") +
-                         " runs with --backend cpu (one domain or several) or on one GPU so far (--backend "
-                         "cuda without domains)");
+  if (config.mdp->pcoupl == Pcoupl::ParrinelloRahman && gpu_domains)
+    throw InputError(
+        options.mdp, config.mdp->pcoupl_line,
+        "pcoupl = Parrinello-Rahman runs with --backend cpu (one domain or several) or on one GPU so "
+        "far (--backend cuda without domains); C-rescale runs on GPU domains");
   if (config.mdp->nstfout > 0 && options.backend == "cuda" && decomposed(options))
     throw InputError(
         options.mdp, config.mdp->nstfout_line,
