@@ -906,23 +906,24 @@ class CudaDdExecutor::Impl {
   // Pressure coupling after a step (C-rescale): the home atoms' x (global frame, as one domain's) scaled by
   // mu and, with velocities, v and the pending centre-of-mass velocity by 1 / mu (the next update takes it
   // off v), the box into the kernels' arguments (the search grid of periodic dimensions, PME, the listed
-  // interactions), and the next step repartitions in the new box: the plan's periodic shifts, the domains'
-  // cells and the halo all follow the box from a fresh plan. So each coupling step costs a repartition (a few
-  // ms of host work at 45k atoms): nstpcouple of 50-100 with tau-p of 5 ps or more keeps that small.
+  // interactions), and a repartition in the new box at once: the plan's periodic shifts, the domains' cells,
+  // the halo and the pair list all follow the box from a fresh plan, and the next step is a regular one. So
+  // each coupling step (an energy step, which waits for the device anyway) costs a repartition's host work (a
+  // few ms at 45k atoms): nstpcouple of 50-100 with tau-p of 5 ps or more keeps that small.
   void scale(const Tensor& mu, const Box& box, bool velocities) {
     join_ahead(false);  // a plan built ahead partitions the old box
     settle_speculation(false);
-    if (on_device) download_home(true);
+    if (!on_device) throw RuntimeError(step, -1, "internal error: pressure coupling before the first step");
+    download_home(true);
     const size_t nh = dom.home.size();
     for (size_t i = 0; i < nh; ++i)
       for (int c = 0; c < 3; ++c) {
         dom.x[i][c] *= mu.m[c][c];
         if (velocities) dom.v[i][c] /= mu.m[c][c];
       }
-    if (velocities && on_device) {  // hst[0] is the device's state (download_home synced)
+    if (velocities) {  // hst[0] is the device's state (download_home synced)
       for (int c = 0; c < 3; ++c) hst[0].vcm[c] /= mu.m[c][c];
       calls.copy_async(ds.st.get(), hst.get(), sizeof(StepState), cudaMemcpyHostToDevice);
-      calls.sync();
     }
     cfg.box = box;
     for (int d = 0; d < 3; ++d)
@@ -931,8 +932,7 @@ class CudaDdExecutor::Impl {
     pme.set_box(box);
     listed.set_box(box);
     if (topo_index) topo_index->far = far_image_distance(grid, box);
-    state_on_host = on_device;
-    searched = false;  // the next step repartitions
+    search(step, true);
   }
 
   // Pages the process has faulted in so far (a fresh page costs ~2.5 us on the GPU machine): all its threads.
@@ -1347,9 +1347,7 @@ class CudaDdExecutor::Impl {
 
   bool on_device = false;  // x and v of the home atoms are on the device (after the first search)
   bool searched = false;   // since load
-  // Pressure coupling (scale): dom.x, dom.v hold the scaled home atoms for the repartition of the next step,
-  // and the search grid changed its cell count (the pair list is sized again).
-  bool state_on_host = false;
+  // Pressure coupling (scale): the search grid changed its cell count (the pair list is sized again).
   bool regridded = false;
   bool ke_prev_global = true;  // st->ke_prev holds the whole system's KE(n - 1/2)
   int64_t step = 0;
@@ -1576,8 +1574,7 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
         if (!m.commit_ahead(r.step)) m.search(r.step, true);
         repartition = true;
       } else if (repartition) {
-        m.search(r.step, m.state_on_host);
-        m.state_on_host = false;
+        m.search(r.step);
         m.searched = true;
       } else if (start_ahead) {
         m.begin_ahead();
