@@ -102,12 +102,8 @@ TEST(CRescale, WhatItDoesNotRunIsRefusedNamingTheLine) {
                        out + "/off", "", &log),
             0)
       << log;
-  // GPU domains refuse it (one GPU runs it: test_cuda_run).
-  EXPECT_EQ(
-      run_halomd("spce_1k5", "../pcoupl/iso_rf.mdp", {}, out + "/gpu", "--backend cuda --dd 2 1 1", &log), 2);
-  EXPECT_NE(log.find("pcoupl = C-rescale runs with --backend cpu (one domain or several) or on one GPU"),
-            std::string::npos)
-      << log;
+  // (One GPU and GPU domains run it: test_cuda_run, test_cuda_dd_mpi; GPU domains refuse Parrinello-Rahman:
+  // test_parrinello.)
 }
 
 }  // namespace

@@ -115,9 +115,7 @@ TEST(TcGroups, BadGroupsAreRefusedNamingTheLine) {
       EXPECT_NE(log.find(error), std::string::npos) << log;
     }
   }
-  // GPU domains refuse the peptide (its constraints first; several groups too).
-  EXPECT_EQ(run_halomd(kSystem, kMdp, {}, out + "/dd", "--backend cuda --domains 2", &log), 2);
-  EXPECT_NE(log.find("(--backend cuda without domains)"), std::string::npos) << log;
+  // (GPU domains run several groups too: test_cuda_dd_mpi.)
 }
 
 // The centre of mass removed per group (comm-grps, every step): grompp's degrees of freedom (3 less in each
