@@ -552,6 +552,62 @@ TEST(CudaDomains, CRescaleOnDomainsFollowsTheSingleGpuAndEveryTransportGivesTheS
   }
 }
 
+// The LJ switches on GPU domains (CHARMM36's force-switch, and potential-switch; rvdw-switch 0.8 nm): the
+// listed passes take the switched LJ as one GPU's kernels do. spce_9k on 2x2x1 against one GPU, with reaction
+// field and (force-switch) with PME: step-0 LJ and potential within the mixed-precision tolerance, every
+// step's potential within float rounding; force-switch bitwise the same on every transport.
+TEST(CudaDomains, LjSwitchesOnDomainsFollowTheSingleGpu) {
+  SKIP_WITHOUT_GPU_AND_MPI();
+  const std::string out = make_temp_dir("cuda_dd_ljswitch");
+  std::string log;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"Force-switch", "Reaction-Field"}, {"Potential-switch", "Reaction-Field"}, {"Force-switch", "PME"}};
+  for (const auto& [vdw, coulomb] : cases) {
+    SCOPED_TRACE(vdw + " " + coulomb);
+    const std::map<std::string, std::string> set = {{"nsteps", "20"},       {"nstenergy", "1"},
+                                                    {"nstcalcenergy", "1"}, {"vdw-modifier", vdw},
+                                                    {"rvdw-switch", "0.8"}, {"coulombtype", coulomb}};
+    const std::string tag = vdw.substr(0, 1) + coulomb.substr(0, 1);
+    ASSERT_EQ(run_halomd("spce_9k", "nve.mdp", set, out + "/one" + tag, "--backend cuda", &log), 0) << log;
+    ASSERT_EQ(run_halomd_under(mpirun(4), "spce_9k", "nve.mdp", set, out + "/dd" + tag,
+                               "--backend cuda --transport mpi_staged --dd 2 2 1", &log),
+              0)
+        << log;
+    auto ref = read_csv(out + "/one" + tag + "/energy.csv"), e = read_csv(out + "/dd" + tag + "/energy.csv");
+    ASSERT_EQ(e["step"].size(), ref["step"].size());
+    for (const char* term : {"lj_sr", "coulomb_sr", "potential"})
+      EXPECT_LT(rel(e[term][0], ref[term][0]), kEnergyRelTol)
+          << term << ": " << e[term][0] << " vs " << ref[term][0];
+    EXPECT_LT(rel(e["kinetic"][0], ref["kinetic"][0]), kKineticRelTol);
+    for (size_t k = 1; k < e["step"].size(); ++k)
+      EXPECT_LT(rel(e["potential"][k], ref["potential"][k]), 2e-5) << "step " << e["step"][k];
+  }
+  // The switch is on: force-switch's LJ differs from the potential-shift run's.
+  const std::map<std::string, std::string> shift = {{"nsteps", "0"}};
+  ASSERT_EQ(run_halomd("spce_9k", "nve.mdp", shift, out + "/shift", "--backend cuda", &log), 0) << log;
+  EXPECT_GT(std::fabs(read_csv(out + "/shift/energy.csv")["lj_sr"][0] -
+                      read_csv(out + "/oneFR/energy.csv")["lj_sr"][0]),
+            1.0);
+  const std::map<std::string, std::string> fsw = {{"nsteps", "30"},
+                                                  {"vdw-modifier", "Force-switch"},
+                                                  {"rvdw-switch", "0.8"},
+                                                  {"nstxout-compressed", "10"}};
+  std::string first;
+  for (const std::string& t : transports()) {
+    const std::string dir = out + "/" + t;
+    ASSERT_EQ(run_halomd_under(mpirun(4), "spce_9k", "nve.mdp", fsw, dir,
+                               "--backend cuda --transport " + t + " --dd 2 2 1", &log),
+              0)
+        << t << ":\n"
+        << log;
+    if (first.empty()) {
+      first = dir;
+      continue;
+    }
+    expect_same_outputs(first, dir);
+  }
+}
+
 // A GPU-only search step without energies of a device-initiated transport is one graph launch
 // (HALOMD_DD_SEARCH_GRAPH, default 1; one in eight of them still runs kernel by kernel, its phases timed),
 // recorded again after each repartition: the same kernels as kernel by kernel, so the same bits. Searches

@@ -72,15 +72,7 @@ TEST(ForceSwitch, WhatIsNotRunYetIsRefusedNamingTheLine) {
       run_halomd("spce_1k5", "../forceswitch/fsw0.8.mdp", {{"rvdw-switch", "1.0"}}, out + "/sw", "", &log),
       2);
   EXPECT_NE(log.find("rvdw-switch must be at least 0 and below rvdw"), std::string::npos) << log;
-  // One GPU runs both switches (test_cuda_executor); GPU domains do not yet.
-  EXPECT_EQ(run_halomd("spce_1k5", "../forceswitch/fsw0.8.mdp", {}, out + "/gpu", "--backend cuda --dd 2 1 1",
-                       &log),
-            2);
-  EXPECT_NE(log.find("vdw-modifier = Force-switch runs with --backend cpu"), std::string::npos) << log;
-  EXPECT_EQ(run_halomd("spce_1k5", "../forceswitch/psw0.8.mdp", {}, out + "/gpu2",
-                       "--backend cuda --dd 2 1 1", &log),
-            2);
-  EXPECT_NE(log.find("vdw-modifier = Potential-switch runs with --backend cpu"), std::string::npos) << log;
+  // (One GPU and GPU domains run both switches: test_cuda_executor, test_cuda_dd_mpi.)
 }
 
 }  // namespace

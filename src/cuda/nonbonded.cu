@@ -29,9 +29,9 @@ __device__ inline int row_kind(const NonbondedParams& p, int s) {
 // row of its kind; otherwise row u is sorted row u. Two instantiations, so that the plain one keeps the
 // single-GPU kernel's code (computing the lane from a loaded row there cost it ~3.5% at 203k atoms,
 // bench/NOTES.md, thirteenth session).
-// kEwald: real-space Ewald (coulombtype = PME) instead of reaction field; listed (GPU domains) only with
-// the potential-shift LJ.
-// kVdw: the LJ form (pair_terms.cuh's lj_term); the switches run on one domain only (never listed).
+// kEwald: real-space Ewald (coulombtype = PME) instead of reaction field.
+// kVdw: the LJ form (pair_terms.cuh's lj_term): potential-shift, force-switch or potential-switch, each on
+// one GPU and in the listed passes of GPU domains.
 template <bool kEnergy, bool kListed, bool kEwald = false, int kVdw = kVdwShift>
 __global__ void __launch_bounds__(kBlock, kEnergy ? 4 : 6) nonbonded_kernel(NonbondedParams p, int pass) {
   extern __shared__ float2 s_lj[];
@@ -162,6 +162,30 @@ void launch_one_domain(gpu::GpuCalls& calls, const NonbondedParams& p, bool ener
   }
 }
 
+// The listed passes (GPU domains) of LJ form kVdw, with reaction field or Ewald.
+template <int kVdw>
+void launch_listed_pass(gpu::GpuCalls& calls, const NonbondedParams& p, bool energy, int blocks,
+                        size_t shared, NonbondedPass pass) {
+  static constexpr const char* kNames[3][4] = {
+      {"nonbonded_kernel<listed>", "nonbonded_kernel<energy, listed>", "nonbonded_kernel<listed, ewald>",
+       "nonbonded_kernel<energy, listed, ewald>"},
+      {"nonbonded_kernel<listed, fsw>", "nonbonded_kernel<energy, listed, fsw>",
+       "nonbonded_kernel<listed, ewald, fsw>", "nonbonded_kernel<energy, listed, ewald, fsw>"},
+      {"nonbonded_kernel<listed, psw>", "nonbonded_kernel<energy, listed, psw>",
+       "nonbonded_kernel<listed, ewald, psw>", "nonbonded_kernel<energy, listed, ewald, psw>"}};
+  const char* const* name = kNames[kVdw];
+  if (p.ewald_beta > 0.f) {
+    if (energy)
+      calls.launch(name[3], nonbonded_kernel<true, true, true, kVdw>, blocks, kBlock, shared, p, pass);
+    else
+      calls.launch(name[2], nonbonded_kernel<false, true, true, kVdw>, blocks, kBlock, shared, p, pass);
+  } else if (energy) {
+    calls.launch(name[1], nonbonded_kernel<true, true, false, kVdw>, blocks, kBlock, shared, p, pass);
+  } else {
+    calls.launch(name[0], nonbonded_kernel<false, true, false, kVdw>, blocks, kBlock, shared, p, pass);
+  }
+}
+
 }  // namespace
 
 void launch_nonbonded(gpu::GpuCalls& calls, const NonbondedParams& p, bool energy, NonbondedPass pass) {
@@ -171,17 +195,16 @@ void launch_nonbonded(gpu::GpuCalls& calls, const NonbondedParams& p, bool energ
   const int blocks = static_cast<int>((lanes + kBlock - 1) / kBlock);
   if (blocks == 0) return;  // a pass with no rows of its kind
   const size_t shared = sizeof(float2) * p.ntypes * p.ntypes;
-  if (listed && p.ewald_beta > 0.f && p.vdw == kVdwShift) {  // PME on GPU domains
-    if (energy)
-      calls.launch("nonbonded_kernel<energy, listed, ewald>", nonbonded_kernel<true, true, true>, blocks,
-                   kBlock, shared, p, pass);
+  if (listed) {  // GPU domains' passes over the rows of one kind
+    if (p.vdw == kVdwForceSwitch)
+      launch_listed_pass<kVdwForceSwitch>(calls, p, energy, blocks, shared, pass);
+    else if (p.vdw == kVdwPotentialSwitch)
+      launch_listed_pass<kVdwPotentialSwitch>(calls, p, energy, blocks, shared, pass);
     else
-      calls.launch("nonbonded_kernel<listed, ewald>", nonbonded_kernel<false, true, true>, blocks, kBlock,
-                   shared, p, pass);
+      launch_listed_pass<kVdwShift>(calls, p, energy, blocks, shared, pass);
     return;
   }
-  if (p.vdw != kVdwShift || p.ewald_beta > 0.f) {
-    // One domain, or a pass over every row: the LJ switches run on one domain only.
+  if (p.vdw != kVdwShift || p.ewald_beta > 0.f) {  // one domain, or a pass over every row
     if (p.vdw == kVdwForceSwitch)
       launch_one_domain<kVdwForceSwitch>(calls, p, energy, blocks, shared, pass);
     else if (p.vdw == kVdwPotentialSwitch)
@@ -190,13 +213,8 @@ void launch_nonbonded(gpu::GpuCalls& calls, const NonbondedParams& p, bool energ
       launch_one_domain<kVdwShift>(calls, p, energy, blocks, shared, pass);
     return;
   }
-  if (energy && listed)
-    calls.launch("nonbonded_kernel<energy, listed>", nonbonded_kernel<true, true>, blocks, kBlock, shared, p,
-                 pass);
-  else if (energy)
+  if (energy)
     calls.launch("nonbonded_kernel<energy>", nonbonded_kernel<true, false>, blocks, kBlock, shared, p, pass);
-  else if (listed)
-    calls.launch("nonbonded_kernel<listed>", nonbonded_kernel<false, true>, blocks, kBlock, shared, p, pass);
   else
     calls.launch("nonbonded_kernel", nonbonded_kernel<false, false>, blocks, kBlock, shared, p, pass);
 }

@@ -265,15 +265,6 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
                      "the topology has virtual sites ([ virtual_sites2 ], [ virtual_sites3 ]: TIP4P or TIP5P "
                      "water, ...), which run with --backend cpu (one domain or several) or on one GPU so far "
                      "(--backend cuda without domains)");
-  if ((config.mdp->vdw_modifier == VdwModifier::ForceSwitch ||
-       config.mdp->vdw_modifier == VdwModifier::PotentialSwitch) &&
-      gpu_domains)
-    throw InputError(
-        options.mdp, config.mdp->vdw_modifier_line,
-        std::string("vdw-modifier = ") +
-            (config.mdp->vdw_modifier == VdwModifier::ForceSwitch ? "Force-switch" : "Potential-switch") +
-            " runs with --backend cpu (one domain or several) or on one GPU so far (--backend cuda without "
-            "domains)");
   if (config.mdp->tcoupl == Tcoupl::NoseHoover && gpu_domains)
     throw InputError(
         options.mdp, config.mdp->tcoupl_line,
