@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <initializer_list>
 #include <iostream>
 #include <map>
@@ -57,6 +58,50 @@ void expect_same_outputs(const std::string& a, const std::string& b,
 }
 
 double rel(double a, double b) { return std::fabs(a - b) / std::max(std::fabs(b), 1e-30); }
+
+// One run of a bitwise comparison: the environment prefix (may be empty) and the transport.
+struct TransportRun {
+  std::string env, transport;
+};
+
+// Runs `sys` with `mdp` (`set` overriding options) on 4 ranks, 2x2x1, once per entry of `runs` (into
+// out/run<k>_<transport>); each run's `files` equal the first run's byte for byte. A run of nvshmem or
+// nvshmem_put whose environment is `counted_env` must make no host sync, no MPI wait and one launch per
+// regular step; `check` (optional) adds checks of each run's run.json.
+void expect_transports_give_the_same_bits(
+    const std::string& out, const std::string& sys, const std::string& mdp,
+    const std::map<std::string, std::string>& set, const std::vector<TransportRun>& runs,
+    const std::string& counted_env, std::initializer_list<const char*> files,
+    const std::function<void(const TransportRun&, const std::string& json)>& check = {}) {
+  std::string first, log;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const TransportRun& run = runs[k];
+    const std::string dir = out + "/run" + std::to_string(k) + "_" + run.transport;
+    ASSERT_EQ(run_halomd_under(run.env + " " + mpirun(4), sys, mdp, set, dir,
+                               "--backend cuda --transport " + run.transport + " --dd 2 2 1", &log),
+              0)
+        << run.env << " " << run.transport << ":\n"
+        << log;
+    const std::string json = read_text(dir + "/run.json");
+    if (run.transport.starts_with("nvshmem") && run.env == counted_env) {
+      EXPECT_EQ(json_number(json, "host_syncs_per_step"), 0.0) << run.transport << "\n" << json;
+      EXPECT_EQ(json_number(json, "mpi_waits_per_step"), 0.0) << run.transport << "\n" << json;
+      EXPECT_EQ(json_number(json, "launches_per_step"), 1.0) << run.transport << "\n" << json;
+    }
+    if (check) check(run, json);
+    if (first.empty())
+      first = dir;
+    else
+      expect_same_outputs(first, dir, files);
+  }
+}
+
+// Every transport once, all with the environment `env`.
+std::vector<TransportRun> each_transport(const std::string& env) {
+  std::vector<TransportRun> runs;
+  for (const std::string& t : transports()) runs.push_back({env, t});
+  return runs;
+}
 
 // Step-0 energies of spce_9k (4.5 nm box) on 2 and 4 domains, against one GPU: the same pairs in float, but
 // in other positions' frames and summed in other groups, so within the mixed-precision tolerance (the same
@@ -305,44 +350,25 @@ TEST(CudaDomains, PmeOnDomainsFollowsTheSingleGpuAndEveryTransportGivesTheSameBi
   // The skin check of step 30 fails in every run: a repartition there gives the mesh a new home count and
   // charges, and the graphs are recorded again.
   const std::string repartition = "HALOMD_TEST_FAIL_SKIN_CHECK_AT=30 ";
-  std::vector<std::pair<std::string, std::string>> runs;  // (environment, transport)
-  for (const std::string& t : transports()) runs.emplace_back(repartition, t);
+  std::vector<TransportRun> runs = each_transport(repartition);
   if (transports().back() == "nvshmem_put") {
-    runs.emplace_back(repartition + "HALOMD_HALO_SYSTEM_FENCES=1", "nvshmem");
-    runs.emplace_back(repartition + "HALOMD_DD_OVERLAP=0", "nvshmem");
+    runs.push_back({repartition + "HALOMD_HALO_SYSTEM_FENCES=1", "nvshmem"});
+    runs.push_back({repartition + "HALOMD_DD_OVERLAP=0", "nvshmem"});
     // The other form of the grid sum (every grid to every PE, summed in 64 bits; the default is slabs:
     // a reduce-scatter, then an all-gather in float): the same float grid.
-    runs.emplace_back(repartition + "HALOMD_GRID_SUM=all", "nvshmem");
-    runs.emplace_back(repartition + "HALOMD_GRID_SUM=all", "nvshmem_put");
+    runs.push_back({repartition + "HALOMD_GRID_SUM=all", "nvshmem"});
+    runs.push_back({repartition + "HALOMD_GRID_SUM=all", "nvshmem_put"});
   }
-  std::string first;
-  for (const auto& [env, t] : runs) {
-    const std::string dir = out + "/" + t +
-                            (env == repartition                        ? ""
-                             : env.find("FENCES") != std::string::npos ? "_system_scope"
-                             : env.find("=all") != std::string::npos   ? "_all"
-                                                                       : "_overlap0");
-    ASSERT_EQ(run_halomd_under(env + " " + mpirun(4), "spce_9k", "nve.mdp", set, dir,
-                               "--backend cuda --transport " + t + " --dd 2 2 1", &log),
-              0)
-        << env << " " << t << ":\n"
-        << log;
-    const std::string json = read_text(dir + "/run.json");
-    EXPECT_GE(json_number(json, "repartitions"), 2.0) << t << " " << env << "\n" << json;
-    const std::string form =
-        t.starts_with("nvshmem") ? (env.find("=all") != std::string::npos ? "all" : "slabs") : "host";
-    EXPECT_NE(json.find("\"pme_grid_sum\": \"" + form + "\""), std::string::npos) << t << " " << env << json;
-    if ((t == "nvshmem" || t == "nvshmem_put") && env == repartition) {
-      EXPECT_EQ(json_number(json, "host_syncs_per_step"), 0.0) << t << "\n" << json;
-      EXPECT_EQ(json_number(json, "mpi_waits_per_step"), 0.0) << t << "\n" << json;
-      EXPECT_EQ(json_number(json, "launches_per_step"), 1.0) << t << "\n" << json;
-    }
-    if (first.empty()) {
-      first = dir;
-      continue;
-    }
-    expect_same_outputs(first, dir);
-  }
+  expect_transports_give_the_same_bits(
+      out, "spce_9k", "nve.mdp", set, runs, repartition, {"energy.csv", "traj.xtc", "confout.gro"},
+      [](const TransportRun& run, const std::string& json) {
+        EXPECT_GE(json_number(json, "repartitions"), 2.0) << run.transport << " " << run.env << "\n" << json;
+        const std::string form = run.transport.starts_with("nvshmem")
+                                     ? (run.env.find("=all") != std::string::npos ? "all" : "slabs")
+                                     : "host";
+        EXPECT_NE(json.find("\"pme_grid_sum\": \"" + form + "\""), std::string::npos)
+            << run.transport << " " << run.env << json;
+      });
 }
 
 // The solvated peptide (amber99sb-ildn: bonds, angles, dihedrals and 1-4 pairs, hydrogen bonds by LINCS,
@@ -405,30 +431,13 @@ TEST(CudaDomains, ListedInteractionsAndLincsOnDomainsFollowTheSingleGpu) {
       {"nstcomm", "10"}, {"tcoupl", "v-rescale"}, {"tc-grps", "System"},   {"tau-t", "0.1"},
       {"ref-t", "300"},  {"ld-seed", "11"}};
   const std::string repartition = "HALOMD_TEST_FAIL_SKIN_CHECK_AT=30 ";
-  std::vector<std::pair<std::string, std::string>> runs;  // (environment, transport)
-  for (const std::string& t : transports()) runs.emplace_back(repartition, t);
-  if (transports().back() == "nvshmem_put") runs.emplace_back(repartition + "HALOMD_DD_OVERLAP=0", "nvshmem");
-  std::string first;
-  for (const auto& [env, t] : runs) {
-    const std::string dir = out + "/" + t + (env == repartition ? "" : "_overlap0");
-    ASSERT_EQ(run_halomd_under(env + " " + mpirun(4), sys, mdp, set, dir,
-                               "--backend cuda --transport " + t + " --dd 2 2 1", &log),
-              0)
-        << env << " " << t << ":\n"
-        << log;
-    const std::string json = read_text(dir + "/run.json");
-    EXPECT_GE(json_number(json, "repartitions"), 2.0) << t << " " << env << "\n" << json;
-    if ((t == "nvshmem" || t == "nvshmem_put") && env == repartition) {
-      EXPECT_EQ(json_number(json, "host_syncs_per_step"), 0.0) << t << "\n" << json;
-      EXPECT_EQ(json_number(json, "mpi_waits_per_step"), 0.0) << t << "\n" << json;
-      EXPECT_EQ(json_number(json, "launches_per_step"), 1.0) << t << "\n" << json;
-    }
-    if (first.empty()) {
-      first = dir;
-      continue;
-    }
-    expect_same_outputs(first, dir);
-  }
+  std::vector<TransportRun> runs = each_transport(repartition);
+  if (transports().back() == "nvshmem_put") runs.push_back({repartition + "HALOMD_DD_OVERLAP=0", "nvshmem"});
+  expect_transports_give_the_same_bits(
+      out, sys, mdp, set, runs, repartition, {"energy.csv", "traj.xtc", "confout.gro"},
+      [](const TransportRun& run, const std::string& json) {
+        EXPECT_GE(json_number(json, "repartitions"), 2.0) << run.transport << " " << run.env << "\n" << json;
+      });
 }
 
 // Several tc-grps on GPU domains (Protein Non-Protein on the solvated peptide, h-bonds by LINCS, PME): each
@@ -455,28 +464,13 @@ TEST(CudaDomains, SeveralTcGroupsOnDomainsFollowGromacsAndEveryTransportGivesThe
       {"ref-t", "300 310"}, {"ld-seed", "3"},        {"nsttcouple", "5"},    {"nsteps", "60"},
       {"nstenergy", "10"},  {"nstcalcenergy", "10"}, {"nstcheckpoint", "20"}};
   const std::string repartition = "HALOMD_TEST_FAIL_SKIN_CHECK_AT=30 ";
-  std::string first;
-  for (const std::string& t : transports()) {
-    const std::string dir = out + "/" + t;
-    ASSERT_EQ(run_halomd_under(repartition + mpirun(4), sys, mdp, noisy, dir,
-                               "--backend cuda --transport " + t + " --dd 2 2 1", &log),
-              0)
-        << t << ":\n"
-        << log;
-    const std::string json = read_text(dir + "/run.json");
-    EXPECT_GE(json_number(json, "repartitions"), 2.0) << t << "\n" << json;
-    if (t == "nvshmem" || t == "nvshmem_put") {
-      EXPECT_EQ(json_number(json, "host_syncs_per_step"), 0.0) << t << "\n" << json;
-      EXPECT_EQ(json_number(json, "launches_per_step"), 1.0) << t << "\n" << json;
-    }
-    if (first.empty()) {
-      first = dir;
-      auto n = read_csv(dir + "/energy.csv");
-      EXPECT_GT(n["t_Protein"].back(), 100.0) << "the thermostats did not heat the groups";
-      continue;
-    }
-    expect_same_outputs(first, dir, {"energy.csv", "confout.gro"});
-  }
+  expect_transports_give_the_same_bits(
+      out, sys, mdp, noisy, each_transport(repartition), repartition, {"energy.csv", "confout.gro"},
+      [](const TransportRun& run, const std::string& json) {
+        EXPECT_GE(json_number(json, "repartitions"), 2.0) << run.transport << "\n" << json;
+      });
+  EXPECT_GT(read_csv(out + "/run0_" + transports()[0] + "/energy.csv")["t_Protein"].back(), 100.0)
+      << "the thermostats did not heat the groups";
   // Killed before step 27 after the checkpoint at 20, then continued from it.
   const std::string args = "--backend cuda --transport " + transports().back() + " --dd 2 2 1";
   EXPECT_NE(run_halomd_under(repartition + mpirun(4), sys, mdp, noisy, out + "/part",
@@ -486,7 +480,8 @@ TEST(CudaDomains, SeveralTcGroupsOnDomainsFollowGromacsAndEveryTransportGivesThe
                              args + " --cpi " + out + "/part/state.cpt", &log),
             0)
       << log;
-  expect_same_outputs(out + "/" + transports().back(), out + "/part", {"energy.csv"});
+  expect_same_outputs(out + "/run" + std::to_string(transports().size() - 1) + "_" + transports().back(),
+                      out + "/part", {"energy.csv"});
 }
 
 // C-rescale on GPU domains (spce_9k with test_pcoupl's noiseless settings: isotropic with reaction field,
@@ -531,31 +526,15 @@ TEST(CudaDomains, CRescaleOnDomainsFollowsTheSingleGpuAndEveryTransportGivesTheS
                                                     {"nstenergy", "5"},
                                                     {"nstcalcenergy", "5"},
                                                     {"nstxout-compressed", "10"}};
-  std::string first;
-  for (const std::string& t : transports()) {
-    const std::string dir = out + "/" + t;
-    ASSERT_EQ(run_halomd_under(mpirun(4), "spce_9k", "../pcoupl/iso_rf.mdp", noisy, dir,
-                               "--backend cuda --transport " + t + " --dd 2 2 1", &log),
-              0)
-        << t << ":\n"
-        << log;
-    const std::string json = read_text(dir + "/run.json");
-    if (t == "nvshmem" || t == "nvshmem_put") {
-      EXPECT_EQ(json_number(json, "host_syncs_per_step"), 0.0) << t << "\n" << json;
-      EXPECT_EQ(json_number(json, "launches_per_step"), 1.0) << t << "\n" << json;
-    }
-    if (first.empty()) {
-      first = dir;
-      continue;
-    }
-    expect_same_outputs(first, dir);
-  }
+  expect_transports_give_the_same_bits(out, "spce_9k", "../pcoupl/iso_rf.mdp", noisy, each_transport(""), "",
+                                       {"energy.csv", "traj.xtc", "confout.gro"});
 }
 
 // The LJ switches on GPU domains (CHARMM36's force-switch, and potential-switch; rvdw-switch 0.8 nm): the
 // listed passes take the switched LJ as one GPU's kernels do. spce_9k on 2x2x1 against one GPU, with reaction
 // field and (force-switch) with PME: step-0 LJ and potential within the mixed-precision tolerance, every
-// step's potential within float rounding; force-switch bitwise the same on every transport.
+// step's potential within float rounding; force-switch bitwise the same on every transport, and nvshmem's
+// regular steps one launch without host waits.
 TEST(CudaDomains, LjSwitchesOnDomainsFollowTheSingleGpu) {
   SKIP_WITHOUT_GPU_AND_MPI();
   const std::string out = make_temp_dir("cuda_dd_ljswitch");
@@ -588,24 +567,11 @@ TEST(CudaDomains, LjSwitchesOnDomainsFollowTheSingleGpu) {
   EXPECT_GT(std::fabs(read_csv(out + "/shift/energy.csv")["lj_sr"][0] -
                       read_csv(out + "/oneFR/energy.csv")["lj_sr"][0]),
             1.0);
-  const std::map<std::string, std::string> fsw = {{"nsteps", "30"},
-                                                  {"vdw-modifier", "Force-switch"},
-                                                  {"rvdw-switch", "0.8"},
-                                                  {"nstxout-compressed", "10"}};
-  std::string first;
-  for (const std::string& t : transports()) {
-    const std::string dir = out + "/" + t;
-    ASSERT_EQ(run_halomd_under(mpirun(4), "spce_9k", "nve.mdp", fsw, dir,
-                               "--backend cuda --transport " + t + " --dd 2 2 1", &log),
-              0)
-        << t << ":\n"
-        << log;
-    if (first.empty()) {
-      first = dir;
-      continue;
-    }
-    expect_same_outputs(first, dir);
-  }
+  const std::map<std::string, std::string> fsw = {{"nsteps", "30"},        {"vdw-modifier", "Force-switch"},
+                                                  {"rvdw-switch", "0.8"},  {"nstxout-compressed", "10"},
+                                                  {"nstcalcenergy", "10"}, {"nstenergy", "10"}};
+  expect_transports_give_the_same_bits(out, "spce_9k", "nve.mdp", fsw, each_transport(""), "",
+                                       {"energy.csv", "traj.xtc", "confout.gro"});
 }
 
 // A GPU-only search step without energies of a device-initiated transport is one graph launch
