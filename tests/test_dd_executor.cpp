@@ -15,6 +15,7 @@
 #include "cpu/dd_executor.h"
 #include "cpu/update.h"
 #include "domdec/assignment.h"
+#include "domdec/halo_plan.h"
 #include "engine/setup.h"
 #include "support/run_helpers.h"
 #include "support/test_support.h"
@@ -297,6 +298,50 @@ TEST(DdExecutor, AListedInteractionBeyondTheHaloStopsTheRunNamingTheStep) {
                               bond.atoms[0] + 1, bond.atoms[1] + 1)),
         std::string::npos)
         << what;
+  }
+}
+
+// Where the halo reaches through the neighbour to the far side of the box (two domains along x, a send range
+// of 1.94 nm in cells of 2.1 nm: GPU domains' skin makes such ranges), a domain also holds far images of the
+// atoms beside it across the face the two share. With the far-image rule (LocalTopologyIndex::far) every
+// listed interaction and excluded pair of the solvated peptide is computed by exactly one domain; without it
+// some are computed by both, as the first GPU run of the listed interactions found (bench/NOTES.md,
+// twenty-eighth session).
+TEST(DdDomain, AHaloThroughTheNeighbourComputesEachInteractionOnce) {
+  const auto sys = load_system("hbonds_nve.mdp", {}, "bonded/solvated");
+  const Topology& top = sys->in.top;
+  const Box& box = sys->in.gro.box;
+  const domdec::DdGrid grid{{2, 1, 1}};
+  const std::vector<int> first =
+      domdec::update_group_first_atoms(top.num_atoms(), top.settles, top.constraints, top.vsites);
+  // The range of the first GPU run: rlist 1.029 nm plus two skins of 0.40, the groups' margin 0.109 nm.
+  const domdec::HaloRange range{1.829, 0.109};
+  ASSERT_GT(range.send_range(), 0.9 * box.len.x / 2) << "the halo must reach nearly through the neighbour";
+  std::vector<std::vector<Vec3>> x_local;
+  const domdec::DdPlan plan = domdec::build_plan_with(grid, box, sys->start.x, first, range, &x_local);
+  ASSERT_EQ(plan.domains.size(), 2u);
+  ASSERT_EQ(plan.domains[0].pulses.size(), 1u);
+  LocalTopologyIndex index = make_local_topology_index(top, first);
+  const int64_t want_excluded = static_cast<int64_t>(top.excl.size()) / 2;
+  for (const bool rule : {true, false}) {
+    index.far = rule ? far_image_distance(grid, box) : Vec3{1e300, 1e300, 1e300};
+    int64_t listed = 0, excluded = 0;
+    for (size_t d = 0; d < 2; ++d) {
+      DdDomain dom;
+      dom.plan = plan.domains[d];
+      dom.home.assign(dom.plan.global.begin(), dom.plan.global.begin() + dom.plan.num_home);
+      dom.x_local = x_local[d];
+      build_local_interactions(dom, top, 1, &index);
+      listed += static_cast<int64_t>(dom.listed.size());
+      excluded += local_excluded_pairs(dom);
+    }
+    if (rule) {
+      EXPECT_EQ(listed, static_cast<int64_t>(top.bonded.size()));
+      EXPECT_EQ(excluded, want_excluded);
+    } else {  // the far images add interactions across the shared face a second time
+      EXPECT_GT(listed, static_cast<int64_t>(top.bonded.size()));
+      EXPECT_GT(excluded, want_excluded);
+    }
   }
 }
 
