@@ -489,7 +489,8 @@ TEST(CudaDomains, SeveralTcGroupsOnDomainsFollowGromacsAndEveryTransportGivesThe
 // scaled in the global frame and the next step repartitions in the new box, so 2x2x1 follows one GPU's path:
 // every step's potential and conserved energy within 1e-5 relative, the box within 3e-6 nm, the pressure
 // within 1 bar (the bounds of one GPU against gmx_d). With noise and coupling every fifth step, the same bits
-// on every transport, and nvshmem's regular steps still one launch without host waits.
+// on every transport, nvshmem's regular steps still one launch without host waits, and a continuation from
+// a checkpoint the uninterrupted run's energies bit for bit.
 TEST(CudaDomains, CRescaleOnDomainsFollowsTheSingleGpuAndEveryTransportGivesTheSameBits) {
   SKIP_WITHOUT_GPU_AND_MPI();
   const std::string out = make_temp_dir("cuda_dd_pcoupl");
@@ -525,9 +526,22 @@ TEST(CudaDomains, CRescaleOnDomainsFollowsTheSingleGpuAndEveryTransportGivesTheS
                                                     {"nstpcouple", "5"},
                                                     {"nstenergy", "5"},
                                                     {"nstcalcenergy", "5"},
-                                                    {"nstxout-compressed", "10"}};
+                                                    {"nstxout-compressed", "10"},
+                                                    {"nstcheckpoint", "20"}};
   expect_transports_give_the_same_bits(out, "spce_9k", "../pcoupl/iso_rf.mdp", noisy, each_transport(""), "",
                                        {"energy.csv", "traj.xtc", "confout.gro"});
+  // Killed before step 27 after the checkpoint at 20 (the box, the barostat's integral and, for the search
+  // grid, the box-derived search lengths as the uninterrupted run has them), then continued from it.
+  const std::string args = "--backend cuda --transport " + transports().back() + " --dd 2 2 1";
+  EXPECT_NE(run_halomd_under(mpirun(4), "spce_9k", "../pcoupl/iso_rf.mdp", noisy, out + "/part",
+                             args + " --stop-at-step 27", &log),
+            0);
+  ASSERT_EQ(run_halomd_under(mpirun(4), "spce_9k", "../pcoupl/iso_rf.mdp", noisy, out + "/part",
+                             args + " --cpi " + out + "/part/state.cpt", &log),
+            0)
+      << log;
+  expect_same_outputs(out + "/run" + std::to_string(transports().size() - 1) + "_" + transports().back(),
+                      out + "/part", {"energy.csv"});
 }
 
 // The LJ switches on GPU domains (CHARMM36's force-switch, and potential-switch; rvdw-switch 0.8 nm): the

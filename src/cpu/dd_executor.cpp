@@ -527,6 +527,7 @@ void DdExecutor::scale_coordinates(const Tensor& mu, const Box& box) {
 void DdExecutor::set_box(const Box& box) {
   cfg_.box = box;
   inv_len_ = pair_inv_len(box, grid_);
+  index_.far = far_image_distance(grid_, box);
   if (pme_) pme_->set_box(box);
   for (DdDomain& d : dom_) {
     for (domdec::Pulse& p : d.plan.pulses)

@@ -903,6 +903,17 @@ class CudaDdExecutor::Impl {
     clock.lap(kLocalAtoms);
   }
 
+  // The search box: the real box in dimensions with one domain (periodic), an open extent in decomposed
+  // ones, large enough that no pair is found across its periodic boundary: the domain, the halo's range and
+  // margin (home atoms reach a margin below the domain), rlist and room for drift. A function of the box and
+  // of what load() fixes, so that a run continued from a checkpoint searches the same grid.
+  void set_search_len(const Box& box) {
+    for (int d = 0; d < 3; ++d)
+      search_len[d] = grid.n[d] == 1 ? box.len[d]
+                                     : box.len[d] / grid.n[d] + range.rlist + 2.0 * margin_room + mdp.rlist +
+                                           std::max(kSearchPad, 2.0 * skin + 0.1);
+  }
+
   // Pressure coupling after a step (C-rescale): the home atoms' x (global frame, as one domain's) scaled by
   // mu and, with velocities, v and the pending centre-of-mass velocity by 1 / mu (the next update takes it
   // off v), the box into the kernels' arguments (the search grid of periodic dimensions, PME, the listed
@@ -926,8 +937,7 @@ class CudaDdExecutor::Impl {
       calls.copy_async(ds.st.get(), hst.get(), sizeof(StepState), cudaMemcpyHostToDevice);
     }
     cfg.box = box;
-    for (int d = 0; d < 3; ++d)
-      if (grid.n[d] == 1) search_len[d] = box.len[d];  // decomposed dimensions: an open extent with room
+    set_search_len(box);  // as a run continued from this box has it
     regridded = cuda::set_box_lengths(mdp, search_len, calls, ds) || regridded;
     pme.set_box(box);
     listed.set_box(box);
@@ -1318,6 +1328,7 @@ class CudaDdExecutor::Impl {
   double check_s = 0.0, max_drift = 0.0;       // max_drift: the largest of the checks that kept the plan
   double max_disp_kept = 0.0;                  // the largest displacement alone among those checks
   Vec3 search_len;
+  double margin_room = 0.0;  // the molecule margin's room in the search box (load, set_search_len)
   DdDomain dom;
   int num_home = 0, num_local = 0;
 
@@ -1441,15 +1452,8 @@ void CudaDdExecutor::load(const MdState& s) {
   for (int g : owner.home[me]) atoms.push_back({g, me, s.x[g], s.v[g]});
   set_home(m.dom, m.top, std::move(atoms));
 
-  // The search box: the real box in dimensions with one domain (periodic), an open extent in decomposed
-  // ones, large enough that no pair is found across its periodic boundary: the domain, the halo's range and
-  // margin (home atoms reach a margin below the domain), rlist and room for drift.
-  const double margin_room = kMarginQuantum * (std::floor(m.range.margin / kMarginQuantum) + 1.0);
-  for (int d = 0; d < 3; ++d) {
-    m.search_len[d] = m.grid.n[d] == 1 ? box.len[d]
-                                       : box.len[d] / m.grid.n[d] + m.range.rlist + 2.0 * margin_room +
-                                             m.mdp.rlist + std::max(kSearchPad, 2.0 * m.skin + 0.1);
-  }
+  m.margin_room = kMarginQuantum * (std::floor(m.range.margin / kMarginQuantum) + 1.0);
+  m.set_search_len(box);
   const PairParams pp = make_pair_params(m.mdp);
   m.q_scale = std::sqrt(pp.epsfac);
   // Lanes per atom: for the atoms of all the domains that share this GPU (under MPS their kernels run side

@@ -211,9 +211,9 @@ struct VdwSwitch {
 struct NonbondedParams {
   int n, tpa, log2_tpa, cap_groups, ntypes;
   float rc2, k_rf, c_rf, sh6, sh12;
-  // coulombtype = PME: the real-space Ewald term instead of reaction field (ewald_beta > 0; one domain only).
+  // coulombtype = PME: the real-space Ewald term instead of reaction field (ewald_beta > 0).
   float ewald_beta, sh_ewald;
-  // vdw-modifier (pair_terms.cuh's lj_term): kVdwShift, or a switch with its constants (one domain only).
+  // vdw-modifier (pair_terms.cuh's lj_term): kVdwShift, or a switch with its constants.
   int vdw;
   VdwSwitch sw;
   float len[3], inv_len[3];

@@ -209,8 +209,8 @@ bool set_box_lengths(const MdParams& mdp, const Vec3& len, gpu::GpuCalls& calls,
   }
   if (!changed) return false;
   sp.ncell = ncell;
-  // More cells than the arrays hold (the box grew): larger ones (one GPU only: the domain-decomposed
-  // executor's per-cell arrays are sized once, and its box does not change).
+  // More cells than the arrays hold (the box grew): larger ones (GPU domains grow their own per-cell arrays
+  // in upload_atoms, which the repartition after pressure coupling calls).
   if (static_cast<size_t>(ncell) > ds.cell_count.size()) {
     ds.cell_count.allocate(ncell, "cell grid");
     ds.cell_start.allocate(ncell + 1, "cell grid");
