@@ -96,6 +96,26 @@ void expect_transports_give_the_same_bits(
   }
 }
 
+// The last transport's run of expect_transports_give_the_same_bits (environment `env`, into out) against the
+// same run killed before step `stop` after a checkpoint (set's nstcheckpoint) and continued from it:
+// energy.csv bit for bit.
+void expect_continuation_gives_the_same_energies(const std::string& out, const std::string& env,
+                                                 const std::string& sys, const std::string& mdp,
+                                                 const std::map<std::string, std::string>& set, int stop,
+                                                 size_t runs) {
+  const std::string args = "--backend cuda --transport " + transports().back() + " --dd 2 2 1";
+  std::string log;
+  EXPECT_NE(run_halomd_under(env + " " + mpirun(4), sys, mdp, set, out + "/part",
+                             args + " --stop-at-step " + std::to_string(stop), &log),
+            0);
+  ASSERT_EQ(run_halomd_under(env + " " + mpirun(4), sys, mdp, set, out + "/part",
+                             args + " --cpi " + out + "/part/state.cpt", &log),
+            0)
+      << log;
+  expect_same_outputs(out + "/run" + std::to_string(runs - 1) + "_" + transports().back(), out + "/part",
+                      {"energy.csv"});
+}
+
 // Every transport once, all with the environment `env`.
 std::vector<TransportRun> each_transport(const std::string& env) {
   std::vector<TransportRun> runs;
@@ -472,21 +492,12 @@ TEST(CudaDomains, SeveralTcGroupsOnDomainsFollowGromacsAndEveryTransportGivesThe
   EXPECT_GT(read_csv(out + "/run0_" + transports()[0] + "/energy.csv")["t_Protein"].back(), 100.0)
       << "the thermostats did not heat the groups";
   // Killed before step 27 after the checkpoint at 20, then continued from it.
-  const std::string args = "--backend cuda --transport " + transports().back() + " --dd 2 2 1";
-  EXPECT_NE(run_halomd_under(repartition + mpirun(4), sys, mdp, noisy, out + "/part",
-                             args + " --stop-at-step 27", &log),
-            0);
-  ASSERT_EQ(run_halomd_under(repartition + mpirun(4), sys, mdp, noisy, out + "/part",
-                             args + " --cpi " + out + "/part/state.cpt", &log),
-            0)
-      << log;
-  expect_same_outputs(out + "/run" + std::to_string(transports().size() - 1) + "_" + transports().back(),
-                      out + "/part", {"energy.csv"});
+  expect_continuation_gives_the_same_energies(out, repartition, sys, mdp, noisy, 27, transports().size());
 }
 
 // C-rescale on GPU domains (spce_9k with test_pcoupl's noiseless settings: isotropic with reaction field,
 // coupling every step; semi-isotropic with PME, every second step): after a coupling step the home atoms are
-// scaled in the global frame and the next step repartitions in the new box, so 2x2x1 follows one GPU's path:
+// scaled in the global frame and the domains repartition in the new box, so 2x2x1 follows one GPU's path:
 // every step's potential and conserved energy within 1e-5 relative, the box within 3e-6 nm, the pressure
 // within 1 bar (the bounds of one GPU against gmx_d). With noise and coupling every fifth step, the same bits
 // on every transport, nvshmem's regular steps still one launch without host waits, and a continuation from
@@ -532,16 +543,8 @@ TEST(CudaDomains, CRescaleOnDomainsFollowsTheSingleGpuAndEveryTransportGivesTheS
                                        {"energy.csv", "traj.xtc", "confout.gro"});
   // Killed before step 27 after the checkpoint at 20 (the box, the barostat's integral and, for the search
   // grid, the box-derived search lengths as the uninterrupted run has them), then continued from it.
-  const std::string args = "--backend cuda --transport " + transports().back() + " --dd 2 2 1";
-  EXPECT_NE(run_halomd_under(mpirun(4), "spce_9k", "../pcoupl/iso_rf.mdp", noisy, out + "/part",
-                             args + " --stop-at-step 27", &log),
-            0);
-  ASSERT_EQ(run_halomd_under(mpirun(4), "spce_9k", "../pcoupl/iso_rf.mdp", noisy, out + "/part",
-                             args + " --cpi " + out + "/part/state.cpt", &log),
-            0)
-      << log;
-  expect_same_outputs(out + "/run" + std::to_string(transports().size() - 1) + "_" + transports().back(),
-                      out + "/part", {"energy.csv"});
+  expect_continuation_gives_the_same_energies(out, "", "spce_9k", "../pcoupl/iso_rf.mdp", noisy, 27,
+                                              transports().size());
 }
 
 // The LJ switches on GPU domains (CHARMM36's force-switch, and potential-switch; rvdw-switch 0.8 nm): the
