@@ -138,52 +138,47 @@ __global__ void __launch_bounds__(kBlock, kEnergy ? 4 : 6) nonbonded_kernel(Nonb
   }
 }
 
-// The one-domain kernels of LJ form kVdw, with reaction field or Ewald.
-template <int kVdw>
-void launch_one_domain(gpu::GpuCalls& calls, const NonbondedParams& p, bool energy, int blocks, size_t shared,
-                       NonbondedPass pass) {
-  static constexpr const char* kNames[3][4] = {
-      {"nonbonded_kernel", "nonbonded_kernel<energy>", "nonbonded_kernel<ewald>",
-       "nonbonded_kernel<energy, ewald>"},
-      {"nonbonded_kernel<fsw>", "nonbonded_kernel<energy, fsw>", "nonbonded_kernel<ewald, fsw>",
-       "nonbonded_kernel<energy, ewald, fsw>"},
-      {"nonbonded_kernel<psw>", "nonbonded_kernel<energy, psw>", "nonbonded_kernel<ewald, psw>",
-       "nonbonded_kernel<energy, ewald, psw>"}};
-  const char* const* name = kNames[kVdw];
+// The kernels of LJ form kVdw, with reaction field or Ewald: over every row (one domain, or every row of a
+// domain) or, kListed, over the rows of one kind (GPU domains' passes).
+template <bool kListed, int kVdw>
+void launch_form(gpu::GpuCalls& calls, const NonbondedParams& p, bool energy, int blocks, size_t shared,
+                 NonbondedPass pass) {
+  static constexpr const char* kNames[2][3][4] = {
+      {{"nonbonded_kernel", "nonbonded_kernel<energy>", "nonbonded_kernel<ewald>",
+        "nonbonded_kernel<energy, ewald>"},
+       {"nonbonded_kernel<fsw>", "nonbonded_kernel<energy, fsw>", "nonbonded_kernel<ewald, fsw>",
+        "nonbonded_kernel<energy, ewald, fsw>"},
+       {"nonbonded_kernel<psw>", "nonbonded_kernel<energy, psw>", "nonbonded_kernel<ewald, psw>",
+        "nonbonded_kernel<energy, ewald, psw>"}},
+      {{"nonbonded_kernel<listed>", "nonbonded_kernel<energy, listed>", "nonbonded_kernel<listed, ewald>",
+        "nonbonded_kernel<energy, listed, ewald>"},
+       {"nonbonded_kernel<listed, fsw>", "nonbonded_kernel<energy, listed, fsw>",
+        "nonbonded_kernel<listed, ewald, fsw>", "nonbonded_kernel<energy, listed, ewald, fsw>"},
+       {"nonbonded_kernel<listed, psw>", "nonbonded_kernel<energy, listed, psw>",
+        "nonbonded_kernel<listed, ewald, psw>", "nonbonded_kernel<energy, listed, ewald, psw>"}}};
+  const char* const* name = kNames[kListed ? 1 : 0][kVdw];
   if (p.ewald_beta > 0.f) {
     if (energy)
-      calls.launch(name[3], nonbonded_kernel<true, false, true, kVdw>, blocks, kBlock, shared, p, pass);
+      calls.launch(name[3], nonbonded_kernel<true, kListed, true, kVdw>, blocks, kBlock, shared, p, pass);
     else
-      calls.launch(name[2], nonbonded_kernel<false, false, true, kVdw>, blocks, kBlock, shared, p, pass);
+      calls.launch(name[2], nonbonded_kernel<false, kListed, true, kVdw>, blocks, kBlock, shared, p, pass);
   } else if (energy) {
-    calls.launch(name[1], nonbonded_kernel<true, false, false, kVdw>, blocks, kBlock, shared, p, pass);
+    calls.launch(name[1], nonbonded_kernel<true, kListed, false, kVdw>, blocks, kBlock, shared, p, pass);
   } else {
-    calls.launch(name[0], nonbonded_kernel<false, false, false, kVdw>, blocks, kBlock, shared, p, pass);
+    calls.launch(name[0], nonbonded_kernel<false, kListed, false, kVdw>, blocks, kBlock, shared, p, pass);
   }
 }
 
-// The listed passes (GPU domains) of LJ form kVdw, with reaction field or Ewald.
-template <int kVdw>
-void launch_listed_pass(gpu::GpuCalls& calls, const NonbondedParams& p, bool energy, int blocks,
-                        size_t shared, NonbondedPass pass) {
-  static constexpr const char* kNames[3][4] = {
-      {"nonbonded_kernel<listed>", "nonbonded_kernel<energy, listed>", "nonbonded_kernel<listed, ewald>",
-       "nonbonded_kernel<energy, listed, ewald>"},
-      {"nonbonded_kernel<listed, fsw>", "nonbonded_kernel<energy, listed, fsw>",
-       "nonbonded_kernel<listed, ewald, fsw>", "nonbonded_kernel<energy, listed, ewald, fsw>"},
-      {"nonbonded_kernel<listed, psw>", "nonbonded_kernel<energy, listed, psw>",
-       "nonbonded_kernel<listed, ewald, psw>", "nonbonded_kernel<energy, listed, ewald, psw>"}};
-  const char* const* name = kNames[kVdw];
-  if (p.ewald_beta > 0.f) {
-    if (energy)
-      calls.launch(name[3], nonbonded_kernel<true, true, true, kVdw>, blocks, kBlock, shared, p, pass);
-    else
-      calls.launch(name[2], nonbonded_kernel<false, true, true, kVdw>, blocks, kBlock, shared, p, pass);
-  } else if (energy) {
-    calls.launch(name[1], nonbonded_kernel<true, true, false, kVdw>, blocks, kBlock, shared, p, pass);
-  } else {
-    calls.launch(name[0], nonbonded_kernel<false, true, false, kVdw>, blocks, kBlock, shared, p, pass);
-  }
+// launch_form for the run's LJ form (NonbondedParams::vdw).
+template <bool kListed>
+void launch_vdw(gpu::GpuCalls& calls, const NonbondedParams& p, bool energy, int blocks, size_t shared,
+                NonbondedPass pass) {
+  if (p.vdw == kVdwForceSwitch)
+    launch_form<kListed, kVdwForceSwitch>(calls, p, energy, blocks, shared, pass);
+  else if (p.vdw == kVdwPotentialSwitch)
+    launch_form<kListed, kVdwPotentialSwitch>(calls, p, energy, blocks, shared, pass);
+  else
+    launch_form<kListed, kVdwShift>(calls, p, energy, blocks, shared, pass);
 }
 
 }  // namespace
@@ -195,28 +190,10 @@ void launch_nonbonded(gpu::GpuCalls& calls, const NonbondedParams& p, bool energ
   const int blocks = static_cast<int>((lanes + kBlock - 1) / kBlock);
   if (blocks == 0) return;  // a pass with no rows of its kind
   const size_t shared = sizeof(float2) * p.ntypes * p.ntypes;
-  if (listed) {  // GPU domains' passes over the rows of one kind
-    if (p.vdw == kVdwForceSwitch)
-      launch_listed_pass<kVdwForceSwitch>(calls, p, energy, blocks, shared, pass);
-    else if (p.vdw == kVdwPotentialSwitch)
-      launch_listed_pass<kVdwPotentialSwitch>(calls, p, energy, blocks, shared, pass);
-    else
-      launch_listed_pass<kVdwShift>(calls, p, energy, blocks, shared, pass);
-    return;
-  }
-  if (p.vdw != kVdwShift || p.ewald_beta > 0.f) {  // one domain, or a pass over every row
-    if (p.vdw == kVdwForceSwitch)
-      launch_one_domain<kVdwForceSwitch>(calls, p, energy, blocks, shared, pass);
-    else if (p.vdw == kVdwPotentialSwitch)
-      launch_one_domain<kVdwPotentialSwitch>(calls, p, energy, blocks, shared, pass);
-    else
-      launch_one_domain<kVdwShift>(calls, p, energy, blocks, shared, pass);
-    return;
-  }
-  if (energy)
-    calls.launch("nonbonded_kernel<energy>", nonbonded_kernel<true, false>, blocks, kBlock, shared, p, pass);
+  if (listed)  // GPU domains' passes over the rows of one kind
+    launch_vdw<true>(calls, p, energy, blocks, shared, pass);
   else
-    calls.launch("nonbonded_kernel", nonbonded_kernel<false, false>, blocks, kBlock, shared, p, pass);
+    launch_vdw<false>(calls, p, energy, blocks, shared, pass);
 }
 
 }  // namespace halomd::cuda
