@@ -39,6 +39,7 @@
 #include "domdec/drift.h"
 #include "gpu/cuda_check.h"
 #include "gpu/step_graph.h"
+#include "gpu/upload.h"
 
 namespace halomd {
 namespace {
@@ -984,14 +985,8 @@ class CudaDdExecutor::Impl {
     const bool grown = cuda::upload_atoms(a, calls, ds);
     atom_regrows += grown ? 1 : 0;
     listed.set_domain_terms(a.listed, num_local, calls);
-    if (ds.update.ngroups > 0) {  // each home atom's tc-grps group
-      if (tc_group_dev.size() < std::max<size_t>(a.tc_group.size(), 1))
-        tc_group_dev.allocate(a.tc_group.size() + a.tc_group.size() / 4 + 16, "tc-grps of the home atoms");
-      if (!a.tc_group.empty())
-        calls.copy_async(tc_group_dev.get(), a.tc_group.data(), a.tc_group.size() * sizeof(int),
-                         cudaMemcpyHostToDevice);  // `a` lives until install's sync
-      ds.update.tc_group = tc_group_dev.get();
-    }
+    if (ds.update.ngroups > 0)  // each home atom's tc-grps group
+      ds.update.tc_group = gpu::upload_grow(calls, tc_group_dev, a.tc_group, "tc-grps of the home atoms");
     if (!top.constraints.empty()) {
       Topology home;  // lincs_layout reads the constraints and the masses: the home atoms'
       home.mass.assign(a.mass.begin(), a.mass.begin() + num_home);

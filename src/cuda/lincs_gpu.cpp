@@ -7,6 +7,7 @@
 
 #include "core/errors.h"
 #include "core/units.h"
+#include "gpu/upload.h"
 
 namespace halomd::cuda {
 
@@ -125,18 +126,7 @@ LincsLayout lincs_layout(const Topology& top) {
   return out;
 }
 
-namespace {
-
-// host into dev, reallocated only when it grows (a quarter more then); waits. Returns the device pointer.
-template <class T>
-const T* put_grow(gpu::GpuCalls& calls, gpu::DeviceBuffer<T>& dev, const std::vector<T>& host,
-                  const char* what) {
-  if (dev.size() < std::max<size_t>(host.size(), 1)) dev.allocate(host.size() + host.size() / 4 + 16, what);
-  if (!host.empty()) calls.copy_sync(dev.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice);
-  return dev.get();
-}
-
-}  // namespace
+using gpu::upload_grow;
 
 void LincsGpu::setup(const ExecutorConfig& cfg, gpu::GpuCalls& calls, UpdateParams& up) {
   const LincsLayout l = lincs_layout(*cfg.top);
@@ -150,14 +140,14 @@ void LincsGpu::set_layout(const LincsLayout& l, const MdParams& mdp, gpu::GpuCal
   d.order = mdp.lincs_order;
   d.iterations = mdp.lincs_iter;
   d.cos_warn = std::cos(mdp.lincs_warnangle * units::kPi / 180.0);
-  d.blocks = put_grow(calls, blocks_, l.blocks, "LINCS blocks");
-  d.atoms = put_grow(calls, atoms_, l.atoms, "LINCS atoms");
-  d.con = put_grow(calls, con_, l.con, "LINCS constraints");
-  d.coupling_start = put_grow(calls, coupling_start_, l.coupling_start, "LINCS coupling");
-  d.coupling_other = put_grow(calls, coupling_other_, l.coupling_other, "LINCS coupling");
-  d.coupling_coef = put_grow(calls, coupling_coef_, l.coupling_coef, "LINCS coupling");
-  d.atom_con_start = put_grow(calls, atom_con_start_, l.atom_con_start, "LINCS atoms' constraints");
-  d.atom_con = put_grow(calls, atom_con_, l.atom_con, "LINCS atoms' constraints");
+  d.blocks = upload_grow(calls, blocks_, l.blocks, "LINCS blocks");
+  d.atoms = upload_grow(calls, atoms_, l.atoms, "LINCS atoms");
+  d.con = upload_grow(calls, con_, l.con, "LINCS constraints");
+  d.coupling_start = upload_grow(calls, coupling_start_, l.coupling_start, "LINCS coupling");
+  d.coupling_other = upload_grow(calls, coupling_other_, l.coupling_other, "LINCS coupling");
+  d.coupling_coef = upload_grow(calls, coupling_coef_, l.coupling_coef, "LINCS coupling");
+  d.atom_con_start = upload_grow(calls, atom_con_start_, l.atom_con_start, "LINCS atoms' constraints");
+  d.atom_con = upload_grow(calls, atom_con_, l.atom_con, "LINCS atoms' constraints");
 }
 
 }  // namespace halomd::cuda

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/units.h"
+#include "gpu/upload.h"
 
 namespace halomd::cuda {
 
@@ -35,10 +36,7 @@ void ListedGpu::setup_domain(const MdParams& mdp, const Box& box, const Topology
 
 void ListedGpu::set_domain_terms(const std::vector<BondedTerm>& terms, int num_local, gpu::GpuCalls& calls) {
   if (!active_) return;
-  if (terms_.size() < std::max<size_t>(terms.size(), 1))
-    terms_.allocate(terms.size() + terms.size() / 4 + 16, "listed interactions of the domain");
-  if (!terms.empty())
-    calls.copy_sync(terms_.get(), terms.data(), terms.size() * sizeof(BondedTerm), cudaMemcpyHostToDevice);
+  p_.terms = gpu::upload_grow(calls, terms_, terms, "listed interactions of the domain");
   // Zero between steps (each add zeroes what it adds), so only new room needs zeroing.
   const size_t need = 3 * static_cast<size_t>(std::max(num_local, 1));
   if (f_fixed_.size() < need) {
@@ -47,7 +45,6 @@ void ListedGpu::set_domain_terms(const std::vector<BondedTerm>& terms, int num_l
   }
   p_.n_terms = static_cast<int>(terms.size());
   p_.n_atoms = num_local;
-  p_.terms = terms_.get();
   p_.f_fixed = f_fixed_.get();
 }
 

@@ -19,4 +19,15 @@ const T* upload(GpuCalls& calls, DeviceBuffer<T>& dev, const std::vector<T>& hos
   return dev.get();
 }
 
+// The same for data uploaded again and again (GPU domains, at each repartition): `dev` is reallocated only
+// when host outgrows it, with a quarter more room then, so that repartitions rarely allocate. Copies and
+// waits.
+template <class T>
+const T* upload_grow(GpuCalls& calls, DeviceBuffer<T>& dev, const std::vector<T>& host,
+                     const std::string& what) {
+  if (dev.size() < std::max<size_t>(host.size(), 1)) dev.allocate(host.size() + host.size() / 4 + 16, what);
+  if (!host.empty()) calls.copy_sync(dev.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice);
+  return dev.get();
+}
+
 }  // namespace halomd::gpu
