@@ -25,7 +25,6 @@
 #include "core/parallel.h"
 #include "cpu/dd_domain.h"
 #include "cpu/pair_interaction.h"
-#include "cpu/update.h"
 #include "cuda/device_system.h"
 #include "cuda/gpu_timing.h"
 #include "cuda/lincs_gpu.h"
@@ -916,13 +915,13 @@ class CudaDdExecutor::Impl {
   }
 
   // Pressure coupling after a step (C-rescale): the home atoms' x (global frame, as one domain's) scaled by
-  // mu and, with velocities, v and the pending centre-of-mass velocity by 1 / mu (the next update takes it
+  // mu, and v and the pending centre-of-mass velocity by 1 / mu (the next update takes it
   // off v), the box into the kernels' arguments (the search grid of periodic dimensions, PME, the listed
   // interactions), and a repartition in the new box at once: the plan's periodic shifts, the domains' cells,
   // the halo and the pair list all follow the box from a fresh plan, and the next step is a regular one. So
   // each coupling step (an energy step, which waits for the device anyway) costs a repartition's host work (a
   // few ms at 45k atoms): nstpcouple of 50-100 with tau-p of 5 ps or more keeps that small.
-  void scale(const Tensor& mu, const Box& box, bool velocities) {
+  void scale(const Tensor& mu, const Box& box) {
     join_ahead(false);  // a plan built ahead partitions the old box
     settle_speculation(false);
     if (!on_device) throw RuntimeError(step, -1, "internal error: pressure coupling before the first step");
@@ -931,12 +930,11 @@ class CudaDdExecutor::Impl {
     for (size_t i = 0; i < nh; ++i)
       for (int c = 0; c < 3; ++c) {
         dom.x[i][c] *= mu.m[c][c];
-        if (velocities) dom.v[i][c] /= mu.m[c][c];
+        dom.v[i][c] /= mu.m[c][c];
       }
-    if (velocities) {  // hst[0] is the device's state (download_home synced)
-      for (int c = 0; c < 3; ++c) hst[0].vcm[c] /= mu.m[c][c];
-      calls.copy_async(ds.st.get(), hst.get(), sizeof(StepState), cudaMemcpyHostToDevice);
-    }
+    for (int c = 0; c < 3; ++c)
+      hst[0].vcm[c] /= mu.m[c][c];  // hst[0] is the device's state (download synced)
+    calls.copy_async(ds.st.get(), hst.get(), sizeof(StepState), cudaMemcpyHostToDevice);
     cfg.box = box;
     set_search_len(box);  // as a run continued from this box has it
     regridded = cuda::set_box_lengths(mdp, search_len, calls, ds) || regridded;
@@ -1485,13 +1483,7 @@ void CudaDdExecutor::load(const MdState& s) {
   m.ds.update.prepack = m.transport->prepack();  // the graphs record it: fixed for the transport's life
 
   m.hst[0] = cuda::initial_step_state(s);
-  if (const int groups = m.ds.update.ngroups; groups > 0) {
-    // KE(n - 1/2) per group: the checkpoint's, else from v (the whole system's, which load has), as one GPU.
-    const std::vector<double> ke = s.ke_half_prev_groups.size() == static_cast<size_t>(groups)
-                                       ? s.ke_half_prev_groups
-                                       : kinetic_energy_by_group(s.v, m.top.mass, *m.cfg.tc_group, groups);
-    for (int g = 0; g < groups; ++g) m.hst[0].group_ke_prev[g] = ke[g];
-  }
+  cuda::set_initial_group_ke(s, m.cfg, m.ds.update, m.hst[0]);  // load has every atom's v
   m.calls.copy_async(m.ds.st.get(), m.hst.get(), sizeof(StepState), cudaMemcpyHostToDevice);
   cuda::launch_begin_step(m.calls, m.ds.update);
   m.calls.sync();
@@ -1705,7 +1697,7 @@ void CudaDdExecutor::save(MdState& s) {
   }
 }
 
-void CudaDdExecutor::scale_coordinates(const Tensor& mu, const Box& box) { impl_->scale(mu, box, true); }
+void CudaDdExecutor::scale_coordinates(const Tensor& mu, const Box& box) { impl_->scale(mu, box); }
 
 void CudaDdExecutor::positions(std::vector<Vec3>& x) {
   Impl& m = *impl_;

@@ -10,7 +10,6 @@
 #include "core/units.h"
 #include "cpu/coupling.h"
 #include "cpu/thermostat.h"
-#include "cpu/update.h"
 #include "cuda/cluster_build.h"
 #include "cuda/cluster_list.h"
 #include "cuda/cluster_nonbonded.h"
@@ -381,14 +380,7 @@ void CudaExecutor::load(const MdState& s) {
     m.calls.copy_async(m.ds.v[d].get(), m.hv.get() + d * n, n * sizeof(double), cudaMemcpyHostToDevice);
   }
   m.hst[0] = cuda::initial_step_state(s);
-  if (m.ds.update.ngroups > 0) {  // KE(n - 1/2) per group: the checkpoint's, else from v as CpuExecutor::load
-    const int groups = m.ds.update.ngroups;
-    const std::vector<double> ke =
-        s.ke_half_prev_groups.size() == static_cast<size_t>(groups)
-            ? s.ke_half_prev_groups
-            : kinetic_energy_by_group(s.v, m.cfg.top->mass, *m.cfg.tc_group, groups);
-    for (int g = 0; g < groups; ++g) m.hst[0].group_ke_prev[g] = ke[g];
-  }
+  cuda::set_initial_group_ke(s, m.cfg, m.ds.update, m.hst[0]);
   m.calls.copy_async(m.ds.st.get(), m.hst.get(), sizeof(StepState), cudaMemcpyHostToDevice);
   if (!m.cluster && cuda::size_pair_list(s.x, m.calls, m.ds)) {
     m.graph.invalidate();

@@ -5,6 +5,7 @@
 #include "core/errors.h"
 #include "core/units.h"
 #include "cpu/thermostat.h"
+#include "cpu/update.h"
 
 namespace halomd::cuda {
 namespace {
@@ -29,6 +30,15 @@ const char* error_text(int kind) {
 double from_fixed(long long v) { return static_cast<double>(v) / kEnergyScale; }
 
 }  // namespace
+
+void set_initial_group_ke(const MdState& s, const ExecutorConfig& cfg, const UpdateParams& up, StepState& h) {
+  const int groups = up.ngroups;
+  if (groups <= 0) return;
+  const std::vector<double> ke = s.ke_half_prev_groups.size() == static_cast<size_t>(groups)
+                                     ? s.ke_half_prev_groups
+                                     : kinetic_energy_by_group(s.v, cfg.top->mass, *cfg.tc_group, groups);
+  for (int g = 0; g < groups; ++g) h.group_ke_prev[g] = ke[g];
+}
 
 int set_tc_group_params(const ExecutorConfig& cfg, UpdateParams& up) {
   if (!cfg.tc_group) return 0;

@@ -16,6 +16,10 @@ inline constexpr unsigned long long kNoError = ~0ull;
 // The StepState of a run that starts from `s` (KE(n - 1/2), thermostat integral, no error).
 StepState initial_step_state(const MdState& s);
 
+// Several tc-grps (up.ngroups > 0): each group's KE(n - 1/2) in h, from the checkpoint
+// (s.ke_half_prev_groups) or else from the velocities of every atom (s.v), as CpuExecutor::load.
+void set_initial_group_ke(const MdState& s, const ExecutorConfig& cfg, const UpdateParams& up, StepState& h);
+
 // Several tc-grps (cfg.tc_group): up.ngroups and each group's v-rescale parameters, as CpuExecutor's
 // (InputError above kMaxTcGroups groups). Returns the group count (0 without tc_group); the caller uploads
 // each atom's group and points up.tc_group at it.
