@@ -591,6 +591,120 @@ TEST(CudaDomains, LjSwitchesOnDomainsFollowTheSingleGpu) {
                                        {"energy.csv", "traj.xtc", "confout.gro"});
 }
 
+// Every energy row of a GPU-domain run (e) against one GPU's run of the same input (ref): the potential and
+// the conserved energy within kGpuPathsEnergyRelTol relative, the temperature within kGpuThermostatRelTol,
+// the pressure within kGpuPressureAbsTol and the box within kGpuBoxAbsTol (one GPU's bounds against gmx_d).
+void expect_energy_rows_like_one_gpu(std::map<std::string, std::vector<double>>& e,
+                                     std::map<std::string, std::vector<double>>& ref) {
+  ASSERT_EQ(e["step"].size(), ref["step"].size());
+  for (size_t k = 0; k < e["step"].size(); ++k) {
+    SCOPED_TRACE(::testing::Message() << "step " << e["step"][k]);
+    EXPECT_NEAR(e["potential"][k], ref["potential"][k],
+                kGpuPathsEnergyRelTol * std::fabs(ref["potential"][k]));
+    EXPECT_NEAR(e["conserved"][k], ref["conserved"][k],
+                kGpuPathsEnergyRelTol * std::fabs(ref["conserved"][k]));
+    EXPECT_NEAR(e["temperature"][k], ref["temperature"][k], kGpuThermostatRelTol * ref["temperature"][k]);
+    EXPECT_NEAR(e["pressure"][k], ref["pressure"][k], kGpuPressureAbsTol);
+    EXPECT_NEAR(e["box_x"][k], ref["box_x"][k], kGpuBoxAbsTol);
+    EXPECT_NEAR(e["box_z"][k], ref["box_z"][k], kGpuBoxAbsTol);
+  }
+}
+
+// tcoupl = Nose-Hoover on GPU domains: the step before each coupling sums each group's KE over the domains on
+// the device, and every domain integrates the same xi and vxi from it. The solvated peptide with two groups
+// and h-bonds on 2x2x1 against gmx_d's noiseless path (tests/data/nosehoover, one GPU's bounds); SPC/E water
+// coupled every fifth step, with graph steps between, against one GPU; that run bitwise the same on every
+// transport through a forced repartition, nvshmem's regular steps one launch without host waits, and a
+// continuation from a checkpoint (xi and vxi in it) the uninterrupted run's energies bit for bit.
+TEST(CudaDomains, NoseHooverOnDomainsFollowsGromacsAndEveryTransportGivesTheSameBits) {
+  SKIP_WITHOUT_GPU_AND_MPI();
+  const std::string out = make_temp_dir("cuda_dd_nosehoover");
+  std::string log;
+  ASSERT_EQ(run_halomd_under(mpirun(4), "bonded/solvated", "../../nosehoover/two_groups.mdp", {},
+                             out + "/path", "--backend cuda --transport mpi_staged --dd 2 2 1", &log),
+            0)
+      << log;
+  auto e = read_csv(out + "/path/energy.csv");
+  const std::vector<std::vector<double>> rows = read_number_rows(data_path("nosehoover/two_groups.txt"));
+  ASSERT_EQ(e["step"].size(), rows.size());
+  const char* const columns[] = {"total", "conserved", "t_Protein", "t_Non-Protein"};
+  for (size_t k = 0; k < rows.size(); ++k) {
+    SCOPED_TRACE(::testing::Message() << "step " << rows[k].at(0));
+    for (int c = 0; c < 4; ++c) {
+      const double ref = rows[k].at(c + 1);
+      EXPECT_NEAR(e[columns[c]][k], ref,
+                  (c < 2 ? kGpuPathsEnergyRelTol : kGpuThermostatRelTol) * std::fabs(ref))
+          << columns[c];
+    }
+  }
+  EXPECT_GT(e["t_Protein"].back() - e["t_Protein"].front(), 50.0)
+      << "the thermostat did not heat the protein";
+
+  const std::string mdp = "../nosehoover/water_nst5.mdp";
+  const std::map<std::string, std::string> graphs = {{"nsteps", "60"},        {"nstlist", "10"},
+                                                     {"nstcalcenergy", "10"}, {"nstenergy", "10"},
+                                                     {"nstcheckpoint", "20"}, {"nstxout-compressed", "10"}};
+  // The first 30 steps against one GPU (float paths part slowly: one GPU's bounds hold this far; 300 K
+  // heated towards 350 K by ~10 K).
+  std::map<std::string, std::string> short_run = graphs;
+  short_run["nsteps"] = "30";
+  ASSERT_EQ(run_halomd("spce_9k", mdp, short_run, out + "/one", "--backend cuda", &log), 0) << log;
+  ASSERT_EQ(run_halomd_under(mpirun(4), "spce_9k", mdp, short_run, out + "/dd",
+                             "--backend cuda --transport mpi_staged --dd 2 2 1", &log),
+            0)
+      << log;
+  auto one = read_csv(out + "/one/energy.csv"), dd = read_csv(out + "/dd/energy.csv");
+  expect_energy_rows_like_one_gpu(dd, one);
+  EXPECT_GT(dd["temperature"].back() - dd["temperature"].front(), 5.0) << "the thermostat did not heat";
+  const std::string repartition = "HALOMD_TEST_FAIL_SKIN_CHECK_AT=30 ";
+  expect_transports_give_the_same_bits(
+      out, "spce_9k", mdp, graphs, each_transport(repartition), repartition,
+      {"energy.csv", "traj.xtc", "confout.gro"}, [](const TransportRun& run, const std::string& json) {
+        EXPECT_GE(json_number(json, "repartitions"), 2.0) << run.transport << "\n" << json;
+      });
+  // Killed before step 27 after the checkpoint at 20 (between the couplings of steps 16 and 21), continued.
+  expect_continuation_gives_the_same_energies(out, repartition, "spce_9k", mdp, graphs, 27,
+                                              transports().size());
+}
+
+// pcoupl = Parrinello-Rahman on GPU domains (Nose-Hoover, test_parrinello's paths): a coupling step runs
+// kernel by kernel with its velocity term in the update's arguments, and after it the home atoms' positions
+// are scaled and the domains repartition in the new box. spce_9k on 2x2x1, isotropic and semi-isotropic,
+// coupled every step, against one GPU (every row's energies, pressure and box); coupled every fifth step with
+// graph steps between, bitwise the same on every transport, nvshmem's regular steps one launch without host
+// waits, and a continuation from a checkpoint the uninterrupted run's energies bit for bit.
+TEST(CudaDomains, ParrinelloRahmanOnDomainsFollowsTheSingleGpuAndEveryTransportGivesTheSameBits) {
+  SKIP_WITHOUT_GPU_AND_MPI();
+  const std::string out = make_temp_dir("cuda_dd_parrinello");
+  std::string log;
+  for (const std::string name : {"iso", "semi"}) {
+    SCOPED_TRACE(name);
+    const std::string mdp = "../parrinello/" + name + ".mdp";
+    const std::map<std::string, std::string> set = {{"nsteps", "40"}};
+    ASSERT_EQ(run_halomd("spce_9k", mdp, set, out + "/one_" + name, "--backend cuda", &log), 0) << log;
+    ASSERT_EQ(run_halomd_under(mpirun(4), "spce_9k", mdp, set, out + "/dd_" + name,
+                               "--backend cuda --transport mpi_staged --dd 2 2 1", &log),
+              0)
+        << log;
+    auto ref = read_csv(out + "/one_" + name + "/energy.csv"),
+         e = read_csv(out + "/dd_" + name + "/energy.csv");
+    expect_energy_rows_like_one_gpu(e, ref);
+    // The box shrinks from -750 bar: by ~5e-3 nm in 40 steps, far beyond the box's bound.
+    EXPECT_GT(e["box_x"].front() - e["box_x"].back(), 300 * kGpuBoxAbsTol) << "the box did not change";
+    const std::string json = read_text(out + "/dd_" + name + "/run.json");
+    EXPECT_GE(json_number(json, "repartitions"), 20.0) << json;  // one after each coupling step
+  }
+  const std::map<std::string, std::string> graphs = {{"nsteps", "40"},        {"nstlist", "10"},
+                                                     {"nstcalcenergy", "5"},  {"nstenergy", "5"},
+                                                     {"nstcheckpoint", "20"}, {"nstxout-compressed", "10"}};
+  const std::string mdp = "../parrinello/iso_nst5.mdp";
+  expect_transports_give_the_same_bits(out, "spce_9k", mdp, graphs, each_transport(""), "",
+                                       {"energy.csv", "traj.xtc", "confout.gro"});
+  // Killed before step 27 after the checkpoint at 20 (the box velocity and the pressure that the coupling of
+  // step 21 reads), then continued from it.
+  expect_continuation_gives_the_same_energies(out, "", "spce_9k", mdp, graphs, 27, transports().size());
+}
+
 // A GPU-only search step without energies of a device-initiated transport is one graph launch
 // (HALOMD_DD_SEARCH_GRAPH, default 1; one in eight of them still runs kernel by kernel, its phases timed),
 // recorded again after each repartition: the same kernels as kernel by kernel, so the same bits. Searches

@@ -3,7 +3,7 @@
 // path: SPC/E water coupled every step and every 5 steps (GROMACS's friction times nsttcouple), and the
 // solvated peptide with two groups and h-bonds, step by step the total and conserved energy and each group's
 // temperature, also on 4 domains; threads and a continuation from a checkpoint (which carries xi and vxi)
-// change no bit; GPU domains refuse it naming the line (one GPU runs it: test_cuda_run).
+// change no bit (one GPU and GPU domains run it: test_cuda_run, test_cuda_dd_mpi).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -73,15 +73,6 @@ TEST(NoseHoover, ThreadCountAndContinuationChangeNoBit) {
   const std::map<std::string, std::string> set = {{"nsteps", "60"}, {"nstcheckpoint", "30"}};
   expect_threads_and_continuation_change_no_bit("spce_1k5", "../nosehoover/water_nst5.mdp", set, 33,
                                                 {"energy.csv", "confout.gro"});
-}
-
-TEST(NoseHoover, GpuDomainsRefuseItNamingTheLine) {
-  const std::string out = make_temp_dir("nosehoover_refuse");
-  std::string log;
-  EXPECT_EQ(
-      run_halomd("spce_1k5", "../nosehoover/water.mdp", {}, out + "/dd", "--backend cuda --domains 2", &log),
-      2);
-  EXPECT_NE(log.find("dd.mdp:21: tcoupl = Nose-Hoover runs with --backend cpu"), std::string::npos) << log;
 }
 
 }  // namespace

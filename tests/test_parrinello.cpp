@@ -3,8 +3,8 @@
 // v-rescale at ref-t 0) both codes follow one path: step by step the total and conserved energy (the box's
 // kinetic energy and P_ref V included), the pressure, the volume and the box, coupled every step and every
 // fifth; threads and a continuation from a checkpoint (which carries the box velocity and the pressure the
-// next coupling step reads) change no bit; the same paths on CPU domains; GPU domains refuse it naming the
-// line (one GPU runs it: test_cuda_run).
+// next coupling step reads) change no bit; the same paths on CPU domains (one GPU and GPU domains run it:
+// test_cuda_run, test_cuda_dd_mpi).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -112,18 +112,6 @@ TEST(ParrinelloRahman, InputsAroundItAsGrompp) {
       2);
   EXPECT_NE(log.find("compressibility must be > 0 when using pressure coupling Parrinello-Rahman"),
             std::string::npos)
-      << log;
-}
-
-TEST(ParrinelloRahman, GpuDomainsRefuseIt) {
-  const std::string out = make_temp_dir("parrinello_refuse");
-  std::string log;
-  EXPECT_EQ(run_halomd("spce_1k5", "../parrinello/vrescale.mdp", {}, out + "/dd",
-                       "--backend cuda --domains 2", &log),
-            2);
-  EXPECT_NE(
-      log.find("pcoupl = Parrinello-Rahman runs with --backend cpu (one domain or several) or on one GPU"),
-      std::string::npos)
       << log;
 }
 

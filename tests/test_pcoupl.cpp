@@ -102,8 +102,7 @@ TEST(CRescale, WhatItDoesNotRunIsRefusedNamingTheLine) {
                        out + "/off", "", &log),
             0)
       << log;
-  // (One GPU and GPU domains run it: test_cuda_run, test_cuda_dd_mpi; GPU domains refuse Parrinello-Rahman:
-  // test_parrinello.)
+  // (One GPU and GPU domains run it, and Parrinello-Rahman: test_cuda_run, test_cuda_dd_mpi.)
 }
 
 }  // namespace

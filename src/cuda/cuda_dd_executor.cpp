@@ -770,7 +770,8 @@ class CudaDdExecutor::Impl {
     for (int64_t s = from; s < to; ++s) replay(s);
   }
   // Runs step s again after a rollback: the search step of the window, then regular steps (energy steps,
-  // saves and positions settle the speculation before they run, so none lies inside the window). The
+  // Parrinello-Rahman steps, saves and positions settle the speculation before they run, so none lies inside
+  // the window). The
   // coupling flags are the device's schedule (scheduled_request; there is no MD loop's request to check).
   void replay(int64_t s);
   void run_step(const StepRequest& r, StepEnergies* e);
@@ -914,14 +915,15 @@ class CudaDdExecutor::Impl {
                                            std::max(kSearchPad, 2.0 * skin + 0.1);
   }
 
-  // Pressure coupling after a step (C-rescale): the home atoms' x (global frame, as one domain's) scaled by
-  // mu, and v and the pending centre-of-mass velocity by 1 / mu (the next update takes it
-  // off v), the box into the kernels' arguments (the search grid of periodic dimensions, PME, the listed
-  // interactions), and a repartition in the new box at once: the plan's periodic shifts, the domains' cells,
-  // the halo and the pair list all follow the box from a fresh plan, and the next step is a regular one. So
-  // each coupling step (an energy step, which waits for the device anyway) costs a repartition's host work (a
-  // few ms at 45k atoms): nstpcouple of 50-100 with tau-p of 5 ps or more keeps that small.
-  void scale(const Tensor& mu, const Box& box) {
+  // Pressure coupling after a step: the home atoms' x (global frame, as one domain's) scaled by mu, and with
+  // `velocities` (C-rescale; Parrinello-Rahman leaves them) v and the pending centre-of-mass velocity by 1 /
+  // mu (the next update takes it off v), the box into the kernels' arguments (the search grid of periodic
+  // dimensions, PME, the listed interactions), and a repartition in the new box at once: the plan's periodic
+  // shifts, the domains' cells, the halo and the pair list all follow the box from a fresh plan, and the next
+  // step is a regular one. So each coupling step (which waits for the device: C-rescale's is an energy step
+  // anyway) costs a repartition's host work (a few ms at 45k atoms): nstpcouple of 50-100 with tau-p of 5 ps
+  // or more keeps that small.
+  void scale(const Tensor& mu, const Box& box, bool velocities) {
     join_ahead(false);  // a plan built ahead partitions the old box
     settle_speculation(false);
     if (!on_device) throw RuntimeError(step, -1, "internal error: pressure coupling before the first step");
@@ -930,11 +932,13 @@ class CudaDdExecutor::Impl {
     for (size_t i = 0; i < nh; ++i)
       for (int c = 0; c < 3; ++c) {
         dom.x[i][c] *= mu.m[c][c];
-        dom.v[i][c] /= mu.m[c][c];
+        if (velocities) dom.v[i][c] /= mu.m[c][c];
       }
-    for (int c = 0; c < 3; ++c)
-      hst[0].vcm[c] /= mu.m[c][c];  // hst[0] is the device's state (download synced)
-    calls.copy_async(ds.st.get(), hst.get(), sizeof(StepState), cudaMemcpyHostToDevice);
+    if (velocities) {
+      for (int c = 0; c < 3; ++c)
+        hst[0].vcm[c] /= mu.m[c][c];  // hst[0] is the device's state (download synced)
+      calls.copy_async(ds.st.get(), hst.get(), sizeof(StepState), cudaMemcpyHostToDevice);
+    }
     cfg.box = box;
     set_search_len(box);  // as a run continued from this box has it
     regridded = cuda::set_box_lengths(mdp, search_len, calls, ds) || regridded;
@@ -1471,6 +1475,8 @@ void CudaDdExecutor::load(const MdState& s) {
   if (m.ds.st.size() == 0)
     cuda::setup_device_constants(m.cfg, m.search_len, m.total_mass, tpa, m.calls, m.ds);
   cuda::set_tc_group_params(m.cfg, m.ds.update);
+  cuda::set_nose_hoover_params(m.cfg, m.ds.update);
+  m.ds.update.pr_coupling = m.mdp.pcoupl == Pcoupl::ParrinelloRahman ? 1 : 0;
   if (m.mdp.coulombtype == CoulombType::Pme && !m.pme.active()) {
     m.pme.setup(m.mdp, m.cfg.pme_grid_box(), box, m.top, m.calls);
     static_assert(sizeof(cuda::PmeReal) == sizeof(float), "the transports' float grid is the mesh's");
@@ -1503,34 +1509,61 @@ void CudaDdExecutor::Impl::replay(int64_t s) {
   run_step(r, nullptr);
 }
 
+namespace {
+// The update's Parrinello-Rahman term for one step (StepRequest::pr_scale), zero again when the step has been
+// enqueued: the graphs, recorded at other steps, must not take it.
+class PrTerm {
+ public:
+  PrTerm(cuda::UpdateParams& up, const StepRequest& r) : up_(up), on_(r.pr) {
+    if (on_)
+      for (int d = 0; d < 3; ++d) up_.pr_scale[d] = r.pr_scale[d];
+  }
+  ~PrTerm() {
+    if (on_)
+      for (double& s : up_.pr_scale) s = 0.0;
+  }
+  PrTerm(const PrTerm&) = delete;
+  PrTerm& operator=(const PrTerm&) = delete;
+
+ private:
+  cuda::UpdateParams& up_;
+  bool on_;
+};
+}  // namespace
+
 void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
   Impl& m = *this;
   const cuda::UpdateParams& up = m.ds.update;
   cuda::check_request(up, r, m.step);
   const bool ns = r.ns || !m.searched;
   const bool energy = r.energy && e != nullptr;
-  if (ns || energy) m.settle_speculation(ns);
+  if (r.pr && !up.pr_coupling)
+    throw RuntimeError(r.step, -1, "internal error: a Parrinello-Rahman step for an executor without it");
+  if (ns || energy || r.pr) m.settle_speculation(ns);
   const bool reduce = m.reduce_at(r.step, energy);
+  // A Parrinello-Rahman coupling step runs kernel by kernel with the step's term in the update's arguments,
+  // as on one GPU (the box changes after it, and the domains repartition there); no graph records it.
+  PrTerm pr_term(m.ds.update, r);
   // A regular step of a device-initiated transport is one graph launch; the graph is recorded (after a
   // search changed the plan) before the timing events, which then time the step's GPU work only.
-  const bool graph_step = !ns && !energy && !m.every_step_timed && m.transport->device_initiated();
+  const bool graph_step = !ns && !energy && !r.pr && !m.every_step_timed && m.transport->device_initiated();
   gpu::StepGraph& graph = reduce ? m.graph_reduce : m.graph_plain;
   // Regular steps that sum over domains and those that do not are two graphs, recorded again after each
   // repartition (the plan and the buffers change there).
   auto record_regular = [&m, reduce](gpu::GpuCalls&) { m.enqueue_step(false, reduce); };
   if (graph_step) m.prepare_graph(graph, record_regular);
-  const bool timed = !ns && !energy && m.time_next_step;
+  const bool timed = !ns && !energy && !r.pr && m.time_next_step;
   if (timed) {
     m.first_step_gpu.start(m.calls);
     m.time_next_step = false;
   }
   bool mid = false;
-  if (!ns && !energy && m.mid_in >= 0) {
+  if (!ns && !energy && !r.pr && m.mid_in >= 0) {
     mid = m.mid_in == 0;
     --m.mid_in;
   }
   if (mid) m.mid_step_gpu.start(m.calls);
-  if (m.every_step_timed && !ns && !energy) {
+  if (m.every_step_timed && !ns && !energy && !r.pr) {
     m.timed_sample = m.timing.begin(Impl::regular_phases());
     m.mark(Impl::kStart);
     m.enqueue_step(false, reduce);  // the host-orchestrated transports sum over domains on the host
@@ -1555,7 +1588,7 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
       const bool start_ahead = !repartition && m.ahead_host && !m.ahead_running() && m.skin > 0.0 &&
                                m.ahead_below > 0.0 && m.last_worst > m.ahead_below * m.skin;
       const bool commit = !repartition && m.ahead_running() && --m.ahead.searches_left <= 0;
-      if (!repartition && !commit && !energy && m.may_speculate())
+      if (!repartition && !commit && !energy && !r.pr && m.may_speculate())
         m.begin_speculation();
       else if (!repartition && !commit)
         repartition = !m.plan_still_holds();
@@ -1578,7 +1611,7 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
       // (enqueue_search_step), but for one in kSearchPhaseEvery of them, which runs kernel by kernel
       // between the events that time its phases (the same kernels, so the same bits): the first, then
       // the first after kSearchPhaseEvery - 1 graph launches whose phase sample has been read.
-      const bool graphable = !repartition && !energy && m.search_graphs && !m.every_step_timed &&
+      const bool graphable = !repartition && !energy && !r.pr && m.search_graphs && !m.every_step_timed &&
                              m.transport->device_initiated();
       const bool phases_due =
           !m.search_gpu.pending && m.graph_searches_unsampled >= Impl::kSearchPhaseEvery - 1;
@@ -1599,7 +1632,7 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
         m.search_graph_gpu.stop(m.calls);
         ++m.search_graph_launches;
       } else {
-        if (!energy) {
+        if (!energy && !r.pr) {
           m.sampling = repartition ? &m.repart_gpu : &m.search_gpu;
           m.sampling->start(m.calls);
         }
@@ -1689,6 +1722,10 @@ void CudaDdExecutor::save(MdState& s) {
     for (int b = 0; b < 3; ++b) s.ke_half_prev.m[a][b] = h.ke_prev[3 * a + b];
   s.ke_half_prev_groups.assign(h.group_ke_prev, h.group_ke_prev + m.ds.update.ngroups);
   s.thermostat_integral = h.integral_before;
+  // Nose-Hoover's xi and vxi before the pending coupling (the same on every domain: each couples from the
+  // same sums), as the single GPU saves them.
+  s.nh_xi.assign(h.nh_xi_before, h.nh_xi_before + m.ds.update.nh_groups);
+  s.nh_vxi.assign(h.nh_vxi_before, h.nh_vxi_before + m.ds.update.nh_groups);
   s.x.assign(all.empty() ? 0 : m.top.num_atoms(), Vec3{});
   s.v.assign(s.x.size(), Vec3{});
   for (const comm::AtomState& a : all) {
@@ -1697,7 +1734,8 @@ void CudaDdExecutor::save(MdState& s) {
   }
 }
 
-void CudaDdExecutor::scale_coordinates(const Tensor& mu, const Box& box) { impl_->scale(mu, box); }
+void CudaDdExecutor::scale_coordinates(const Tensor& mu, const Box& box) { impl_->scale(mu, box, true); }
+void CudaDdExecutor::scale_positions(const Tensor& mu, const Box& box) { impl_->scale(mu, box, false); }
 
 void CudaDdExecutor::positions(std::vector<Vec3>& x) {
   Impl& m = *impl_;

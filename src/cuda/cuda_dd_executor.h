@@ -32,8 +32,10 @@ class CudaDdExecutor final : public Executor {
   void step(const StepRequest& request, StepEnergies* energies) override;
   void save(MdState& state) override;
   void positions(std::vector<Vec3>& x) override;
-  // C-rescale: the next step repartitions in the new box (Impl::scale).
+  // Pressure coupling (C-rescale: x and v; Parrinello-Rahman: x): the domains repartition in the new box
+  // at once (Impl::scale).
   void scale_coordinates(const Tensor& mu, const Box& box) override;
+  void scale_positions(const Tensor& mu, const Box& box) override;
   void frame(std::vector<Vec3>& x, std::vector<Vec3>& v) override;
   bool writes_outputs() const override;
   std::string transport() const override;

@@ -113,31 +113,12 @@ class CudaExecutor::Impl {
   // session: fewer, longer items leave a small system's GPU idle; shorter ones add i-force atomics).
   // Several tc-grps: each atom's group on the device and each group's v-rescale parameters, as CpuExecutor's.
   void setup_groups() {
-    setup_nose_hoover();
+    cuda::set_nose_hoover_params(cfg, ds.update);
     if (cuda::set_tc_group_params(cfg, ds.update) == 0) return;
     tc_group.allocate(cfg.tc_group->size(), "tc-grps of the atoms");
     calls.copy_sync(tc_group.get(), cfg.tc_group->data(), cfg.tc_group->size() * sizeof(int),
                     cudaMemcpyHostToDevice);
     ds.update.tc_group = tc_group.get();
-  }
-
-  // tcoupl = Nose-Hoover: each thermostat's constants, as the CPU's TemperatureCoupling (cpu/nose_hoover.h).
-  void setup_nose_hoover() {
-    if (cfg.mdp->tcoupl != Tcoupl::NoseHoover) return;
-    const std::vector<NoseHooverGroup> groups = nose_hoover_groups(cfg);
-    if (groups.size() > static_cast<size_t>(cuda::kMaxTcGroups))
-      throw InputError(
-          "", 0,
-          fmt::format("tc-grps has {} groups; the GPU couples at most {} (--backend cpu has no limit)",
-                      groups.size(), cuda::kMaxTcGroups));
-    cuda::UpdateParams& up = ds.update;
-    up.nose_hoover = 1;
-    up.nh_groups = static_cast<int>(groups.size());
-    for (int g = 0; g < up.nh_groups; ++g) {
-      up.nh_qinv[g] = groups[g].qinv;
-      up.nh_ref_t[g] = groups[g].ref_t;
-      up.nh_ndf[g] = groups[g].ndf;
-    }
   }
 
   void setup_cluster(int multiprocessors) {

@@ -4,6 +4,7 @@
 
 #include "core/errors.h"
 #include "core/units.h"
+#include "cpu/coupling.h"
 #include "cpu/thermostat.h"
 #include "cpu/update.h"
 
@@ -57,6 +58,23 @@ int set_tc_group_params(const ExecutorConfig& cfg, UpdateParams& up) {
     up.group_seed[g] = vrescale_group_seed(cfg.ld_seed, g);  // the CPU's streams
   }
   return groups;
+}
+
+void set_nose_hoover_params(const ExecutorConfig& cfg, UpdateParams& up) {
+  if (cfg.mdp->tcoupl != Tcoupl::NoseHoover) return;
+  const std::vector<NoseHooverGroup> groups = nose_hoover_groups(cfg);
+  if (groups.size() > static_cast<size_t>(kMaxTcGroups))
+    throw InputError(
+        "", 0,
+        fmt::format("tc-grps has {} groups; the GPU couples at most {} (--backend cpu has no limit)",
+                    groups.size(), kMaxTcGroups));
+  up.nose_hoover = 1;
+  up.nh_groups = static_cast<int>(groups.size());
+  for (int g = 0; g < up.nh_groups; ++g) {
+    up.nh_qinv[g] = groups[g].qinv;
+    up.nh_ref_t[g] = groups[g].ref_t;
+    up.nh_ndf[g] = groups[g].ndf;
+  }
 }
 
 StepState initial_step_state(const MdState& s) {

@@ -25,6 +25,10 @@ void set_initial_group_ke(const MdState& s, const ExecutorConfig& cfg, const Upd
 // each atom's group and points up.tc_group at it.
 int set_tc_group_params(const ExecutorConfig& cfg, UpdateParams& up);
 
+// tcoupl = Nose-Hoover: up.nose_hoover and each thermostat's constants, as the CPU's TemperatureCoupling
+// (cpu/nose_hoover.h; InputError above kMaxTcGroups groups). Nothing for other thermostats.
+void set_nose_hoover_params(const ExecutorConfig& cfg, UpdateParams& up);
+
 // The coupling and COM-removal flags the device derives from its step counter for `step` (ns and energy
 // left false): the one schedule the host's checks and decisions use.
 StepRequest scheduled_request(const UpdateParams& up, int64_t step);

@@ -320,7 +320,8 @@ __device__ inline long long take(long long* acc) {
 // couples, this one removes the COM motion, or reports energies); every domain decides alike.
 template <bool kEnergy>
 __device__ inline bool reduce_at(const UpdateParams& p, long long step) {
-  return kEnergy || tcouple_at(p, step + 1) || comm_at(p, step);
+  // Either thermostat couples the next step from this step's KE(n + 1/2) of the whole system.
+  return kEnergy || tcouple_at(p, step + 1) || nose_hoover_at(p, step + 1) || comm_at(p, step);
 }
 
 // The waters' blocks (kBlockWaters waters each), then one thread per atom outside waters.
@@ -640,7 +641,8 @@ void launch_finish_dd_step(gpu::GpuCalls& calls, const UpdateParams& p, bool ene
     calls.launch("finish_dd_step_kernel<energy>", finish_dd_step_kernel<true>, 1, 1, 0, p);
   else
     calls.launch("finish_dd_step_kernel", finish_dd_step_kernel<false>, 1, 1, 0, p);
-  if (p.ngroups > 0) calls.launch("begin_step_groups_kernel", begin_step_groups_kernel, 1, 1, 0, p, 0);
+  if (p.ngroups > 0 || p.nose_hoover)
+    calls.launch("begin_step_groups_kernel", begin_step_groups_kernel, 1, 1, 0, p, 0);
 }
 
 void launch_stage_group_ke_prev(gpu::GpuCalls& calls, StepState* st, int groups) {

@@ -265,16 +265,6 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
                      "the topology has virtual sites ([ virtual_sites2 ], [ virtual_sites3 ]: TIP4P or TIP5P "
                      "water, ...), which run with --backend cpu (one domain or several) or on one GPU so far "
                      "(--backend cuda without domains)");
-  if (config.mdp->tcoupl == Tcoupl::NoseHoover && gpu_domains)
-    throw InputError(
-        options.mdp, config.mdp->tcoupl_line,
-        "tcoupl = Nose-Hoover runs with --backend cpu (one domain or several) or on one GPU so far "
-        "(--backend cuda without domains); V-rescale runs on GPU domains");
-  if (config.mdp->pcoupl == Pcoupl::ParrinelloRahman && gpu_domains)
-    throw InputError(
-        options.mdp, config.mdp->pcoupl_line,
-        "pcoupl = Parrinello-Rahman runs with --backend cpu (one domain or several) or on one GPU so "
-        "far (--backend cuda without domains); C-rescale runs on GPU domains");
   if (config.mdp->nstfout > 0 && options.backend == "cuda" && decomposed(options))
     throw InputError(
         options.mdp, config.mdp->nstfout_line,
