@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <initializer_list>
 #include <iostream>
@@ -703,6 +704,68 @@ TEST(CudaDomains, ParrinelloRahmanOnDomainsFollowsTheSingleGpuAndEveryTransportG
   // Killed before step 27 after the checkpoint at 20 (the box velocity and the pressure that the coupling of
   // step 21 reads), then continued from it.
   expect_continuation_gives_the_same_energies(out, "", "spce_9k", mdp, graphs, 27, transports().size());
+}
+
+// Virtual sites on GPU domains (TIP4P and TIP5P: test_vsite's 3 nm boxes replicated 2x2x1 by halomd genconf,
+// 14,544 and 18,180 atoms): each domain spreads its home sites' forces, what the force halo brought back
+// included, onto their atoms (home too: one update group) and places the sites again after the update. On
+// 2x2x1 against one GPU: step 0 with PME and with reaction field (each term within the mixed-precision
+// tolerance, the pressure), and 20 steps of NVE with reaction field (every step's potential within float
+// rounding). TIP4P bitwise the same on every transport through a forced repartition (the exchange packs the
+// sites: no prepacking by the update), nvshmem's regular steps one launch without host waits, and a
+// continuation from a checkpoint the uninterrupted run's energies bit for bit.
+TEST(CudaDomains, VirtualSitesOnDomainsFollowTheSingleGpuAndEveryTransportGivesTheSameBits) {
+  SKIP_WITHOUT_GPU_AND_MPI();
+  const std::string out = make_temp_dir("cuda_dd_vsite");
+  std::string log;
+  for (const std::string model : {"tip4p", "tip5p"}) {
+    SCOPED_TRACE(model);
+    const std::string sys = out + "/" + model;  // absolute: data_path takes it as it is
+    std::filesystem::create_directories(sys);
+    const std::string from = data_path("vsite/" + model);
+    ASSERT_EQ(run_command(std::string(HALOMD_BIN) + " genconf -c " + from + "/conf.gro -p " + from +
+                              "/topol.top --nbox 2 2 1 -o " + sys + "/big",
+                          &log),
+              0)
+        << log;
+    std::filesystem::rename(sys + "/big.gro", sys + "/conf.gro");
+    std::filesystem::rename(sys + "/big.top", sys + "/topol.top");
+    for (const char* mdp : {"step0.mdp", "step0_rf.mdp", "nve.mdp"})
+      std::filesystem::copy_file(from + "/" + mdp, sys + "/" + mdp);
+    const std::map<std::string, std::string> path = {
+        {"nsteps", "20"}, {"nstcalcenergy", "1"}, {"nstenergy", "1"}};
+    for (const auto& [mdp, set] :
+         {std::pair<std::string, std::map<std::string, std::string>>{"step0.mdp", {}},
+          {"step0_rf.mdp", {}},
+          {"nve.mdp", path}}) {
+      SCOPED_TRACE(mdp);
+      const std::string tag = model + "_" + mdp;
+      ASSERT_EQ(run_halomd(sys, mdp, set, out + "/one_" + tag, "--backend cuda", &log), 0) << log;
+      ASSERT_EQ(run_halomd_under(mpirun(4), sys, mdp, set, out + "/dd_" + tag,
+                                 "--backend cuda --transport mpi_staged --dd 2 2 1", &log),
+                0)
+          << log;
+      auto ref = read_csv(out + "/one_" + tag + "/energy.csv"),
+           e = read_csv(out + "/dd_" + tag + "/energy.csv");
+      ASSERT_EQ(e["step"].size(), ref["step"].size());
+      for (const char* term : {"lj_sr", "coulomb_sr", "coul_recip", "potential"})
+        EXPECT_LT(rel(e[term][0], ref[term][0]), kEnergyRelTol)
+            << term << ": " << e[term][0] << " vs one GPU " << ref[term][0];
+      EXPECT_LT(rel(e["kinetic"][0], ref["kinetic"][0]), kKineticRelTol);
+      EXPECT_NEAR(e["pressure"][0], ref["pressure"][0], kGpuPressureAbsTol);
+      for (size_t k = 1; k < e["step"].size(); ++k)
+        EXPECT_LT(rel(e["potential"][k], ref["potential"][k]), 2e-5) << "step " << e["step"][k];
+    }
+  }
+  const std::string sys = out + "/tip4p";
+  const std::map<std::string, std::string> graphs = {{"nsteps", "30"},        {"nstlist", "10"},
+                                                     {"nstcalcenergy", "10"}, {"nstenergy", "10"},
+                                                     {"nstcheckpoint", "20"}, {"nstxout-compressed", "10"}};
+  const std::string repartition = "HALOMD_TEST_FAIL_SKIN_CHECK_AT=20 ";
+  expect_transports_give_the_same_bits(out, sys, "nve.mdp", graphs, each_transport(repartition), repartition,
+                                       {"energy.csv", "traj.xtc", "confout.gro"});
+  expect_continuation_gives_the_same_energies(out, repartition, sys, "nve.mdp", graphs, 27,
+                                              transports().size());
 }
 
 // A GPU-only search step without energies of a device-initiated transport is one graph launch

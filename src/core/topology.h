@@ -105,8 +105,6 @@ struct Topology {
   std::vector<Settle> settles;
   std::vector<VirtualSite> vsites;       // in topology order
   std::vector<std::string> vsite_where;  // per site: "file:line" of its [ virtual_sites ] entry
-  std::string vsite_file;                // the first [ virtual_sites ] entry (for messages)
-  int vsite_line = 0;
   std::vector<BondedTerm> bonded;    // in the order of the molecules and of their [ bonds ], [ pairs ], ...
   std::vector<CmapGrid> cmap_grids;  // the [ cmaptypes ] in file order; BondedKind::Cmap terms name one
   std::vector<Constraint> constraints;  // LINCS's (water's SETTLE is separate)

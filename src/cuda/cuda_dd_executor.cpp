@@ -34,6 +34,7 @@
 #include "cuda/pme_mesh.h"
 #include "cuda/step_state.h"
 #include "cuda/update.h"
+#include "cuda/vsite_gpu.h"
 #include "domdec/assignment.h"
 #include "domdec/drift.h"
 #include "gpu/cuda_check.h"
@@ -168,16 +169,18 @@ class CudaDdExecutor::Impl {
     graph_plain.use_node_priority(priority != 0);
     search_graph_reduce.use_node_priority(priority != 0);
     search_graph_plain.use_node_priority(priority != 0);
-    // Listed interactions or LINCS: update groups, as the CPU decomposition has them (a protein's halo
-    // margin is then a CH3 group's, not its extent), with the local topology's index; otherwise whole
-    // molecules (water: the same groups), whose exclusions are all home pairs.
-    if (!top.bonded.empty() || !top.constraints.empty()) {
+    // Listed interactions, LINCS or virtual sites: update groups, as the CPU decomposition has them (a
+    // protein's halo margin is then a CH3 group's, not its extent), with the local topology's index (which
+    // gives each domain its home sites); otherwise whole molecules (water: the same groups), whose exclusions
+    // are all home pairs.
+    if (!top.bonded.empty() || !top.constraints.empty() || !top.vsites.empty()) {
       first_atom =
           domdec::update_group_first_atoms(top.num_atoms(), top.settles, top.constraints, top.vsites);
       topo_index = std::make_unique<LocalTopologyIndex>(make_local_topology_index(top, first_atom));
       // The whole topology's grouping, once: the errors of lincs_layout (a group too large for a block, an
       // atom in SETTLE and LINCS) before any step rather than at a repartition.
       if (!top.constraints.empty()) (void)cuda::lincs_layout(top);
+      if (!top.vsites.empty()) (void)cuda::vsite_layout(top);  // sites built from sites: refused here
     } else {
       first_atom = domdec::first_atoms(top.molecule);
     }
@@ -258,7 +261,12 @@ class CudaDdExecutor::Impl {
       calls.join(mesh_stream, ev_mesh_join);
       pme.enqueue_gather(calls, ds);  // the home atoms' mesh forces onto their pair forces
     }
+    // Virtual sites: each home site's force (its pair, mesh and listed forces and what the force halo
+    // brought back) onto its atoms, which are home too (one update group), before the update; after it, the
+    // sites placed again from them, before the next step's coordinate halo sends them.
+    if (vsites.active()) vsites.enqueue_spread(calls, ds, energy);
     cuda::launch_update(calls, ds.update, energy, reduce ? 1 : 0);
+    if (vsites.active()) vsites.enqueue_construct(calls, ds);
     // The listed energies and virial of an energy step, summed over the domains on the device.
     if (energy && listed.active())
       transport->reduce(calls, ds.st.get()->listed_acc, cuda::ListedGpu::kAccCount, &ds.st.get()->one, true);
@@ -870,6 +878,7 @@ class CudaDdExecutor::Impl {
       if (!in_settle[i]) a.free_atoms.push_back(i);
     a.listed = std::move(d.listed);
     a.constraints = d.constraints;
+    a.vsites = d.vsites;
     if (cfg.tc_group) {
       a.tc_group.resize(nh);
       for (int i = 0; i < nh; ++i) a.tc_group[i] = (*cfg.tc_group)[d.home[i]];
@@ -987,6 +996,7 @@ class CudaDdExecutor::Impl {
     const bool grown = cuda::upload_atoms(a, calls, ds);
     atom_regrows += grown ? 1 : 0;
     listed.set_domain_terms(a.listed, num_local, calls);
+    if (!top.vsites.empty()) vsites.set_domain_sites(a.vsites, num_home, calls);
     if (ds.update.ngroups > 0)  // each home atom's tc-grps group
       ds.update.tc_group = gpu::upload_grow(calls, tc_group_dev, a.tc_group, "tc-grps of the home atoms");
     if (!top.constraints.empty()) {
@@ -1336,6 +1346,7 @@ class CudaDdExecutor::Impl {
   std::unique_ptr<LocalTopologyIndex> topo_index;
   cuda::ListedGpu listed;
   cuda::LincsGpu lincs;
+  cuda::VsiteGpu vsites;                // the home sites (set at each repartition, install)
   gpu::DeviceBuffer<int> tc_group_dev;  // several tc-grps: each home atom's group
   gpu::DeviceBuffer<double> q_home;
   cudaStream_t mesh_stream = nullptr;
@@ -1486,7 +1497,9 @@ void CudaDdExecutor::load(const MdState& s) {
   }
   if (!m.top.bonded.empty() && !m.listed.active()) m.listed.setup_domain(m.mdp, box, m.top, m.calls);
   m.ds.update.dd = 1;
-  m.ds.update.prepack = m.transport->prepack();  // the graphs record it: fixed for the transport's life
+  // The graphs record it: fixed for the transport's life. Not with virtual sites: the update would pack
+  // (and release) the home sites before they are placed again; the exchange packs them instead.
+  m.ds.update.prepack = m.top.vsites.empty() ? m.transport->prepack() : nullptr;
 
   m.hst[0] = cuda::initial_step_state(s);
   cuda::set_initial_group_ke(s, m.cfg, m.ds.update, m.hst[0]);  // load has every atom's v

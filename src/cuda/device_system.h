@@ -81,7 +81,8 @@ struct HostAtoms {
   // listed interactions the domain computes, on local atoms, and the home groups' constraints, on home atoms.
   std::vector<BondedTerm> listed;
   std::vector<Constraint> constraints;
-  std::vector<int> tc_group;  // GPU domains with several tc-grps: each home atom's group
+  std::vector<int> tc_group;        // GPU domains with several tc-grps: each home atom's group
+  std::vector<VirtualSite> vsites;  // GPU domains with virtual sites: the home sites, on home atoms
 };
 
 // The constants of a system that does not change with its atoms: LJ table, pair, update and coupling

@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -37,7 +36,13 @@ __global__ void __launch_bounds__(kBlock) spread_kernel(VsiteParams p, UpdatePar
     for (int e = p.start[t]; e < p.start[t + 1]; ++e) {
       const VsiteDev s = p.sites[p.entries[e] >> 2];
       const int slot = p.entries[e] & 3;
-      const float4 g = f[u.sorted_of[s.site]];
+      float4 g = f[u.sorted_of[s.site]];
+      if (u.f_halo) {  // GPU domains: what the force halo brought back to the site (the update takes it)
+        const float4 h = u.f_halo[s.site];
+        g.x += h.x;
+        g.y += h.y;
+        g.z += h.z;
+      }
       Vec3 rij, rik;
       site_vectors(u, s, load_x(u, s.atoms[0]), rij, rik);
       Vec3 share[3];
@@ -82,18 +87,21 @@ __global__ void __launch_bounds__(kBlock) construct_kernel(VsiteParams p, Update
 
 }  // namespace
 
-VsiteLayout vsite_layout(const Topology& top) {
+VsiteLayout vsite_layout(const std::vector<VirtualSite>& sites, int num_atoms) {
   VsiteLayout l;
-  std::vector<char> is_site(top.num_atoms(), 0);
-  for (const VirtualSite& s : top.vsites) is_site[s.site] = 1;
-  for (const VirtualSite& s : top.vsites) {
+  std::vector<char> is_site(num_atoms, 0);
+  for (const VirtualSite& s : sites) is_site[s.site] = 1;
+  std::vector<int> count(num_atoms + 1, 0);  // entries per constructing atom
+  for (const VirtualSite& s : sites) {
     const int n = s.kind == VsiteKind::Two ? 2 : 3;
-    for (int k = 0; k < n; ++k)
+    for (int k = 0; k < n; ++k) {
       if (is_site[s.atoms[k]])
         throw InputError("", 0,
                          "virtual site " + std::to_string(s.site + 1) +
                              " is built from another virtual site (" + std::to_string(s.atoms[k] + 1) +
                              "), which runs with --backend cpu only");
+      ++count[s.atoms[k]];
+    }
     VsiteDev d{};
     d.kind = static_cast<int>(s.kind);
     d.site = s.site;
@@ -103,19 +111,26 @@ VsiteLayout vsite_layout(const Topology& top) {
     }
     l.sites.push_back(d);
   }
-  std::map<int, std::vector<int>> by_atom;  // constructing atom -> entries, in the CPU's spreading order
+  // CSR over the constructing atoms in ascending order, each atom's entries in the CPU's spreading order
+  // (the sites in reverse): a counting sort, linear in the atoms (GPU domains lay it out at each
+  // repartition).
+  std::vector<int> at(num_atoms, -1);  // the atom's next entry
+  l.start.push_back(0);
+  for (int a = 0; a < num_atoms; ++a) {
+    if (count[a] == 0) continue;
+    at[a] = l.start.back();
+    l.atoms.push_back(a);
+    l.start.push_back(l.start.back() + count[a]);
+  }
+  l.entries.resize(l.start.back());
   for (int idx = static_cast<int>(l.sites.size()) - 1; idx >= 0; --idx) {
     const int n = l.sites[idx].kind == static_cast<int>(VsiteKind::Two) ? 2 : 3;
-    for (int k = 0; k < n; ++k) by_atom[l.sites[idx].atoms[k]].push_back(idx * 4 + k);
-  }
-  l.start.push_back(0);
-  for (const auto& [a, list] : by_atom) {
-    l.atoms.push_back(a);
-    l.entries.insert(l.entries.end(), list.begin(), list.end());
-    l.start.push_back(static_cast<int>(l.entries.size()));
+    for (int k = 0; k < n; ++k) l.entries[at[l.sites[idx].atoms[k]]++] = idx * 4 + k;
   }
   return l;
 }
+
+VsiteLayout vsite_layout(const Topology& top) { return vsite_layout(top.vsites, top.num_atoms()); }
 
 void VsiteGpu::setup(const Topology& top, gpu::GpuCalls& calls) {
   if (top.vsites.empty()) return;
@@ -124,6 +139,16 @@ void VsiteGpu::setup(const Topology& top, gpu::GpuCalls& calls) {
   p_.atoms = gpu::upload(calls, atoms_, l.atoms, "virtual sites' atoms");
   p_.start = gpu::upload(calls, start_, l.start, "virtual sites' atoms");
   p_.entries = gpu::upload(calls, entries_, l.entries, "virtual sites' atoms");
+  p_.nsites = static_cast<int>(l.sites.size());
+  p_.natoms = static_cast<int>(l.atoms.size());
+}
+
+void VsiteGpu::set_domain_sites(const std::vector<VirtualSite>& sites, int num_home, gpu::GpuCalls& calls) {
+  const VsiteLayout l = vsite_layout(sites, num_home);
+  p_.sites = gpu::upload_grow(calls, sites_, l.sites, "virtual sites of the home atoms");
+  p_.atoms = gpu::upload_grow(calls, atoms_, l.atoms, "virtual sites' atoms");
+  p_.start = gpu::upload_grow(calls, start_, l.start, "virtual sites' atoms");
+  p_.entries = gpu::upload_grow(calls, entries_, l.entries, "virtual sites' atoms");
   p_.nsites = static_cast<int>(l.sites.size());
   p_.natoms = static_cast<int>(l.atoms.size());
 }

@@ -247,10 +247,9 @@ std::string describe_gpus() {
 }
 
 std::unique_ptr<Executor> make_executor(const RunOptions& options, const ExecutorConfig& config) {
-  // Listed interactions (bonds, angles, dihedrals, 1-4 pairs, CMAP, position restraints) and LINCS run
-  // everywhere: the CPU reference (one domain or several), one GPU and GPU domains (update groups,
-  // cpu/dd_domain.h).
-  const bool gpu_domains = options.backend == "cuda" && decomposed(options);
+  // Listed interactions (bonds, angles, dihedrals, 1-4 pairs, CMAP, position restraints), LINCS, virtual
+  // sites, Nose-Hoover and pressure coupling run everywhere: the CPU reference (one domain or several), one
+  // GPU and GPU domains (update groups, cpu/dd_domain.h).
   if (config.comm_group && options.backend != "cpu")
     throw InputError(options.mdp, config.mdp->comm_grps_line,
                      "comm-grps other than the whole system run with --backend cpu so far (one domain or "
@@ -260,11 +259,6 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
         options.mdp, config.mdp->integrator_line,
         "integrator = sd runs with --backend cpu so far (one domain or several); GPUs take md with "
         "V-rescale");
-  if (gpu_domains && !config.top->vsites.empty())
-    throw InputError(config.top->vsite_file, config.top->vsite_line,
-                     "the topology has virtual sites ([ virtual_sites2 ], [ virtual_sites3 ]: TIP4P or TIP5P "
-                     "water, ...), which run with --backend cpu (one domain or several) or on one GPU so far "
-                     "(--backend cuda without domains)");
   if (config.mdp->nstfout > 0 && options.backend == "cuda" && decomposed(options))
     throw InputError(
         options.mdp, config.mdp->nstfout_line,

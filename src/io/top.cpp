@@ -174,8 +174,6 @@ Topology expand(const TopData& d, const std::string& path) {
   }
   fill_lj(d, path, t);
   for (const TopCmapType& c : d.cmap_types) t.cmap_grids.push_back(make_cmap_grid(c.spacing, c.values));
-  t.vsite_file = d.vsite_file;
-  t.vsite_line = d.vsite_line;
   return t;
 }
 

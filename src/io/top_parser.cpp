@@ -413,7 +413,6 @@ void Parser::virtual_site(const Fields& f, TopMoleculeType& m, const std::vector
     if (old.site == v.site) f.fail("atom " + std::to_string(v.site + 1) + " is constructed twice");
   m.vsites.push_back(v);
   m.vsite_where.push_back(f.where());
-  if (d_.vsite_file.empty()) std::tie(d_.vsite_file, d_.vsite_line) = f.file_line();
 }
 
 // [ cmaptypes ]: five bonded types, funct 1, the grid's two sizes (equal, as grompp requires) and its values

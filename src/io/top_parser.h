@@ -80,8 +80,6 @@ struct TopData {
   // in file order.
   std::map<std::string, std::vector<TopParamType>> param_types;
   std::vector<TopCmapType> cmap_types;  // in file order
-  std::string vsite_file;               // the first [ virtual_sites ] entry
-  int vsite_line = 0;
   // [ nonbond_params ] by type-name pair (the smaller name first), V and W as in [ atomtypes ].
   std::map<std::pair<std::string, std::string>, std::pair<double, double>> nonbond_params;
   std::vector<TopMoleculeType> molecule_types;

@@ -11,7 +11,7 @@
 
 namespace halomd::test {
 
-// Path of a file under tests/data.
+// tests/data/<rel>; an absolute path (a system a test wrote into its temp folder) as it is.
 std::string data_path(const std::string& rel);
 // A fresh empty folder under the build's temp area, unique per call.
 std::string make_temp_dir(const std::string& tag);
