@@ -57,6 +57,41 @@ TEST(MpiTransport, FourRanksGiveBitwiseTheFilesOfTheLocalTransport) {
   EXPECT_EQ(json.find("\"halo_bytes_per_step\": 0,"), std::string::npos) << json;
 }
 
+// ld-seed = -1 and gen-seed = -1: the seeds are drawn once, on rank 0, for every rank (each rank used to draw
+// its own: its domain's velocities from another draw, its thermostat and C-rescale noise from another stream,
+// and so another box on each rank). Four ranks write the files of one process given the seeds that the
+// four ranks' checkpoint names.
+TEST(MpiTransport, SeedsDrawnOnRankZeroServeEveryRank) {
+  SKIP_WITHOUT_MPI();
+  const std::string out = make_temp_dir("mpi_drawn_seeds");
+  std::string log;
+  std::map<std::string, std::string> set = kVrescale;
+  set.insert_or_assign("ld-seed", "-1");
+  set.insert_or_assign("gen-seed", "-1");
+  set.insert_or_assign("gen-vel", "yes");
+  set.insert_or_assign("gen-temp", "320");
+  set.insert_or_assign("continuation", "no");
+  set.insert_or_assign("nsteps", "30");
+  set.insert_or_assign("nstcheckpoint", "0");
+  set.insert({"pcoupl", "C-rescale"});
+  set.insert({"tau-p", "1.0"});
+  set.insert({"compressibility", "4.5e-5"});
+  set.insert({"ref-p", "1"});
+  set.insert({"nstpcouple", "10"});
+  ASSERT_EQ(run_halomd_under(mpirun(4), "spce_1k5", "vrescale.mdp", set, out + "/mpi", "--dd 2 2 1", &log), 0)
+      << log;
+  const io::Checkpoint cpt = io::read_checkpoint(out + "/mpi/state.cpt");
+  set.insert_or_assign("ld-seed", std::to_string(cpt.ld_seed));
+  set.insert_or_assign("gen-seed", std::to_string(cpt.gen_seed));
+  ASSERT_EQ(run_halomd("spce_1k5", "vrescale.mdp", set, out + "/local", "--domains 4 --dd 2 2 1", &log), 0)
+      << log;
+  for (const char* f : {"energy.csv", "confout.gro"})
+    EXPECT_EQ(read_text(out + "/local/" + f), read_text(out + "/mpi/" + f)) << f;
+  EXPECT_GT(std::fabs(read_csv(out + "/mpi/energy.csv")["volume"].back() -
+                      read_csv(out + "/mpi/energy.csv")["volume"].front()),
+            0.0);
+}
+
 // coulombtype = PME: every rank computes the mesh part from all positions, gathered as their owners' bits, so
 // 4 ranks write bitwise the files of 4 domains in one process, traj.trr's gathered forces included.
 TEST(MpiTransport, PmeOnFourRanksGivesBitwiseTheFilesOfTheLocalTransport) {

@@ -903,12 +903,30 @@ class CudaDdExecutor::Impl {
         lo = std::min(lo, chunk_lo[k][dim]);
         hi = std::max(hi, chunk_hi[k][dim]);
       }
-      if (hi - lo + mdp.rlist + 0.1 > search_len[dim])
+      if (hi - lo + mdp.rlist + 0.1 > search_len[dim]) {
+        // Name the atoms at both ends (home or halo, and where the domain's cell lies) for the report.
+        int at_lo = 0, at_hi = 0;
+        for (int i = 0; i < nl; ++i) {
+          if (d.x_local[i][dim] == lo) at_lo = i;
+          if (d.x_local[i][dim] == hi) at_hi = i;
+        }
+        const auto which = [&](int i) {
+          const int g = d.plan.global[i], f = first_atom[g];
+          int fl = -1;  // the first atom of its group, where it is local
+          for (int j = 0; j < nl && fl < 0; ++j)
+            if (d.plan.global[j] == f) fl = j;
+          return fmt::format("{} atom {} at {:.3f} (its group's first atom {} at {})",
+                             i < nh ? "home" : "halo", g + 1, d.x_local[i][dim], f + 1,
+                             fl < 0 ? std::string("elsewhere") : fmt::format("{:.3f}", d.x_local[fl][dim]));
+        };
         throw RuntimeError(
-            at_step, -1,
-            fmt::format("domain {}'s atoms span {:.3f} nm in dimension {}, more than its search "
-                        "box of {:.3f} nm allows (molecules grew too long?)",
-                        d.index, hi - lo, "xyz"[dim], search_len[dim]));
+            at_step, d.plan.global[at_hi],
+            fmt::format(
+                "domain {}'s atoms span {:.3f} nm in dimension {}, more than its search box of {:.3f} "
+                "nm allows (molecules grew too long?): {} to {}, the cell {:.3f} to {:.3f} nm",
+                d.index, hi - lo, "xyz"[dim], search_len[dim], which(at_lo), which(at_hi), d.plan.lo[dim],
+                d.plan.hi[dim]));
+      }
     }
     clock.lap(kLocalAtoms);
   }

@@ -176,6 +176,14 @@ int process_rank() {
 #endif
 }
 
+uint64_t same_on_every_process(uint64_t value) {
+#if HALOMD_HAVE_MPI
+  return comm::mpi_broadcast_from_rank0(value);
+#else
+  return value;
+#endif
+}
+
 void finish_processes() {
 #if HALOMD_HAVE_NVSHMEM
   if (g_nvshmem_started) comm::nvshmem::finalise();  // every symmetric buffer is freed by now

@@ -1,6 +1,7 @@
 // Which backends this build has: the one place that knows what was compiled in (STYLE.md point 3).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,6 +33,9 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
 void start_processes(bool want_mpi);
 int process_count();  // MPI world size, or 1
 int process_rank();   // rank in the MPI world, or 0
+// Rank 0's value on every process (a seed drawn from ld-seed = -1 or gen-seed = -1: every domain must couple
+// and generate with the same one). Collective over the MPI world; the value itself without MPI.
+uint64_t same_on_every_process(uint64_t value);
 // At the end of main: finalises MPI when it was started.
 void finish_processes();
 // After an error: when the run has several processes and not all of them failed alike, ends all of them

@@ -33,7 +33,9 @@ namespace {
 uint64_t resolve_seed(int64_t seed) {
   if (seed >= 0) return static_cast<uint64_t>(seed);
   std::random_device rd;
-  return (static_cast<uint64_t>(rd()) << 31) ^ rd();
+  // Under mpirun every rank reads the same inputs but would draw its own: rank 0's draw for all, so that the
+  // domains couple (v-rescale, C-rescale's noise) and generate velocities with one seed. Collective.
+  return same_on_every_process((static_cast<uint64_t>(rd()) << 31) ^ rd());
 }
 
 int64_t atoms_hash(const Topology& top) {

@@ -322,6 +322,12 @@ int mpi_world_rank() {
   return r;
 }
 
+uint64_t mpi_broadcast_from_rank0(uint64_t value) {
+  if (!g_started || mpi_world_size() == 1) return value;
+  HALOMD_MPI_CHECK(MPI_Bcast(&value, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD));
+  return value;
+}
+
 int mpi_node_local_rank() {
   if (!g_started) return 0;
   int world_rank = 0, local = 0;

@@ -3,6 +3,7 @@
 // with HALOMD_ENABLE_MPI; only engine/backends.cpp and the other files of comm/mpi include this header.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include "comm/halo_transport.h"
@@ -16,6 +17,8 @@ void mpi_start(bool required);
 bool mpi_started();
 int mpi_world_size();  // 1 when MPI was not started
 int mpi_world_rank();  // 0 when MPI was not started
+// Rank 0's value on every rank (MPI_Bcast); the value itself when MPI was not started. Collective.
+uint64_t mpi_broadcast_from_rank0(uint64_t value);
 // This rank's index among the ranks of its node (MPI_Comm_split_type SHARED), to choose its GPU; 0 when MPI
 // was not started. Collective over MPI_COMM_WORLD.
 int mpi_node_local_rank();
