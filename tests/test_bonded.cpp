@@ -94,6 +94,49 @@ void expect_step0_like_gromacs(const std::string& system, const std::string& mdp
   EXPECT_NEAR(e["pressure"][0], ref.at("Pressure"), kPressureAbsTol);
 }
 
+// A molecule longer than half the box (a chain of 20 bonds of 0.15 nm in a 2 nm box, each atom wrapped into
+// the box as a .gro may have it, then a water with SETTLE and a virtual site): made whole along its bonds, as
+// GROMACS's graph does. The minimum image relative to the first atom alone would break the chain where it
+// passes 1 nm from its first atom.
+TEST(Bonded, AMoleculeLongerThanHalfTheBoxIsMadeWholeAlongItsBonds) {
+  Topology top;
+  const int chain = 21;
+  const Box box{{2.0, 2.0, 2.0}};
+  std::vector<Vec3> whole;
+  for (int a = 0; a < chain; ++a) {
+    top.mass.push_back(12.0);
+    top.molecule.push_back(0);
+    whole.push_back({0.3 + 0.15 * a, 0.5 + 0.01 * a, 1.0});
+    if (a > 0) {
+      BondedTerm b;
+      b.atoms[0] = a - 1;
+      b.atoms[1] = a;
+      top.bonded.push_back(b);
+    }
+  }
+  // A four-site water: SETTLE and a site built from its oxygen, across the box's x face.
+  for (int k = 0; k < 4; ++k) {
+    top.mass.push_back(k == 3 ? 0.0 : 1.0);
+    top.molecule.push_back(1);
+  }
+  top.settles.push_back({chain, chain + 1, chain + 2, 0.1, 0.16});
+  VirtualSite m;
+  m.site = chain + 3;
+  m.atoms[0] = chain;
+  m.atoms[1] = chain + 1;
+  m.atoms[2] = chain + 2;
+  top.vsites.push_back(m);
+  for (const Vec3& w :
+       {Vec3{1.98, 1.0, 1.0}, Vec3{2.06, 1.05, 1.0}, Vec3{1.95, 0.92, 1.0}, Vec3{2.0, 1.0, 1.0}})
+    whole.push_back(w);
+  std::vector<Vec3> x = whole;
+  for (Vec3& r : x)
+    for (int d = 0; d < 3; ++d) r[d] -= box.len[d] * std::floor(r[d] / box.len[d]);  // each atom in the box
+  make_molecules_whole(top, box, x);
+  for (size_t a = 0; a < x.size(); ++a)
+    for (int d = 0; d < 3; ++d) EXPECT_NEAR(x[a][d], whole[a][d], 1e-12) << "atom " << a << " dim " << d;
+}
+
 TEST(Bonded, Step0EnergyTermsMatchGromacsInFourForceFields) {
   const auto ref = read_terms();
   for (const char* ff : kForceFields)

@@ -33,14 +33,48 @@ std::vector<std::string> split_flags(const std::string& s, const std::string& fl
 
 void make_molecules_whole(const Topology& top, const Box& box, std::vector<Vec3>& x) {
   const int n = top.num_atoms();
+  // The connections (CSR): bonds, constraints, SETTLE's O-H, and each virtual site to its first atom.
+  std::vector<std::pair<int, int>> edges;
+  for (const BondedTerm& t : top.bonded)
+    if (t.kind == BondedKind::Bond || t.kind == BondedKind::G96Bond)
+      edges.emplace_back(t.atoms[0], t.atoms[1]);
+  for (const Constraint& c : top.constraints) edges.emplace_back(c.a, c.b);
+  for (const Settle& w : top.settles) {
+    edges.emplace_back(w.o, w.h1);
+    edges.emplace_back(w.o, w.h2);
+  }
+  for (const VirtualSite& v : top.vsites) edges.emplace_back(v.site, v.atoms[0]);
+  std::vector<int> start(n + 1, 0), next(2 * edges.size());
+  for (const auto& [a, b] : edges) ++start[a + 1], ++start[b + 1];
+  for (int a = 0; a < n; ++a) start[a + 1] += start[a];
+  std::vector<int> fill(start.begin(), start.end() - 1);
+  for (const auto& [a, b] : edges) {
+    next[fill[a]++] = b;
+    next[fill[b]++] = a;
+  }
+  const auto near = [&](int a, int ref) {  // atom a at the image nearest atom ref
+    for (int d = 0; d < 3; ++d) x[a][d] -= box.len[d] * std::round((x[a][d] - x[ref][d]) / box.len[d]);
+  };
+  std::vector<char> placed(n, 0);
+  std::vector<int> queue;
   int first = 0;
   for (int i = 1; i <= n; ++i) {
     if (i < n && top.molecule[i] == top.molecule[first]) continue;
-    for (int a = first + 1; a < i; ++a)
-      for (int d = 0; d < 3; ++d) {
-        const double diff = x[a][d] - x[first][d];
-        x[a][d] -= box.len[d] * std::round(diff / box.len[d]);
+    // Molecule [first, i): along its connections from its first atom, each atom at the image nearest the
+    // atom it is reached from (as GROMACS's graph does), so that a molecule longer than half the box comes
+    // out whole; atoms no connection reaches at the image nearest the first atom.
+    queue.assign(1, first);
+    placed[first] = 1;
+    for (size_t q = 0; q < queue.size(); ++q)
+      for (int k = start[queue[q]]; k < start[queue[q] + 1]; ++k) {
+        const int w = next[k];
+        if (w < first || w >= i || placed[w]) continue;
+        near(w, queue[q]);
+        placed[w] = 1;
+        queue.push_back(w);
       }
+    for (int a = first + 1; a < i; ++a)
+      if (!placed[a]) near(a, first);
     first = i;
   }
 }

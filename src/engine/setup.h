@@ -30,7 +30,9 @@ struct SimulationInputs {
 // match. With verlet-buffer-tolerance > 0, rlist is GROMACS 2022's estimate for a 1x1 list (verlet_buffer.h).
 SimulationInputs load_inputs(const RunOptions& options);
 
-// Puts each molecule whole (minimum image relative to its first atom): positions stay unwrapped from then on.
+// Puts each molecule whole, walking its bonds, constraints, SETTLEs and virtual sites from its first atom
+// (each atom at the image nearest the one it is reached from; unconnected atoms nearest the first atom), so
+// that a molecule longer than half the box is whole too. Positions stay unwrapped from then on.
 void make_molecules_whole(const Topology& top, const Box& box, std::vector<Vec3>& x);
 
 // A copy of x with each molecule shifted by whole box vectors so that its first atom lies in the box: what
