@@ -6,6 +6,8 @@
 # halo_one_gpu.png (bar plot), and copies both to $OUT when it is set.
 #   spce_9k   tests/data/spce_9k: 8,916 atoms, 4.5 nm box
 #   spce_45k  bench/systems/spce_5k6 x 2x2x2 (halomd genconf): 45,120 atoms, 7.66 nm box
+#   tip4p_44k  tests/data/vsite/tip4p x 2x2x3 (halomd genconf): TIP4P (oplsaa.ff, a virtual site per water),
+#              43,632 atoms, 6 x 6 x 9 nm box (GMXLIB must hold GROMACS's force fields)
 #   peptide_7k  examples/peptide (amber99sb-ildn, TIP3P): 7,359 atoms, 4.2 nm box, hydrogen bonds
 #               constrained (LINCS); with COULOMB=PME, as a protein is run (HALO_SYSTEMS="peptide_7k:4000")
 # Usage: bench/halo_one_gpu.sh HALOMD_BINARY   (built with CUDA, MPI and NVSHMEM; the MPS daemon running)
@@ -28,6 +30,10 @@ transports=${HALO_TRANSPORTS:-mpi_staged cuda_ipc nvshmem nvshmem_put}
 
 base=bench/systems/spce_5k6
 "$bin" genconf -c $base/conf.gro -p $base/topol.top --nbox 2 2 2 -o "$work/spce_45k" > /dev/null
+if [[ " ${HALO_SYSTEMS:-} " == *" tip4p_44k:"* ]]; then
+  "$bin" genconf -c tests/data/vsite/tip4p/conf.gro -p tests/data/vsite/tip4p/topol.top --nbox 2 2 3 \
+    -o "$work/tip4p_44k" > /dev/null
+fi
 cp tests/data/spce_9k/conf.gro "$work/spce_9k.gro"
 cp tests/data/spce_9k/topol.top "$work/spce_9k.top"
 cp examples/peptide/conf.gro "$work/peptide_7k.gro"

@@ -356,7 +356,11 @@ RunSummary run_md(const RunOptions& options) {
     if (step == options.stop_at_step) throw RuntimeError(step, -1, "stopped by --stop-at-step (testing aid)");
     StepRequest req;
     req.step = step;
-    req.ns = step == first || step % mdp.nstlist == 0;
+    // A checkpoint step searches too, as a run continued from that checkpoint does at its first step: then
+    // both run the same steps from the same state (on domains, the same partition and so the same frames),
+    // also where the checkpoint interval is no multiple of nstlist.
+    const bool checkpoint_due = step > first && mdp.nstcheckpoint > 0 && step % mdp.nstcheckpoint == 0;
+    req.ns = step == first || step % mdp.nstlist == 0 || checkpoint_due;
     // The first step of a new run has a row; a continuation's first step only where the uninterrupted run
     // had one (GROMACS 2022 logs the first step of a new simulation only), so that a checkpoint written
     // between energy steps continues into the same energy.csv.
@@ -370,7 +374,7 @@ RunSummary run_md(const RunOptions& options) {
     req.energy = energy_row_step || pcouple_step || pr_pressure_step;
     req.tcouple = mdp.tcoupl != Tcoupl::No && (step + mdp.nsttcouple - 1) % mdp.nsttcouple == 0;
     req.comm = mdp.comm_mode == CommMode::Linear && step % mdp.nstcomm == 0;
-    const bool checkpoint_step = step > first && mdp.nstcheckpoint > 0 && step % mdp.nstcheckpoint == 0;
+    const bool checkpoint_step = checkpoint_due;
     const bool frame_step = every(mdp.nstxout_compressed, step);
     // traj.trr at the steps GROMACS writes them (multiples of each interval; none added at the last step).
     const bool trr_x_step = every(mdp.nstxout, step), trr_v_step = every(mdp.nstvout, step);
