@@ -496,6 +496,28 @@ TEST(CudaDomains, SeveralTcGroupsOnDomainsFollowGromacsAndEveryTransportGivesThe
   expect_continuation_gives_the_same_energies(out, repartition, sys, mdp, noisy, 27, transports().size());
 }
 
+// Every energy row of a GPU-domain run (e) against one GPU's run of the same input (ref): the potential and
+// the conserved energy within kGpuPathsEnergyRelTol relative, the temperature within kGpuThermostatRelTol,
+// the pressure within kGpuPressureAbsTol and, with pressure coupling, the box within kGpuBoxAbsTol (one GPU's
+// bounds against gmx_d).
+void expect_energy_rows_like_one_gpu(std::map<std::string, std::vector<double>>& e,
+                                     std::map<std::string, std::vector<double>>& ref) {
+  ASSERT_EQ(e["step"].size(), ref["step"].size());
+  for (size_t k = 0; k < e["step"].size(); ++k) {
+    SCOPED_TRACE(::testing::Message() << "step " << e["step"][k]);
+    EXPECT_NEAR(e["potential"][k], ref["potential"][k],
+                kGpuPathsEnergyRelTol * std::fabs(ref["potential"][k]));
+    EXPECT_NEAR(e["conserved"][k], ref["conserved"][k],
+                kGpuPathsEnergyRelTol * std::fabs(ref["conserved"][k]));
+    EXPECT_NEAR(e["temperature"][k], ref["temperature"][k], kGpuThermostatRelTol * ref["temperature"][k]);
+    EXPECT_NEAR(e["pressure"][k], ref["pressure"][k], kGpuPressureAbsTol);
+    if (ref.count("box_x") == 0) continue;  // energy.csv has the box with pressure coupling only
+    ASSERT_EQ(e["box_x"].size(), ref["box_x"].size());
+    EXPECT_NEAR(e["box_x"][k], ref["box_x"][k], kGpuBoxAbsTol);
+    EXPECT_NEAR(e["box_z"][k], ref["box_z"][k], kGpuBoxAbsTol);
+  }
+}
+
 // C-rescale on GPU domains (spce_9k with test_pcoupl's noiseless settings: isotropic with reaction field,
 // coupling every step; semi-isotropic with PME, every second step): after a coupling step the home atoms are
 // scaled in the global frame and the domains repartition in the new box, so 2x2x1 follows one GPU's path:
@@ -517,17 +539,7 @@ TEST(CudaDomains, CRescaleOnDomainsFollowsTheSingleGpuAndEveryTransportGivesTheS
         << log;
     auto ref = read_csv(out + "/one_" + name + "/energy.csv"),
          e = read_csv(out + "/dd_" + name + "/energy.csv");
-    ASSERT_EQ(e["step"].size(), ref["step"].size());
-    for (size_t k = 0; k < e["step"].size(); ++k) {
-      SCOPED_TRACE(::testing::Message() << "step " << e["step"][k]);
-      EXPECT_NEAR(e["potential"][k], ref["potential"][k],
-                  kGpuPathsEnergyRelTol * std::fabs(ref["potential"][k]));
-      EXPECT_NEAR(e["conserved"][k], ref["conserved"][k],
-                  kGpuPathsEnergyRelTol * std::fabs(ref["conserved"][k]));
-      EXPECT_NEAR(e["pressure"][k], ref["pressure"][k], kGpuPressureAbsTol);
-      EXPECT_NEAR(e["box_x"][k], ref["box_x"][k], kGpuBoxAbsTol);
-      EXPECT_NEAR(e["box_z"][k], ref["box_z"][k], kGpuBoxAbsTol);
-    }
+    expect_energy_rows_like_one_gpu(e, ref);
     EXPECT_GT(std::fabs(e["volume"].back() - e["volume"].front()), 0.01) << "the box did not change";
     const std::string json = read_text(out + "/dd_" + name + "/run.json");
     EXPECT_GE(json_number(json, "repartitions"), 10.0) << json;  // one after each coupling step
@@ -590,28 +602,6 @@ TEST(CudaDomains, LjSwitchesOnDomainsFollowTheSingleGpu) {
                                                   {"nstcalcenergy", "10"}, {"nstenergy", "10"}};
   expect_transports_give_the_same_bits(out, "spce_9k", "nve.mdp", fsw, each_transport(""), "",
                                        {"energy.csv", "traj.xtc", "confout.gro"});
-}
-
-// Every energy row of a GPU-domain run (e) against one GPU's run of the same input (ref): the potential and
-// the conserved energy within kGpuPathsEnergyRelTol relative, the temperature within kGpuThermostatRelTol,
-// the pressure within kGpuPressureAbsTol and, with pressure coupling, the box within kGpuBoxAbsTol (one GPU's
-// bounds against gmx_d).
-void expect_energy_rows_like_one_gpu(std::map<std::string, std::vector<double>>& e,
-                                     std::map<std::string, std::vector<double>>& ref) {
-  ASSERT_EQ(e["step"].size(), ref["step"].size());
-  for (size_t k = 0; k < e["step"].size(); ++k) {
-    SCOPED_TRACE(::testing::Message() << "step " << e["step"][k]);
-    EXPECT_NEAR(e["potential"][k], ref["potential"][k],
-                kGpuPathsEnergyRelTol * std::fabs(ref["potential"][k]));
-    EXPECT_NEAR(e["conserved"][k], ref["conserved"][k],
-                kGpuPathsEnergyRelTol * std::fabs(ref["conserved"][k]));
-    EXPECT_NEAR(e["temperature"][k], ref["temperature"][k], kGpuThermostatRelTol * ref["temperature"][k]);
-    EXPECT_NEAR(e["pressure"][k], ref["pressure"][k], kGpuPressureAbsTol);
-    if (ref.count("box_x") == 0) continue;  // energy.csv has the box with pressure coupling only
-    ASSERT_EQ(e["box_x"].size(), ref["box_x"].size());
-    EXPECT_NEAR(e["box_x"][k], ref["box_x"][k], kGpuBoxAbsTol);
-    EXPECT_NEAR(e["box_z"][k], ref["box_z"][k], kGpuBoxAbsTol);
-  }
 }
 
 // tcoupl = Nose-Hoover on GPU domains: the step before each coupling sums each group's KE over the domains on

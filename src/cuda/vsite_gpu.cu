@@ -133,19 +133,15 @@ VsiteLayout vsite_layout(const std::vector<VirtualSite>& sites, int num_atoms) {
 VsiteLayout vsite_layout(const Topology& top) { return vsite_layout(top.vsites, top.num_atoms()); }
 
 void VsiteGpu::setup(const Topology& top, gpu::GpuCalls& calls) {
-  if (top.vsites.empty()) return;
-  const VsiteLayout l = vsite_layout(top);
-  p_.sites = gpu::upload(calls, sites_, l.sites, "virtual sites");
-  p_.atoms = gpu::upload(calls, atoms_, l.atoms, "virtual sites' atoms");
-  p_.start = gpu::upload(calls, start_, l.start, "virtual sites' atoms");
-  p_.entries = gpu::upload(calls, entries_, l.entries, "virtual sites' atoms");
-  p_.nsites = static_cast<int>(l.sites.size());
-  p_.natoms = static_cast<int>(l.atoms.size());
+  if (!top.vsites.empty()) put(vsite_layout(top), calls);
 }
 
 void VsiteGpu::set_domain_sites(const std::vector<VirtualSite>& sites, int num_home, gpu::GpuCalls& calls) {
-  const VsiteLayout l = vsite_layout(sites, num_home);
-  p_.sites = gpu::upload_grow(calls, sites_, l.sites, "virtual sites of the home atoms");
+  put(vsite_layout(sites, num_home), calls);
+}
+
+void VsiteGpu::put(const VsiteLayout& l, gpu::GpuCalls& calls) {
+  p_.sites = gpu::upload_grow(calls, sites_, l.sites, "virtual sites");
   p_.atoms = gpu::upload_grow(calls, atoms_, l.atoms, "virtual sites' atoms");
   p_.start = gpu::upload_grow(calls, start_, l.start, "virtual sites' atoms");
   p_.entries = gpu::upload_grow(calls, entries_, l.entries, "virtual sites' atoms");

@@ -60,6 +60,8 @@ class VsiteGpu {
   void enqueue_construct(gpu::GpuCalls& calls, const DeviceSystem& ds) const;
 
  private:
+  // The layout's arrays on the device (grow-only buffers), and their counts.
+  void put(const VsiteLayout& l, gpu::GpuCalls& calls);
   VsiteParams p_;
   gpu::DeviceBuffer<VsiteDev> sites_;
   gpu::DeviceBuffer<int> atoms_, start_, entries_;
