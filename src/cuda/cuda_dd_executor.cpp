@@ -779,8 +779,8 @@ class CudaDdExecutor::Impl {
   }
   // Runs step s again after a rollback: the search step of the window, then regular steps (energy steps,
   // Parrinello-Rahman steps, saves and positions settle the speculation before they run, so none lies inside
-  // the window). The
-  // coupling flags are the device's schedule (scheduled_request; there is no MD loop's request to check).
+  // the window). The coupling flags are the device's schedule (scheduled_request; there is no MD loop's
+  // request to check).
   void replay(int64_t s);
   void run_step(const StepRequest& r, StepEnergies* e);
 
