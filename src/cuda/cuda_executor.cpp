@@ -8,7 +8,6 @@
 #include "core/env.h"
 #include "core/errors.h"
 #include "core/units.h"
-#include "cpu/coupling.h"
 #include "cpu/thermostat.h"
 #include "cuda/cluster_build.h"
 #include "cuda/cluster_list.h"

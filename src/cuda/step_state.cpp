@@ -30,6 +30,15 @@ const char* error_text(int kind) {
 
 double from_fixed(long long v) { return static_cast<double>(v) / kEnergyScale; }
 
+// The GPU's thermostats hold at most kMaxTcGroups groups (StepState's arrays).
+void check_group_count(int groups) {
+  if (groups > kMaxTcGroups)
+    throw InputError(
+        "", 0,
+        fmt::format("tc-grps has {} groups; the GPU couples at most {} (--backend cpu has no limit)", groups,
+                    kMaxTcGroups));
+}
+
 }  // namespace
 
 void set_initial_group_ke(const MdState& s, const ExecutorConfig& cfg, const UpdateParams& up, StepState& h) {
@@ -44,11 +53,7 @@ void set_initial_group_ke(const MdState& s, const ExecutorConfig& cfg, const Upd
 int set_tc_group_params(const ExecutorConfig& cfg, UpdateParams& up) {
   if (!cfg.tc_group) return 0;
   const int groups = static_cast<int>(cfg.tc_ndf.size());
-  if (groups > kMaxTcGroups)
-    throw InputError(
-        "", 0,
-        fmt::format("tc-grps has {} groups; the GPU couples at most {} (--backend cpu has no limit)", groups,
-                    kMaxTcGroups));
+  check_group_count(groups);
   up.ngroups = groups;
   const MdParams& mdp = *cfg.mdp;
   for (int g = 0; g < groups; ++g) {
@@ -63,11 +68,7 @@ int set_tc_group_params(const ExecutorConfig& cfg, UpdateParams& up) {
 void set_nose_hoover_params(const ExecutorConfig& cfg, UpdateParams& up) {
   if (cfg.mdp->tcoupl != Tcoupl::NoseHoover) return;
   const std::vector<NoseHooverGroup> groups = nose_hoover_groups(cfg);
-  if (groups.size() > static_cast<size_t>(kMaxTcGroups))
-    throw InputError(
-        "", 0,
-        fmt::format("tc-grps has {} groups; the GPU couples at most {} (--backend cpu has no limit)",
-                    groups.size(), kMaxTcGroups));
+  check_group_count(static_cast<int>(groups.size()));
   up.nose_hoover = 1;
   up.nh_groups = static_cast<int>(groups.size());
   for (int g = 0; g < up.nh_groups; ++g) {

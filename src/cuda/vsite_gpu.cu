@@ -91,7 +91,7 @@ VsiteLayout vsite_layout(const std::vector<VirtualSite>& sites, int num_atoms) {
   VsiteLayout l;
   std::vector<char> is_site(num_atoms, 0);
   for (const VirtualSite& s : sites) is_site[s.site] = 1;
-  std::vector<int> count(num_atoms + 1, 0);  // entries per constructing atom
+  std::vector<int> count(num_atoms, 0);  // entries per constructing atom
   for (const VirtualSite& s : sites) {
     const int n = s.kind == VsiteKind::Two ? 2 : 3;
     for (int k = 0; k < n; ++k) {
