@@ -24,3 +24,8 @@ nstenergy = ${3:-1000}
 ld-seed = 1
 MDP
 }
+# The NPT lines the benchmarks append for PCOUPL=1: C-rescale at 1 bar, tau-p 2 ps, coupled every 10 steps
+# (GROMACS 2022's default nstpcouple).
+bench_npt() {
+  printf 'pcoupl = C-rescale\ntau-p = 2\ncompressibility = 4.5e-5\nref-p = 1\nnstpcouple = 10\n'
+}

@@ -51,7 +51,7 @@ for item in ${SYSTEMS:-spce_9k:30000 spce_45k:20000 spce_203k:5000}; do
   bench_mdp "$steps" "$nstlist" | sed "s/^coulombtype = .*/coulombtype = ${COULOMB:-Reaction-Field}/" > "$work/$name.mdp"
   omm_constraints=""
   if [ "${PCOUPL:-0}" = 1 ]; then
-    printf 'pcoupl = C-rescale\ntau-p = 2\ncompressibility = 4.5e-5\nref-p = 1\nnstpcouple = 10\n' >> "$work/$name.mdp"
+    bench_npt >> "$work/$name.mdp"
     omm_constraints="--barostat"
   fi
   if [ "$name" = peptide ]; then

@@ -14,6 +14,7 @@
 # Grids: 2 domains 2x1x1, 4 domains 2x2x1 (HALO_GRID4 overrides, e.g. "4 1 1"). HALO_ENV_<transport>:
 # settings for that transport's runs, e.g. HALO_ENV_nvshmem="HALOMD_DD_DIRECT=1" (written into the command).
 # COULOMB=PME: coulombtype = PME (GROMACS's defaults) instead of reaction field, into halo_one_gpu_pme.json.
+# PCOUPL=1: NPT (bench_npt: C-rescale at 1 bar, every 10 steps) into halo_one_gpu_npt.json (_pme_npt).
 # REPORT_NAME: another name for the results (e.g. halo_one_gpu_peptide).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -45,6 +46,7 @@ for item in ${HALO_SYSTEMS:-spce_9k:6000 spce_45k:3000}; do
   steps=${item##*:}
   bench_mdp "$steps" | sed "s/^coulombtype = .*/coulombtype = ${COULOMB:-Reaction-Field}/" > "$work/$name.mdp"
   [ "$name" = peptide_7k ] && echo "constraints = h-bonds" >> "$work/$name.mdp"
+  [ "${PCOUPL:-0}" = 1 ] && bench_npt >> "$work/$name.mdp"
   run() {  # tag launcher args...
     local tag=$1 launcher=$2
     shift 2
@@ -66,6 +68,7 @@ for r in "${records[@]}"; do
 done
 name=halo_one_gpu
 [ "${COULOMB:-}" = PME ] && name=halo_one_gpu_pme
+[ "${PCOUPL:-0}" = 1 ] && name=${name}_npt
 name=${REPORT_NAME:-$name}
 REPORT_NAME=$name python3 bench/halo_one_gpu_report.py "$work" "${COMMIT:-unknown}" "${records[@]}"
 [ -n "${OUT:-}" ] && cp bench/results/$name.json bench/results/$name.png "$OUT/" 2> /dev/null || true

@@ -48,6 +48,8 @@ def main():
             "search_parts_us_mean_max_over_ranks": run.get("search_parts_us_mean_max_over_ranks"),
             # Repartitions (host: migration, plan, upload) and searches that kept the plan (GPU only), the skin.
             "repartitions": run.get("repartitions"), "gpu_only_searches": run.get("gpu_only_searches"),
+            # NPT (PCOUPL=1): the coupling steps that reboxed the plan in place, and their host time.
+            "box_rescales": run.get("box_rescales"), "box_rescale_us_mean": run.get("box_rescale_us_mean"),
             "dd_skin_nm": run.get("dd_skin_nm"), "ranks_per_gpu": run.get("ranks_per_gpu"),
             "gpu_lanes_per_atom": run.get("gpu_lanes_per_atom"),
             # GPU time of a regular step (CUDA events on rank 0), and the average step (NS steps included)
@@ -94,7 +96,9 @@ def main():
                  "over the steady state (first NS window left out)." +
                  (" coulombtype = PME (GROMACS's defaults: fourier-spacing 0.12, pme-order 4, ewald-rtol 1e-5) "
                   "instead of reaction field; on domains the charge grid is summed over the ranks and every rank "
-                  "transforms it." if os.environ.get("COULOMB") == "PME" else ""),
+                  "transforms it." if os.environ.get("COULOMB") == "PME" else "") +
+                 (" NPT: pcoupl = C-rescale, tau-p 2 ps, ref-p 1 bar, nstpcouple 10 (each coupling step an energy "
+                  "step)." if os.environ.get("PCOUPL") == "1" else ""),
     }
     os.makedirs("bench/results", exist_ok=True)
     with open(f"bench/results/{name}.json", "w") as f:

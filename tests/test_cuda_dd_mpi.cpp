@@ -520,29 +520,41 @@ void expect_energy_rows_like_one_gpu(std::map<std::string, std::vector<double>>&
 
 // C-rescale on GPU domains (spce_9k with test_pcoupl's noiseless settings: isotropic with reaction field,
 // coupling every step; semi-isotropic with PME, every second step): after a coupling step the home atoms are
-// scaled in the global frame and the domains repartition in the new box, so 2x2x1 follows one GPU's path:
-// every step's potential and conserved energy within 1e-5 relative, the box within 3e-6 nm, the pressure
-// within 1 bar (the bounds of one GPU against gmx_d). With noise and coupling every fifth step, the same bits
-// on every transport, nvshmem's regular steps still one launch without host waits, and a continuation from
-// a checkpoint the uninterrupted run's energies bit for bit.
+// scaled on the device and the plan is reboxed in place (no repartition: run.json's box_rescales counts
+// them), or, with HALOMD_DD_PCOUPL_REPARTITION=1, the domains repartition in the new box. Either way 2x2x1
+// follows one GPU's path: every step's potential and conserved energy within 1e-5 relative, the box within
+// 3e-6 nm, the pressure within 1 bar (the bounds of one GPU against gmx_d). With noise and coupling every
+// fifth step, the same bits on every transport, nvshmem's regular steps still one launch without host waits,
+// and a continuation from a checkpoint the uninterrupted run's energies bit for bit.
 TEST(CudaDomains, CRescaleOnDomainsFollowsTheSingleGpuAndEveryTransportGivesTheSameBits) {
   SKIP_WITHOUT_GPU_AND_MPI();
   const std::string out = make_temp_dir("cuda_dd_pcoupl");
   std::string log;
-  for (const std::string name : {"iso_rf", "semi_pme"}) {
-    SCOPED_TRACE(name);
-    const std::string mdp = "../pcoupl/" + name + ".mdp";
-    ASSERT_EQ(run_halomd("spce_9k", mdp, {}, out + "/one_" + name, "--backend cuda", &log), 0) << log;
-    ASSERT_EQ(run_halomd_under(mpirun(4), "spce_9k", mdp, {}, out + "/dd_" + name,
-                               "--backend cuda --transport mpi_staged --dd 2 2 1", &log),
-              0)
+  for (const auto& [name, repartition] :
+       {std::pair{"iso_rf", false}, {"iso_rf", true}, {"semi_pme", false}}) {
+    SCOPED_TRACE(std::string(name) + (repartition ? " repartitioning" : " reboxed"));
+    const std::string mdp = "../pcoupl/" + std::string(name) + ".mdp";
+    const std::string one = out + "/one_" + name, dd = out + "/dd_" + name + (repartition ? "_rep" : "");
+    if (!repartition) {
+      ASSERT_EQ(run_halomd("spce_9k", mdp, {}, one, "--backend cuda", &log), 0) << log;
+    }
+    ASSERT_EQ(
+        run_halomd_under(std::string(repartition ? "HALOMD_DD_PCOUPL_REPARTITION=1 " : "") + mpirun(4),
+                         "spce_9k", mdp, {}, dd, "--backend cuda --transport mpi_staged --dd 2 2 1", &log),
+        0)
         << log;
-    auto ref = read_csv(out + "/one_" + name + "/energy.csv"),
-         e = read_csv(out + "/dd_" + name + "/energy.csv");
+    auto ref = read_csv(one + "/energy.csv"), e = read_csv(dd + "/energy.csv");
     expect_energy_rows_like_one_gpu(e, ref);
     EXPECT_GT(std::fabs(e["volume"].back() - e["volume"].front()), 0.01) << "the box did not change";
-    const std::string json = read_text(out + "/dd_" + name + "/run.json");
-    EXPECT_GE(json_number(json, "repartitions"), 10.0) << json;  // one after each coupling step
+    const std::string json = read_text(dd + "/run.json");
+    if (repartition) {
+      EXPECT_GE(json_number(json, "repartitions"), 10.0) << json;  // one after each coupling step
+      EXPECT_EQ(json_number(json, "box_rescales"), 0.0) << json;
+    } else {
+      // Every coupling step reboxed the plan, but where a cell count of the search grid changed.
+      EXPECT_GE(json_number(json, "box_rescales"), 8.0) << json;
+      EXPECT_LT(json_number(json, "repartitions"), json_number(json, "box_rescales")) << json;
+    }
   }
   const std::map<std::string, std::string> noisy = {{"nsteps", "40"},
                                                     {"ref-t", "300"},
@@ -663,10 +675,11 @@ TEST(CudaDomains, NoseHooverOnDomainsFollowsGromacsAndEveryTransportGivesTheSame
 
 // pcoupl = Parrinello-Rahman on GPU domains (Nose-Hoover, test_parrinello's paths): a coupling step runs
 // kernel by kernel with its velocity term in the update's arguments, and after it the home atoms' positions
-// are scaled and the domains repartition in the new box. spce_9k on 2x2x1, isotropic and semi-isotropic,
-// coupled every step, against one GPU (every row's energies, pressure and box); coupled every fifth step with
-// graph steps between, bitwise the same on every transport, nvshmem's regular steps one launch without host
-// waits, and a continuation from a checkpoint the uninterrupted run's energies bit for bit.
+// are scaled and the plan is reboxed in place (scale() in cuda_dd_executor.cpp). spce_9k on 2x2x1, isotropic
+// and semi-isotropic, coupled every step, against one GPU (every row's energies, pressure and box); coupled
+// every fifth step with graph steps between, bitwise the same on every transport, nvshmem's regular steps one
+// launch without host waits, and a continuation from a checkpoint the uninterrupted run's energies bit for
+// bit.
 TEST(CudaDomains, ParrinelloRahmanOnDomainsFollowsTheSingleGpuAndEveryTransportGivesTheSameBits) {
   SKIP_WITHOUT_GPU_AND_MPI();
   const std::string out = make_temp_dir("cuda_dd_parrinello");
@@ -686,7 +699,9 @@ TEST(CudaDomains, ParrinelloRahmanOnDomainsFollowsTheSingleGpuAndEveryTransportG
     // The box shrinks from -750 bar: by ~5e-3 nm in 40 steps, far beyond the box's bound.
     EXPECT_GT(e["box_x"].front() - e["box_x"].back(), 300 * kGpuBoxAbsTol) << "the box did not change";
     const std::string json = read_text(out + "/dd_" + name + "/run.json");
-    EXPECT_GE(json_number(json, "repartitions"), 20.0) << json;  // one after each coupling step
+    // Each coupling step reboxed the plan in place (but where a cell count of the search grid changed).
+    EXPECT_GE(json_number(json, "box_rescales"), 20.0) << json;
+    EXPECT_LT(json_number(json, "repartitions"), json_number(json, "box_rescales")) << json;
   }
   const std::map<std::string, std::string> graphs = {{"nsteps", "40"},        {"nstlist", "10"},
                                                      {"nstcalcenergy", "5"},  {"nstenergy", "5"},

@@ -288,8 +288,9 @@ int plan_errors(const DdPlan& plan, const TestSystem& s1, double rlist) {
 
 // The two maxima of the skin check at x1 for a plan built with margin `margin`: the largest displacement
 // from x0 and the largest distance outside the home cell (in the home domain's frame).
+// margin per dimension: a box scaled since the plan scales it too (skin_after_scaling).
 std::pair<double, double> drift_maxima(const DdPlan& plan, const TestSystem& s0, const TestSystem& s1,
-                                       double margin) {
+                                       const Vec3& margin) {
   double disp = 0.0, beyond = 0.0;
   for (const DomainPlan& dp : plan.domains) {
     for (int i = 0; i < dp.num_home; ++i) {
@@ -298,10 +299,30 @@ std::pair<double, double> drift_maxima(const DdPlan& plan, const TestSystem& s0,
       const Vec3 x = s1.x[g] + dp.shift[i];
       for (int d = 0; d < 3; ++d)
         if (plan.grid.n[d] > 1)
-          beyond = std::max(beyond, beyond_cell(x[d], dp.lo[d] - margin, dp.hi[d] + margin));
+          beyond = std::max(beyond, beyond_cell(x[d], dp.lo[d] - margin[d], dp.hi[d] + margin[d]));
     }
   }
   return {disp, beyond};
+}
+std::pair<double, double> drift_maxima(const DdPlan& plan, const TestSystem& s0, const TestSystem& s1,
+                                       double margin) {
+  return drift_maxima(plan, s0, s1, Vec3{margin, margin, margin});
+}
+
+// s with its box and positions scaled by m per dimension (as pressure coupling scales them), and the plan
+// built for s reboxed alike.
+TestSystem scaled_system(const TestSystem& s, const Vec3& m) {
+  TestSystem t = s;
+  for (int d = 0; d < 3; ++d) t.box.len[d] *= m[d];
+  for (Vec3& x : t.x)
+    for (int d = 0; d < 3; ++d) x[d] *= m[d];
+  return t;
+}
+DdPlan reboxed(const DdPlan& plan, const Box& box) {
+  DdPlan p = plan;
+  p.box = box;
+  for (DomainPlan& dp : p.domains) rebox_plan(dp, p.grid, box);
+  return p;
 }
 
 TEST(DomdecDrift, PlanHoldsWhileDriftIsWithinTheSkin) {
@@ -409,6 +430,112 @@ TEST(DomdecDrift, TheBoundIsTight) {
     const bool pair = s1.x[1].x - b_to < rlist;
     EXPECT_EQ(plan_errors(plan, s1, rlist), pair && !holds ? 1 : 0) << "b " << b_to << " move " << move;
     EXPECT_TRUE(holds || pair) << "a case the rule rejects should be one it must reject";
+  }
+}
+
+TEST(DomdecDrift, AReboxedPlanHoldsWhileDriftIsWithinTheSkinLeft) {
+  // Random systems, grids and skins as above; after the plan is built the box and positions scale by
+  // 0.96-1.04 per dimension (pressure coupling between repartitions) and the plan is reboxed. Free drifts
+  // from the scaled positions, scaled down to the largest the rule accepts with skin_after_scaling (the
+  // margin scaled too): no pair is missed; and a reboxed plan has the cells and shifts of one built in the
+  // new box. (Random drifts seldom reach the worst case: TheBoundAfterScalingIsTight shows that the skin's
+  // reduction is needed.)
+  const IVec3 grids[] = {{2, 1, 1}, {1, 2, 1}, {2, 2, 1}, {2, 2, 2}, {3, 1, 1}, {3, 2, 1}, {4, 1, 1}};
+  std::mt19937_64 rng(23);
+  std::uniform_real_distribution<double> u(0.0, 1.0), edge(3.0, 6.0), cutoff(0.6, 1.1), skins(0.1, 0.4);
+  std::uniform_int_distribution<int> pick(0, std::size(grids) - 1), count(150, 400);
+  int checked = 0;
+  for (int trial = 0; trial < 150; ++trial) {
+    const Box box{{edge(rng), edge(rng), edge(rng)}};
+    const DdGrid grid{grids[pick(rng)]};
+    const double rlist = cutoff(rng), skin = skins(rng);
+    const TestSystem s0 = random_system(rng, box, count(rng));
+    const std::vector<int> first = first_atoms(s0.molecule);
+    const HaloRange range{rlist + 2.0 * skin, molecule_margin(s0.x, first) + kMarginSlack};
+    try {
+      validate_grid(grid, grid.num_domains(), box, range);
+    } catch (const InputError&) {
+      continue;
+    }
+    const DdPlan plan = build_plan_with(grid, box, s0.x, first, range);
+    Vec3 m{1.0, 1.0, 1.0};
+    double m_min = 1.0, m_max = 1.0;
+    for (int d = 0; d < 3; ++d) {
+      m[d] = 0.96 + 0.08 * u(rng);
+      if (grid.n[d] > 1) {
+        m_min = std::min(m_min, m[d]);
+        m_max = std::max(m_max, m[d]);
+      }
+    }
+    const double left = skin_after_scaling(skin, range.rlist, 0.0, m_min, m_max);
+    if (left <= 0.0) continue;
+    SCOPED_TRACE("trial " + std::to_string(trial) + " grid " + grid.str() + " skin " + std::to_string(skin));
+    const TestSystem s0m = scaled_system(s0, m);
+    const DdPlan pm = reboxed(plan, s0m.box);
+    if (trial % 5 == 0) {  // the cells and shifts of a plan built in the new box (with the range scaled)
+      const HaloRange scaled_range{m_min * range.rlist, m_min * range.margin};
+      try {
+        const DdPlan fresh = build_plan_with(grid, s0m.box, s0m.x, first, scaled_range);
+        for (size_t k = 0; k < pm.domains.size(); ++k) {
+          const DomainPlan &a = pm.domains[k], &b = fresh.domains[k];
+          EXPECT_EQ(a.lo, b.lo);
+          EXPECT_EQ(a.hi, b.hi);
+          for (size_t p = 0; p < std::min(a.pulses.size(), b.pulses.size()); ++p)
+            if (a.pulses[p].dim == b.pulses[p].dim && a.pulses[p].pulse == b.pulses[p].pulse)
+              EXPECT_EQ(a.pulses[p].shift, b.pulses[p].shift);
+        }
+      } catch (const InputError&) {
+        // the shrunk cells too narrow for the range: nothing to compare
+      }
+    }
+    const Vec3 margin{m[0] * range.margin, m[1] * range.margin, m[2] * range.margin};
+    TestSystem free_drift = s0m;
+    for (size_t g = 0; g < s0.x.size(); ++g) {
+      const double cos_t = 2 * u(rng) - 1, phi = 2 * M_PI * u(rng), sin_t = std::sqrt(1 - cos_t * cos_t);
+      free_drift.x[g] += 2.0 * skin * u(rng) * Vec3{sin_t * std::cos(phi), sin_t * std::sin(phi), cos_t};
+    }
+    TestSystem scaled = s0m;
+    const auto scale_to = [&](double f) {
+      for (size_t g = 0; g < s0.x.size(); ++g) scaled.x[g] = s0m.x[g] + f * (free_drift.x[g] - s0m.x[g]);
+      const auto [d, b] = drift_maxima(pm, s0m, scaled, margin);
+      return plan_drift(d, b) <= left;
+    };
+    double lo = 0.0, hi = 1.0;
+    for (int it = 0; it < 30; ++it) (scale_to(0.5 * (lo + hi)) ? lo : hi) = 0.5 * (lo + hi);
+    ASSERT_TRUE(scale_to(lo));
+    EXPECT_EQ(plan_errors(pm, scaled, rlist), 0) << "m " << m.x << " " << m.y << " " << m.z;
+    ++checked;
+    if (HasFailure()) break;
+  }
+  EXPECT_GE(checked, 50);
+}
+
+TEST(DomdecDrift, TheBoundAfterScalingIsTight) {
+  // TheBoundIsTight's two domains, b at 2.99 in cell 0 and a at 4.61, just beyond its send range 3 + 1.6;
+  // then the box shrinks by 5%: b at 2.8405, a at 4.3795, 1.539 apart, the send range 0.95 x 1.6. The skin
+  // left is 0.3 - 0.05 x 1.6 / 2 = 0.26. a moving in by 0.5 (drift 0.25) keeps the pair beyond rlist; by 0.54
+  // (drift 0.27, within the whole skin) it comes within rlist and the plan misses it.
+  TestSystem s0;
+  s0.box = Box{{6.0, 4.0, 4.0}};
+  s0.x = {{2.99, 2.0, 2.0}, {4.61, 2.0, 2.0}};
+  s0.molecule = {0, 1};
+  const double rlist = 1.0, skin = 0.3;
+  const std::vector<int> first = first_atoms(s0.molecule);
+  const HaloRange range{rlist + 2.0 * skin, molecule_margin(s0.x, first) + kMarginSlack};
+  const DdPlan plan = build_plan_with(DdGrid{{2, 1, 1}}, s0.box, s0.x, first, range);
+  const Vec3 m{0.95, 1.0, 1.0};
+  const TestSystem s0m = scaled_system(s0, m);
+  const DdPlan pm = reboxed(plan, s0m.box);
+  const double left = skin_after_scaling(skin, range.rlist, 0.0, 0.95, 0.95);
+  EXPECT_NEAR(left, 0.26, 1e-12);
+  for (const double move : {0.5, 0.54}) {
+    TestSystem s1 = s0m;
+    s1.x[1].x -= move;
+    const auto [disp, beyond] = drift_maxima(pm, s0m, s1, 0.95 * range.margin);
+    const double drift = plan_drift(disp, beyond);
+    EXPECT_LE(drift, skin);
+    EXPECT_EQ(drift <= left, move < 0.52);
+    EXPECT_EQ(plan_errors(pm, s1, rlist), move < 0.52 ? 0 : 1) << "move " << move;
   }
 }
 

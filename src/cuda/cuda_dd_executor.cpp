@@ -37,6 +37,7 @@
 #include "cuda/vsite_gpu.h"
 #include "domdec/assignment.h"
 #include "domdec/drift.h"
+#include "domdec/halo_plan.h"
 #include "gpu/cuda_check.h"
 #include "gpu/step_graph.h"
 #include "gpu/upload.h"
@@ -147,6 +148,9 @@ class CudaDdExecutor::Impl {
     // (domdec/halo_plan.h): each zone straight from its owner, no pulse forwarding another's atoms, so the
     // update can pack and release every pulse (bench/NOTES.md, twentieth session).
     direct = env_int("HALOMD_DD_DIRECT", 0) != 0;
+    // HALOMD_DD_PCOUPL_REPARTITION=1: every pressure-coupling step repartitions in the new box, as before the
+    // plan was reboxed in place (scale(); the scaling itself is on the device either way).
+    pcoupl_repartitions = env_int("HALOMD_DD_PCOUPL_REPARTITION", 0) != 0;
     // HALOMD_HEAP_RESERVE_MB: heap faulted in up front for the repartitions' growing vectors (core/heap.h);
     // by default 4 KiB per atom of a rank's share, 16 to 256 MiB (~45 MiB at 45k atoms on 4 ranks); 0: none.
     const int reserve_mb = env_int("HALOMD_HEAP_RESERVE_MB", -1);
@@ -674,8 +678,10 @@ class CudaDdExecutor::Impl {
     cuda::CellLimits cell{};
     for (int d = 0; d < 3; ++d) {
       const bool split = grid.n[d] > 1;
-      cell.lo[d] = split ? dom.plan.lo[d] - range.margin : -std::numeric_limits<double>::infinity();
-      cell.hi[d] = split ? dom.plan.hi[d] + range.margin : std::numeric_limits<double>::infinity();
+      // The margin scales with the box since the repartition, as the cell does (skin_left).
+      const double margin = range.margin * (cfg.box.len[d] / partition_box.len[d]);
+      cell.lo[d] = split ? dom.plan.lo[d] - margin : -std::numeric_limits<double>::infinity();
+      cell.hi[d] = split ? dom.plan.hi[d] + margin : std::numeric_limits<double>::infinity();
     }
     cuda::launch_home_displacement(calls, ds.update, x0, num_home, cell);
   }
@@ -701,7 +707,7 @@ class CudaDdExecutor::Impl {
     const double worst = drift_over_ranks(hst[0].disp2_bits, hst[0].beyond_bits, &disp);
     check_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ++checks;
-    if (worst > skin || step == fail_check_at) return false;
+    if (worst > skin_left() || step == fail_check_at) return false;
     max_drift = std::max(max_drift, worst);
     max_disp_kept = std::max(max_disp_kept, disp);
     last_worst = worst;
@@ -712,7 +718,22 @@ class CudaDdExecutor::Impl {
   // device-initiated transport while the last check found every atom well within the skin.
   bool may_speculate() const {
     return speculate_below > 0.0 && skin > 0.0 && searched && !repartition_next &&
-           last_worst <= speculate_below * skin;
+           last_worst <= speculate_below * skin_left();
+  }
+
+  // The skin the plan has left (domdec/drift.h skin_after_scaling): all of it, unless pressure coupling
+  // scaled the box since the repartition (scale()).
+  double skin_left() const {
+    if (!box_scaled) return skin;
+    double m_min = 1.0, m_max = 1.0, extent = 0.0;
+    for (int d = 0; d < 3; ++d) {
+      if (grid.n[d] == 1) continue;
+      const double m = cfg.box.len[d] / partition_box.len[d];
+      m_min = std::min(m_min, m);
+      m_max = std::max(m_max, m);
+      extent = std::max(extent, search_len[d]);  // the local atoms span less than their search box
+    }
+    return domdec::skin_after_scaling(skin, range.rlist, extent, m_min, m_max);
   }
 
   // The speculative search's first part: the home atoms' x, v and the step state as they are at the start
@@ -754,7 +775,7 @@ class CudaDdExecutor::Impl {
     spec_wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const int64_t from = spec_step, to = step;
     spec_step = -1;
-    if (worst <= skin && from != fail_check_at) {
+    if (worst <= skin_left() && from != fail_check_at) {
       max_drift = std::max(max_drift, worst);
       max_disp_kept = std::max(max_disp_kept, disp);
       last_worst = worst;
@@ -942,37 +963,70 @@ class CudaDdExecutor::Impl {
                                            std::max(kSearchPad, 2.0 * skin + 0.1);
   }
 
-  // Pressure coupling after a step: the home atoms' x (global frame, as one domain's) scaled by mu, and with
-  // `velocities` (C-rescale; Parrinello-Rahman leaves them) v and the pending centre-of-mass velocity by 1 /
-  // mu (the next update takes it off v), the box into the kernels' arguments (the search grid of periodic
-  // dimensions, PME, the listed interactions), and a repartition in the new box at once: the plan's periodic
-  // shifts, the domains' cells, the halo and the pair list all follow the box from a fresh plan, and the next
-  // step is a regular one. So each coupling step (which waits for the device: C-rescale's is an energy step
-  // anyway) costs a repartition's host work (a few ms at 45k atoms): nstpcouple of 50-100 with tau-p of 5 ps
-  // or more keeps that small.
+  // Pressure coupling after a step: the home atoms' x (and with `velocities`, C-rescale's, their v and the
+  // pending centre-of-mass velocity by 1 / mu) scaled on the device, the box into the kernels' arguments (the
+  // search grid of periodic dimensions, PME, the listed interactions), and the plan reboxed in place: its
+  // cells and periodic shifts from the new box (domdec::rebox_plan), bound again to the transport, the skin
+  // check's reference scaled alike. The same atoms stay home and are sent: scaling is a similarity, so the
+  // plan holds while the drift stays within the skin left (skin_left, domdec/drift.h); the next repartition
+  // takes the new box for the search box of decomposed dimensions too. A grid whose cell count changed, or
+  // HALOMD_DD_PCOUPL_REPARTITION=1, repartitions in the new box at once instead (a few ms of host work at 45k
+  // atoms, every coupling step).
   void scale(const Tensor& mu, const Box& box, bool velocities) {
     join_ahead(false);  // a plan built ahead partitions the old box
     settle_speculation(false);
     if (!on_device) throw RuntimeError(step, -1, "internal error: pressure coupling before the first step");
-    download_home(true);
-    const size_t nh = dom.home.size();
-    for (size_t i = 0; i < nh; ++i)
-      for (int c = 0; c < 3; ++c) {
-        dom.x[i][c] *= mu.m[c][c];
-        if (velocities) dom.v[i][c] /= mu.m[c][c];
-      }
-    if (velocities) {
-      for (int c = 0; c < 3; ++c)
-        hst[0].vcm[c] /= mu.m[c][c];  // hst[0] is the device's state (download synced)
-      calls.copy_async(ds.st.get(), hst.get(), sizeof(StepState), cudaMemcpyHostToDevice);
-    }
+    const auto t0 = std::chrono::steady_clock::now();
+    const double m[3] = {mu.m[0][0], mu.m[1][1], mu.m[2][2]};
     cfg.box = box;
-    set_search_len(box);  // as a run continued from this box has it
-    regridded = cuda::set_box_lengths(mdp, search_len, calls, ds) || regridded;
+    box_scaled = true;
     pme.set_box(box);
     listed.set_box(box);
     if (topo_index) topo_index->far = far_image_distance(grid, box);
-    search(step, true);
+    for (int d = 0; d < 3; ++d)
+      if (grid.n[d] == 1) search_len[d] = box.len[d];  // as set_search_len has it
+    // Whether the search grid's cell count changed, agreed over the ranks (its cells depend on settings read
+    // by each rank), so that all take the same collective path below.
+    double regrid = cuda::set_box_lengths(mdp, search_len, calls, ds) ? 1.0 : 0.0;
+    host.max({&regrid, 1});
+    cuda::launch_scale(calls, ds.update, m, velocities, num_home);
+    if (regrid != 0.0 || pcoupl_repartitions) {
+      regridded = regridded || regrid != 0.0;
+      search(step);
+      return;
+    }
+    if (skin > 0.0) {
+      double* const ref[3] = {x_plan[0].get(), x_plan[1].get(), x_plan[2].get()};
+      cuda::launch_scale_positions(calls, ref, num_home, m);
+    }
+    domdec::rebox_plan(dom.plan, grid, box);
+    transport->bind(dom.plan, local_arrays(), calls);  // collective, as the coupling step is on every rank
+    calls.sync();                                      // the transport's staging buffers are reused
+    invalidate_graphs();                               // the box is in the kernels' arguments
+    ++box_rescales;
+    rescale_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  void invalidate_graphs() {
+    graph_reduce.invalidate();
+    graph_plain.invalidate();
+    search_graph_reduce.invalidate();
+    search_graph_plain.invalidate();
+  }
+
+  // The executor's arrays as the transport reads and writes them.
+  comm::GpuLocalArrays local_arrays() const {
+    comm::GpuLocalArrays arrays;
+    for (int d = 0; d < 3; ++d) arrays.x[d] = ds.x[d].get();
+    arrays.f = ds.f.get();
+    arrays.f_halo = ds.f_halo.get();
+    arrays.sorted_of = ds.sorted_of.get();
+    arrays.num_local = num_local;
+    arrays.xq = ds.update.xq;
+    arrays.img = ds.update.img;
+    arrays.qs = ds.update.qs;
+    for (int d = 0; d < 3; ++d) arrays.len[d] = ds.update.len[d];
+    return arrays;
   }
 
   // Pages the process has faulted in so far (a fresh page costs ~2.5 us on the GPU machine): all its threads.
@@ -988,6 +1042,10 @@ class CudaDdExecutor::Impl {
     lap(-1);
     if (on_device && !have_state) download_home(true);  // waits for the steps queued before: not the search's
     harvest_step_events();
+    if (box_scaled) {  // pressure coupling since the last repartition: the search box follows the box
+      set_search_len(cfg.box);
+      regridded = cuda::set_box_lengths(mdp, search_len, calls, ds) || regridded;
+    }
     lap(kDownload);
     const auto t0 = last_mark;
     const long faults0 = minor_faults();
@@ -997,6 +1055,8 @@ class CudaDdExecutor::Impl {
     partition(dom, host, true, clock, at_step, a, range, nullptr);
     last_mark = clock.last;
     install(a, nullptr, t0);
+    partition_box = cfg.box;
+    box_scaled = false;
     if (running) {
       search_faults += minor_faults() - faults0;
       ++searches_counted_for_faults;
@@ -1076,24 +1136,11 @@ class CudaDdExecutor::Impl {
     if (!list_roomy) list_regrows += cuda::size_pair_list(dom.x_local, calls, ds) ? 1 : 0;
     lap(kListSize);
     cuda::launch_pair_search(calls, ds.search);
-    comm::GpuLocalArrays arrays;
-    for (int d = 0; d < 3; ++d) arrays.x[d] = ds.x[d].get();
-    arrays.f = ds.f.get();
-    arrays.f_halo = ds.f_halo.get();
-    arrays.sorted_of = ds.sorted_of.get();
-    arrays.num_local = num_local;
-    arrays.xq = ds.update.xq;
-    arrays.img = ds.update.img;
-    arrays.qs = ds.update.qs;
-    for (int d = 0; d < 3; ++d) arrays.len[d] = ds.update.len[d];
-    transport->bind(dom.plan, arrays, calls);
+    transport->bind(dom.plan, local_arrays(), calls);
     lap(kLaunchBind);
     calls.sync();  // the staging buffers are reused at the next search
     lap(kSearchWait);
-    graph_reduce.invalidate();  // the plan changed: the regular and search steps are recorded again
-    graph_plain.invalidate();
-    search_graph_reduce.invalidate();
-    search_graph_plain.invalidate();
+    invalidate_graphs();  // the plan changed: the regular and search steps are recorded again
 
     halo_bytes_per_step = 0;
     for (const domdec::Pulse& p : dom.plan.pulses)
@@ -1294,7 +1341,8 @@ class CudaDdExecutor::Impl {
     host.allocate(current);
     range = ahead.range;
     install(ahead.atoms, &ahead.ref, t0);
-    recycle_ahead();  // the old domain's scratch, kept for the next thread
+    partition_box = cfg.box;  // unscaled since the thread started (scale() drops a plan being built)
+    recycle_ahead();          // the old domain's scratch, kept for the next thread
     last_worst = worst;
     max_drift = std::max(max_drift, worst);
     max_disp_kept = std::max(max_disp_kept, worst);
@@ -1345,8 +1393,15 @@ class CudaDdExecutor::Impl {
   int64_t fail_check_at = -1;
   double spec_wait_s = 0.0;
   bool repartition_next = false;  // set by save()
-  int64_t gpu_key = 0;            // this rank's GPU on its node (PCI address)
-  int ranks_per_gpu = 1;          // ranks whose domains share this rank's GPU
+  // Pressure coupling (scale): the box of the last repartition, whether it has been scaled since, and the
+  // coupling steps that reboxed the plan in place (their host time).
+  Box partition_box;
+  bool box_scaled = false;
+  bool pcoupl_repartitions = false;  // HALOMD_DD_PCOUPL_REPARTITION (the constructor)
+  int64_t box_rescales = 0;
+  double rescale_s = 0.0;
+  int64_t gpu_key = 0;    // this rank's GPU on its node (PCI address)
+  int ranks_per_gpu = 1;  // ranks whose domains share this rank's GPU
   gpu::DeviceBuffer<double> x_plan[3];
   int64_t checks = 0, gpu_searches = 0;
   int64_t atom_regrows = 0, list_regrows = 0;  // searches that grew the per-atom arrays / the pair list
@@ -1447,15 +1502,19 @@ void CudaDdExecutor::load(const MdState& s) {
   {
     // Every rank must take the same decisions from these (the skin checks are collectives).
     // (So do the plans' exchanges: direct pulses on every rank if any asks.)
-    double asked[5] = {m.skin_asked, m.speculate_below, m.ahead_below, static_cast<double>(m.ahead_searches),
-                       m.direct ? 1.0 : 0.0};
+    double asked[6] = {m.skin_asked,         m.speculate_below,
+                       m.ahead_below,        static_cast<double>(m.ahead_searches),
+                       m.direct ? 1.0 : 0.0, m.pcoupl_repartitions ? 1.0 : 0.0};
     m.host.max(asked);
     m.skin = m.skin_asked = asked[0];
     m.speculate_below = asked[1];
     m.ahead_below = asked[2];
     m.ahead_searches = static_cast<int>(asked[3]);
     m.direct = asked[4] != 0.0;
+    m.pcoupl_repartitions = asked[5] != 0.0;
   }
+  m.partition_box = box;
+  m.box_scaled = false;
   const double margin = domdec::molecule_margin(s.x, m.first_atom);
   m.range = m.usable_range(margin, [&](const domdec::HaloRange& r) {
     if (m.requested.n.x > 0) {
@@ -1616,8 +1675,9 @@ void CudaDdExecutor::Impl::run_step(const StepRequest& r, StepEnergies* e) {
       // there as a waiting one does, and a repartition drops it: the trajectory is the same either way, and
       // with any transport.
       bool repartition = !m.searched || m.repartition_next;
+      // (Not in a box scaled since the repartition: the thread would partition it with the old search box.)
       const bool start_ahead = !repartition && m.ahead_host && !m.ahead_running() && m.skin > 0.0 &&
-                               m.ahead_below > 0.0 && m.last_worst > m.ahead_below * m.skin;
+                               !m.box_scaled && m.ahead_below > 0.0 && m.last_worst > m.ahead_below * m.skin;
       const bool commit = !repartition && m.ahead_running() && --m.ahead.searches_left <= 0;
       if (!repartition && !commit && !energy && !r.pr && m.may_speculate())
         m.begin_speculation();
@@ -1847,6 +1907,7 @@ std::string CudaDdExecutor::report_json() const {
       "  \"repartition_step_gpu\": {},\n"
       "  \"graph_record_us_mean\": {:.1f}, \"graph_records\": {},\n"
       "  \"graph_instantiations\": {}, \"graph_updates\": {},\n"
+      "  \"box_rescales\": {}, \"box_rescale_us_mean\": {:.1f}, \"dd_pcoupl_repartition\": {},\n"
       "  \"dd_skin_nm\": {}, \"repartitions\": {}, \"gpu_only_searches\": {}, \"skin_check_us_mean\": "
       "{:.1f}, "
       "\"max_drift_kept_nm\": {:.4f}, \"max_displacement_kept_nm\": {:.4f},\n  \"atom_array_regrows\": {}, "
@@ -1878,6 +1939,7 @@ std::string CudaDdExecutor::report_json() const {
           m.search_graph_reduce.instantiations() + m.search_graph_plain.instantiations(),
       m.graph_reduce.updates() + m.graph_plain.updates() + m.search_graph_reduce.updates() +
           m.search_graph_plain.updates(),
+      m.box_rescales, m.box_rescales > 0 ? 1e6 * m.rescale_s / m.box_rescales : 0.0, m.pcoupl_repartitions,
       m.skin, m.searches, m.gpu_searches, m.checks > 0 ? 1e6 * m.check_s / m.checks : 0.0, m.max_drift,
       m.max_disp_kept, m.atom_regrows, m.list_regrows, m.overlap, m.priority, m.every_step_timed, m.pairs_all,
       m.skipped_all, m.speculate_below, m.spec_checks, m.rollbacks, m.rollback_steps,

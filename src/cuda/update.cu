@@ -552,14 +552,15 @@ __global__ void take_group_ke_prev_kernel(StepState* st, int groups) {
 
 __global__ void begin_step_kernel(UpdateParams p) { begin_step(p, p.st); }
 
-// Pressure coupling (one GPU): x *= mu, and with velocities v /= mu, the pending centre-of-mass velocity
-// too (the next update takes it off v); each atom's float record from the scaled x and the new box (p.len).
-__global__ void scale_kernel(UpdateParams p, double mu0, double mu1, double mu2, int velocities) {
+// Pressure coupling: x *= mu for atoms [0, n), and with velocities v /= mu, the pending centre-of-mass
+// velocity too (the next update takes it off v); each atom's float record from the scaled x and the new box
+// (p.len).
+__global__ void scale_kernel(UpdateParams p, int n, double mu0, double mu1, double mu2, int velocities) {
   const double mu[3] = {mu0, mu1, mu2};
   const int a = blockIdx.x * blockDim.x + threadIdx.x;
   if (velocities && a == 0)
     for (int d = 0; d < 3; ++d) p.st->vcm[d] /= mu[d];
-  if (a >= p.n) return;
+  if (a >= n) return;
   Vec3 x;
   for (int d = 0; d < 3; ++d) {
     x[d] = p.x[d][a] * mu[d];
@@ -567,6 +568,15 @@ __global__ void scale_kernel(UpdateParams p, double mu0, double mu1, double mu2,
     if (velocities) p.v[d][a] /= mu[d];
   }
   p.xq[p.sorted_of[a]] = float_record(x, p.img[a], p.len, p.qs[a]);
+}
+
+__global__ void scale_positions_kernel(double* x, double* y, double* z, int n, double mu0, double mu1,
+                                       double mu2) {
+  const int a = blockIdx.x * blockDim.x + threadIdx.x;
+  if (a >= n) return;
+  x[a] *= mu0;
+  y[a] *= mu1;
+  z[a] *= mu2;
 }
 
 // The largest squared displacement of atoms [0, n) from x0 and the largest distance outside the cell
@@ -625,9 +635,17 @@ void launch_update(gpu::GpuCalls& calls, const UpdateParams& p, bool energy, int
     calls.launch("begin_step_groups_kernel", begin_step_groups_kernel, 1, 1, 0, p, 1);
 }
 
-void launch_scale(gpu::GpuCalls& calls, const UpdateParams& p, const double (&mu)[3], bool velocities) {
-  calls.launch("scale_kernel", scale_kernel, std::max(1, (p.n + 127) / 128), 128, 0, p, mu[0], mu[1], mu[2],
-               velocities ? 1 : 0);
+void launch_scale(gpu::GpuCalls& calls, const UpdateParams& p, const double (&mu)[3], bool velocities,
+                  int n) {
+  const int count = n < 0 ? p.n : n;
+  calls.launch("scale_kernel", scale_kernel, std::max(1, (count + 127) / 128), 128, 0, p, count, mu[0], mu[1],
+               mu[2], velocities ? 1 : 0);
+}
+
+void launch_scale_positions(gpu::GpuCalls& calls, double* const (&x)[3], int n, const double (&mu)[3]) {
+  if (n <= 0) return;
+  calls.launch("scale_positions_kernel", scale_positions_kernel, (n + 127) / 128, 128, 0, x[0], x[1], x[2], n,
+               mu[0], mu[1], mu[2]);
 }
 
 void launch_begin_step(gpu::GpuCalls& calls, const UpdateParams& p) {

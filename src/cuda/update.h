@@ -13,10 +13,13 @@ namespace halomd::cuda {
 // over domains and finish_dd_step after it (0 or 1); the kernel follows it and records a disagreement with
 // its own decision in st->reduce_mismatch (-1: the kernel's own decision, unchecked).
 void launch_update(gpu::GpuCalls& calls, const UpdateParams& p, bool energy, int host_reduce = -1);
-// Pressure coupling on one GPU, after a step: x(step + 1) scaled by mu atom by atom and, with velocities
-// (C-rescale), v(step + 1/2) and the pending centre-of-mass velocity by 1 / mu; the float records follow
-// (p.len must already be the new box's).
-void launch_scale(gpu::GpuCalls& calls, const UpdateParams& p, const double (&mu)[3], bool velocities);
+// Pressure coupling after a step: x(step + 1) of atoms [0, n) (n < 0: all p.n) scaled by mu atom by atom
+// and, with velocities (C-rescale), their v(step + 1/2) and the pending centre-of-mass velocity by 1 / mu;
+// their float records follow (p.len must already be the new box's). GPU domains scale their home atoms.
+void launch_scale(gpu::GpuCalls& calls, const UpdateParams& p, const double (&mu)[3], bool velocities,
+                  int n = -1);
+// x[d][i] *= mu[d] for i in [0, n) (GPU domains: the skin check's reference after pressure coupling).
+void launch_scale_positions(gpu::GpuCalls& calls, double* const (&x)[3], int n, const double (&mu)[3]);
 // After a load: draws the coupling of st->step from st->ke_prev (one thread).
 void launch_begin_step(gpu::GpuCalls& calls, const UpdateParams& p);
 

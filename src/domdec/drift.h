@@ -34,4 +34,17 @@ inline double plan_drift(double max_displacement, double max_beyond_cell) {
   return 0.5 * (max_displacement + max_beyond_cell);
 }
 
+// The skin left to a plan after pressure coupling scaled the box, the positions, the references and the plan
+// (rebox_plan) by m_d per decomposed dimension since it was built (m_min, m_max: the least and greatest).
+// Scaling is a similarity: the plan is the one built in the new box with rlist' and the margin scaled by m_d,
+// and the rule above holds with the margin scaled and rlist' m_d in place of rlist + 2 skin, so a shrink
+// leaves (2 skin - (1 - m_min) rlist') / 2. A growth spreads the local atoms by (m_max - 1) times their
+// extent (at most `extent`), which takes from the room the GPU search box keeps for 2 skin of spread.
+// Below zero: the plan must go.
+inline double skin_after_scaling(double skin, double plan_rlist, double extent, double m_min, double m_max) {
+  const double shrink = m_min < 1.0 ? (1.0 - m_min) * plan_rlist : 0.0;
+  const double spread = m_max > 1.0 ? (m_max - 1.0) * extent : 0.0;
+  return skin - 0.5 * (shrink > spread ? shrink : spread);
+}
+
 }  // namespace halomd::domdec

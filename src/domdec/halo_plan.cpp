@@ -142,6 +142,17 @@ Pulse& add_direct_pulse(DomainPlan& plan, const DdGrid& grid, const Box& box, co
   return p;
 }
 
+void rebox_plan(DomainPlan& plan, const DdGrid& grid, const Box& box) {
+  for (int d = 0; d < 3; ++d) {
+    plan.lo[d] = cell_bound(plan.coords[d], grid.n[d], box.len[d]);
+    plan.hi[d] = cell_bound(plan.coords[d] + 1, grid.n[d], box.len[d]);
+  }
+  for (size_t i = 0; i < plan.shift.size(); ++i) plan.shift[i] = image_shift(plan.image[i], box);
+  // A pulse adds one box length where its sender sits at coordinate 0 (add_pulse, add_direct_pulse).
+  for (Pulse& p : plan.pulses)
+    for (int d = 0; d < 3; ++d) p.shift[d] = p.shift[d] != 0.0 ? box.len[d] : 0.0;
+}
+
 Pulse& add_pulse(DomainPlan& plan, const DdGrid& grid, const Box& box, int dim, int pulse,
                  std::vector<int> send) {
   Pulse& p = plan.pulses.emplace_back();

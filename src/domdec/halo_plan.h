@@ -109,6 +109,12 @@ std::vector<int> select_send_direct(std::span<const Vec3> x_local, int num_home,
 Pulse& add_direct_pulse(DomainPlan& plan, const DdGrid& grid, const Box& box, const IVec3& offset,
                         std::vector<int> send);
 
+// The plan of the same atoms after the box was scaled (pressure coupling between repartitions): the home
+// cell, the local atoms' shifts and the pulses' shifts from `box`; the atoms, their order and what each
+// pulse sends stay. With the positions scaled alike, this is the plan built in the old box seen in the new
+// one, which holds while the drift stays within domdec/drift.h's skin_after_scaling.
+void rebox_plan(DomainPlan& plan, const DdGrid& grid, const Box& box);
+
 // What travels at a neighbour-search step for one pulse, already in the receiver's frame.
 struct HaloAtoms {
   std::vector<int> global;
