@@ -496,6 +496,39 @@ TEST(CudaDomains, SeveralTcGroupsOnDomainsFollowGromacsAndEveryTransportGivesThe
   expect_continuation_gives_the_same_energies(out, repartition, sys, mdp, noisy, 27, transports().size());
 }
 
+// comm-grps on GPU domains: each group's momentum summed over the domains on the device with the step's other
+// sums. The solvated peptide on 2x2x1 with Protein and Non-Protein each on its own, and with the protein
+// alone, against gmx_d's paths (tcgroups/reference_comm*.txt) within the GPU's float error; with noise and
+// nstcomm 5, bitwise the same on every transport through a forced repartition (nvshmem's regular steps still
+// one launch without host waits), and a continuation from a checkpoint the uninterrupted run's energies bit
+// for bit.
+TEST(CudaDomains, CommGroupsOnDomainsFollowGromacsAndEveryTransportGivesTheSameBits) {
+  SKIP_WITHOUT_GPU_AND_MPI();
+  const std::string out = make_temp_dir("cuda_dd_comm");
+  const char* const sys = "bonded/solvated";
+  std::string log;
+  for (const std::string name : {"comm_groups", "comm_rest"}) {
+    SCOPED_TRACE(name);
+    ASSERT_EQ(run_halomd_under(mpirun(4), sys, "../../tcgroups/" + name + ".mdp", {}, out + "/" + name,
+                               "--backend cuda --transport mpi_staged --dd 2 2 1", &log),
+              0)
+        << log;
+    auto e = read_csv(out + "/" + name + "/energy.csv");
+    expect_tc_path_like_gromacs(
+        e, "tcgroups/reference_" + std::string(name == "comm_groups" ? "comm" : "comm_rest") + ".txt",
+        "t_Protein", "t_Non-Protein", kGpuPathsEnergyRelTol, kGpuThermostatRelTol);
+  }
+  const char* const mdp = "../../tcgroups/comm_groups.mdp";
+  const std::map<std::string, std::string> noisy = {
+      {"ref-t", "300 310"}, {"ld-seed", "3"},    {"nsttcouple", "5"},     {"nstcomm", "5"},
+      {"nsteps", "60"},     {"nstenergy", "10"}, {"nstcalcenergy", "10"}, {"nstcheckpoint", "20"}};
+  const std::string repartition = "HALOMD_TEST_FAIL_SKIN_CHECK_AT=30 ";
+  expect_transports_give_the_same_bits(out, sys, mdp, noisy, each_transport(repartition), repartition,
+                                       {"energy.csv", "confout.gro"});
+  // Killed before step 27 after the checkpoint at 20, then continued from it.
+  expect_continuation_gives_the_same_energies(out, repartition, sys, mdp, noisy, 27, transports().size());
+}
+
 // Every energy row of a GPU-domain run (e) against one GPU's run of the same input (ref): the potential and
 // the conserved energy within kGpuPathsEnergyRelTol relative, the temperature within kGpuThermostatRelTol,
 // the pressure within kGpuPressureAbsTol and, with pressure coupling, the box within kGpuBoxAbsTol (one GPU's

@@ -150,6 +150,50 @@ TEST(TcGroups, CommGroupsMatchGromacs) {
   EXPECT_NE(log.find("energygrps: no group 'Lipids'"), std::string::npos) << log;
 }
 
+// The GPUs remove the centre-of-mass motion of at most 4 comm-grps (their step state's arrays): more exit 2
+// naming the line before any device is touched (so this runs without one, in a CUDA build). Five groups
+// cutting the peptide system in five (an index file), tc-grps the same.
+TEST(TcGroups, CommGroupsBeyondTheGpuLimitAreRefusedNamingTheLine) {
+#if HALOMD_HAVE_CUDA
+  const std::string out = make_temp_dir("comm_gpu_limit");
+  std::istringstream gro(read_text(data_path(std::string(kSystem) + "/conf.gro")));
+  std::string title;
+  int n = 0;
+  std::getline(gro, title);
+  gro >> n;  // the atom count
+  ASSERT_GT(n, 1000);
+  std::string ndx;
+  for (int g = 0; g < 5; ++g) {
+    ndx += "[ G" + std::to_string(g) + " ]\n";
+    for (int a = g * n / 5 + 1; a <= (g + 1) * n / 5; ++a) ndx += std::to_string(a) + " ";
+    ndx += "\n";
+  }
+  std::ofstream(out + "/five.ndx") << ndx;
+  const std::map<std::string, std::string> five = {{"nsteps", "0"},
+                                                   {"comm-grps", "G0 G1 G2 G3 G4"},
+                                                   {"tc-grps", "G0 G1 G2 G3 G4"},
+                                                   {"tau-t", "0.1 0.1 0.1 0.1 0.1"},
+                                                   {"ref-t", "0 0 0 0 0"}};
+  std::string log;
+  EXPECT_EQ(run_halomd(kSystem, "../../tcgroups/comm_groups.mdp", five, out + "/gpu",
+                       "--backend cuda -n " + out + "/five.ndx", &log),
+            2);
+  EXPECT_NE(log.find("gpu.mdp:17"), std::string::npos) << log;  // comm-grps' line
+  EXPECT_NE(log.find("comm-grps has 5 groups; the GPU removes the centre-of-mass motion of at most 4"),
+            std::string::npos)
+      << log;
+  // The CPU takes them.
+  auto cpu = five;
+  cpu["nsteps"] = "2";
+  EXPECT_EQ(run_halomd(kSystem, "../../tcgroups/comm_groups.mdp", cpu, out + "/cpu",
+                       "-n " + out + "/five.ndx", &log),
+            0)
+      << log;
+#else
+  GTEST_SKIP() << "this build has no CUDA backend";
+#endif
+}
+
 // On 4 and 8 domains of update groups (the CPU decomposition): grompp's degrees of freedom and gmx_d's path,
 // the groups' kinetic energies summed over domains in fixed point.
 TEST(TcGroups, DomainsFollowGromacsNoiselessPath) {

@@ -64,6 +64,9 @@ struct CallCounters {
   int64_t halo_bytes = 0;
 };
 
+// The most comm-grps whose centre-of-mass motion the GPU executors remove separately (cuda/device_data.h).
+inline constexpr int kGpuMaxCommGroups = 4;
+
 // What every executor is built from.
 struct ExecutorConfig {
   const Topology* top = nullptr;
@@ -74,7 +77,8 @@ struct ExecutorConfig {
   // Several tc-grps (CPU reference): each atom's group and each group's degrees of freedom.
   const std::vector<int>* tc_group = nullptr;
   std::vector<double> tc_ndf;
-  // comm-grps other than the whole system (CPU executors): each atom's group, -1 where none; their count.
+  // comm-grps other than the whole system: each atom's group, -1 where none; their count (the GPUs take at
+  // most kGpuMaxCommGroups).
   const std::vector<int>* comm_group = nullptr;
   int comm_groups = 0;
   uint64_t ld_seed = 0;  // v-rescale random stream

@@ -18,6 +18,7 @@
 #include "cpu/update.h"
 #include "cpu/vsite.h"
 #include "domdec/assignment.h"
+#include "domdec/halo_plan.h"
 
 namespace halomd {
 namespace {
@@ -529,13 +530,7 @@ void DdExecutor::set_box(const Box& box) {
   inv_len_ = pair_inv_len(box, grid_);
   index_.far = far_image_distance(grid_, box);
   if (pme_) pme_->set_box(box);
-  for (DdDomain& d : dom_) {
-    for (domdec::Pulse& p : d.plan.pulses)
-      for (int c = 0; c < 3; ++c)
-        if (p.shift[c] != 0.0) p.shift[c] = box.len[c];
-    for (size_t i = 0; i < d.plan.shift.size(); ++i)
-      for (int c = 0; c < 3; ++c) d.plan.shift[i][c] = static_cast<double>(d.plan.image[i][c]) * box.len[c];
-  }
+  for (DdDomain& d : dom_) domdec::rebox_plan(d.plan, grid_, box);
 }
 
 std::string DdExecutor::report_json() const { return stats_.json(grid_, transport_->num_ranks()); }

@@ -278,6 +278,8 @@ class CudaDdExecutor::Impl {
       transport->reduce(calls, ds.st.get()->red, cuda::kRedCount, &ds.st.get()->red_active, true);
       if (ds.update.ngroups > 0)  // each tc-grps group's kinetic energy too
         transport->reduce(calls, ds.st.get()->group_red, ds.update.ngroups, &ds.st.get()->red_active, true);
+      if (ds.update.ncomm > 0)  // and each comm-grps group's momentum (zero but on COM-removal steps)
+        transport->reduce(calls, ds.st.get()->comm_red, 3 * ds.update.ncomm, &ds.st.get()->red_active, true);
       cuda::launch_finish_dd_step(calls, ds.update, energy);
     }
     mark(kEnd);
@@ -484,6 +486,12 @@ class CudaDdExecutor::Impl {
   }
 
   // Home atoms' x (global frame) and v from the device into dom.x, dom.v; waits.
+  // The centre-of-mass velocity the next update removes from home atom i (the step state as last copied
+  // back: download_home), whose checkpoint or frame takes it off.
+  Vec3 pending_vcm(size_t i) const {
+    return cuda::pending_vcm(hst[0], ds.update, cfg.comm_group ? (*cfg.comm_group)[dom.home[i]] : 0);
+  }
+
   void download_home(bool with_v) {
     const size_t nh = static_cast<size_t>(num_home);
     for (int d = 0; d < 3; ++d) {
@@ -904,6 +912,10 @@ class CudaDdExecutor::Impl {
       a.tc_group.resize(nh);
       for (int i = 0; i < nh; ++i) a.tc_group[i] = (*cfg.tc_group)[d.home[i]];
     }
+    if (cfg.comm_group) {
+      a.comm_group.resize(nh);
+      for (int i = 0; i < nh; ++i) a.comm_group[i] = (*cfg.comm_group)[d.home[i]];
+    }
 
     // Every local atom must fit the search box with room for a neighbour beyond it (no false periodic pair):
     // the local atoms' extent, one pass (chunks' extents, then theirs).
@@ -1077,6 +1089,9 @@ class CudaDdExecutor::Impl {
     if (!top.vsites.empty()) vsites.set_domain_sites(a.vsites, num_home, calls);
     if (ds.update.ngroups > 0)  // each home atom's tc-grps group
       ds.update.tc_group = gpu::upload_grow(calls, tc_group_dev, a.tc_group, "tc-grps of the home atoms");
+    if (ds.update.ncomm > 0)  // each home atom's comm-grps group
+      ds.update.comm_group =
+          gpu::upload_grow(calls, comm_group_dev, a.comm_group, "comm-grps of the home atoms");
     if (!top.constraints.empty()) {
       Topology home;  // lincs_layout reads the constraints and the masses: the home atoms'
       home.mass.assign(a.mass.begin(), a.mass.begin() + num_home);
@@ -1419,8 +1434,9 @@ class CudaDdExecutor::Impl {
   std::unique_ptr<LocalTopologyIndex> topo_index;
   cuda::ListedGpu listed;
   cuda::LincsGpu lincs;
-  cuda::VsiteGpu vsites;                // the home sites (set at each repartition, install)
-  gpu::DeviceBuffer<int> tc_group_dev;  // several tc-grps: each home atom's group
+  cuda::VsiteGpu vsites;                  // the home sites (set at each repartition, install)
+  gpu::DeviceBuffer<int> tc_group_dev;    // several tc-grps: each home atom's group
+  gpu::DeviceBuffer<int> comm_group_dev;  // several comm-grps: each home atom's group
   gpu::DeviceBuffer<double> q_home;
   cudaStream_t mesh_stream = nullptr;
   cudaEvent_t ev_mesh_fork = nullptr, ev_mesh_join = nullptr;
@@ -1563,6 +1579,7 @@ void CudaDdExecutor::load(const MdState& s) {
   if (m.ds.st.size() == 0)
     cuda::setup_device_constants(m.cfg, m.search_len, m.total_mass, tpa, m.calls, m.ds);
   cuda::set_tc_group_params(m.cfg, m.ds.update);
+  cuda::set_comm_group_params(m.cfg, m.ds.update);
   cuda::set_nose_hoover_params(m.cfg, m.ds.update);
   m.ds.update.pr_coupling = m.mdp.pcoupl == Pcoupl::ParrinelloRahman ? 1 : 0;
   if (m.mdp.coulombtype == CoulombType::Pme && !m.pme.active()) {
@@ -1780,14 +1797,10 @@ void CudaDdExecutor::save(MdState& s) {
   m.host.max(m.search_part_max_s);
   m.reduce_ke_prev();
   std::vector<comm::AtomState> mine, all;
-  Vec3 vcm;
-  if (m.on_device) {
+  if (m.on_device)
     m.download_home(true);
-    const StepState& h = m.hst[0];
-    vcm = {h.vcm[0], h.vcm[1], h.vcm[2]};
-  } else {
+  else
     m.sync_state();
-  }
   {
     // The pairs of every domain's last search: each pair is this domain's or another's (the eighth-shell
     // rule), so the sum is the whole system's count, as one GPU finds it (a test checks).
@@ -1804,7 +1817,7 @@ void CudaDdExecutor::save(MdState& s) {
   for (size_t i = 0; i < m.dom.home.size(); ++i) {
     Vec3 v = m.dom.v[i];
     // The centre-of-mass removal of the last step is applied lazily by the next update: apply it here.
-    if (m.dom.mass[i] > 0.0) v -= vcm;
+    if (m.dom.mass[i] > 0.0) v -= m.pending_vcm(i);
     mine.push_back({m.dom.home[i], m.dom.index, m.dom.x[i], v});
   }
   m.host.gather(mine, all);
@@ -1842,16 +1855,12 @@ void CudaDdExecutor::positions(std::vector<Vec3>& x) {
 void CudaDdExecutor::frame(std::vector<Vec3>& x, std::vector<Vec3>& v) {
   Impl& m = *impl_;
   m.settle_speculation(false);
-  Vec3 vcm;
-  if (m.on_device) {
-    m.download_home(true);
-    const StepState& h = m.hst[0];
-    vcm = {h.vcm[0], h.vcm[1], h.vcm[2]};
-  }
+  if (m.on_device) m.download_home(true);
   std::vector<comm::AtomState> mine, all;
   for (size_t i = 0; i < m.dom.home.size(); ++i) {
     Vec3 vi = m.dom.v[i];
-    if (m.dom.mass[i] > 0.0) vi -= vcm;  // the last step's deferred COM removal, as save() applies it
+    // The last step's deferred COM removal, as save() applies it.
+    if (m.dom.mass[i] > 0.0 && m.on_device) vi -= m.pending_vcm(i);
     mine.push_back({m.dom.home[i], m.dom.index, m.dom.x[i], vi});
   }
   m.host.gather(mine, all);

@@ -110,9 +110,16 @@ class CudaExecutor::Impl {
   // kernel reads forces from and writes positions to slot-sized buffers of its own.
   // Work items of at most `chunk` j-clusters: 8 below 20k atoms, 16 above (bench/NOTES.md, sixteenth
   // session: fewer, longer items leave a small system's GPU idle; shorter ones add i-force atomics).
-  // Several tc-grps: each atom's group on the device and each group's v-rescale parameters, as CpuExecutor's.
+  // Several tc-grps: each atom's group on the device and each group's v-rescale parameters, as CpuExecutor's;
+  // several comm-grps: each atom's group and each group's mass.
   void setup_groups() {
     cuda::set_nose_hoover_params(cfg, ds.update);
+    if (cuda::set_comm_group_params(cfg, ds.update) > 0) {
+      comm_group.allocate(cfg.comm_group->size(), "comm-grps of the atoms");
+      calls.copy_sync(comm_group.get(), cfg.comm_group->data(), cfg.comm_group->size() * sizeof(int),
+                      cudaMemcpyHostToDevice);
+      ds.update.comm_group = comm_group.get();
+    }
     if (cuda::set_tc_group_params(cfg, ds.update) == 0) return;
     tc_group.allocate(cfg.tc_group->size(), "tc-grps of the atoms");
     calls.copy_sync(tc_group.get(), cfg.tc_group->data(), cfg.tc_group->size() * sizeof(int),
@@ -288,11 +295,12 @@ class CudaExecutor::Impl {
   bool every_step_timed = false;
   bool searched = false;
   bool cluster = false;
-  cuda::PmeMesh pme;                // coulombtype = PME only
-  cuda::ListedGpu listed;           // a topology with listed interactions only
-  cuda::LincsGpu lincs;             // a run with LINCS constraints only
-  cuda::VsiteGpu vsites;            // a topology with virtual sites only
-  gpu::DeviceBuffer<int> tc_group;  // several tc-grps only
+  cuda::PmeMesh pme;                  // coulombtype = PME only
+  cuda::ListedGpu listed;             // a topology with listed interactions only
+  cuda::LincsGpu lincs;               // a run with LINCS constraints only
+  cuda::VsiteGpu vsites;              // a topology with virtual sites only
+  gpu::DeviceBuffer<int> tc_group;    // several tc-grps only
+  gpu::DeviceBuffer<int> comm_group;  // several comm-grps only
   bool pme_overlap = false;
   cudaStream_t pme_stream = nullptr;
   cudaEvent_t pme_fork = nullptr, pme_join = nullptr;
@@ -450,12 +458,12 @@ void CudaExecutor::save(MdState& s) {
   s.step = h.step;
   s.x.resize(n);
   s.v.resize(n);
-  const Vec3 vcm{h.vcm[0], h.vcm[1], h.vcm[2]};
+  const std::vector<int>* comm = m.cfg.comm_group;
   for (size_t i = 0; i < n; ++i) {
     s.x[i] = {m.hx[i], m.hx[n + i], m.hx[2 * n + i]};
     s.v[i] = {m.hv[i], m.hv[n + i], m.hv[2 * n + i]};
     // The centre-of-mass removal of the last step is applied lazily by the next update: apply it here.
-    if (m.ds.host_mass[i] > 0.0) s.v[i] -= vcm;
+    if (m.ds.host_mass[i] > 0.0) s.v[i] -= cuda::pending_vcm(h, m.ds.update, comm ? (*comm)[i] : 0);
   }
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b) s.ke_half_prev.m[a][b] = h.ke_prev[3 * a + b];

@@ -38,12 +38,14 @@ constexpr double kMomentumScale = 4294967296.0;
 // The state of the step that the next update kernel advances, in device memory.
 // The most tc-grps the GPU's update couples separately.
 constexpr int kMaxTcGroups = 8;
+// The most comm-grps whose centre-of-mass motion the GPU's update removes separately.
+constexpr int kMaxCommGroups = 4;
 
 struct StepState {
   long long step;            // that step
   double lambda;             // its v-rescale factor (1 without coupling)
   double vcm[3];             // centre-of-mass velocity removed from v before its update (the deferred COM
-                             // removal of the previous step; 0 when there was none)
+                             // removal of the previous step; 0 when there was none, and with comm-grps)
   double ke_prev[9];         // KE(step - 1/2), row-major tensor, kJ/mol
   double integral_before;    // thermostat integral at the start of the step
   double integral;           // after the step's coupling
@@ -82,6 +84,12 @@ struct StepState {
   double nh_vxi_before[kMaxTcGroups];
   double nh_factor[kMaxTcGroups];
   int nh_step;
+  // Several comm-grps (UpdateParams::ncomm > 0): per group the centre-of-mass velocity the next update
+  // removes from the group's atoms (as vcm, which stays 0 then), the step's momentum sums (fixed point, x y z
+  // per group) and, on GPU domains, the values the reduction over domains sums (as red).
+  double comm_vcm[kMaxCommGroups][3];
+  long long comm_mom_acc[3 * kMaxCommGroups];
+  long long comm_red[3 * kMaxCommGroups];
   // What the last energy step reported (written by the update kernel's last block).
   double rep_ke_prev[9];
   double rep_ke_now[9];
@@ -361,6 +369,11 @@ struct UpdateParams {
   // v[d] off each velocity (StepRequest::pr_scale; 0 on every other step).
   int pr_coupling = 0;
   double pr_scale[3] = {};
+  // Several comm-grps (the extended update): each atom's group (original index; GPU domains: per home
+  // atom; -1: in none, its motion kept) and each group's 1 / total mass.
+  int ncomm = 0;
+  const int* comm_group = nullptr;
+  double comm_inv_mass[kMaxCommGroups] = {};
 };
 
 }  // namespace halomd::cuda

@@ -82,6 +82,7 @@ struct HostAtoms {
   std::vector<BondedTerm> listed;
   std::vector<Constraint> constraints;
   std::vector<int> tc_group;        // GPU domains with several tc-grps: each home atom's group
+  std::vector<int> comm_group;      // GPU domains with several comm-grps: each home atom's group (-1: none)
   std::vector<VirtualSite> vsites;  // GPU domains with virtual sites: the home sites, on home atoms
 };
 

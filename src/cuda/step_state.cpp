@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <vector>
+
 #include "core/errors.h"
 #include "core/units.h"
 #include "cpu/coupling.h"
@@ -63,6 +65,27 @@ int set_tc_group_params(const ExecutorConfig& cfg, UpdateParams& up) {
     up.group_seed[g] = vrescale_group_seed(cfg.ld_seed, g);  // the CPU's streams
   }
   return groups;
+}
+
+static_assert(kMaxCommGroups == kGpuMaxCommGroups, "core/executor.h's limit is the StepState's");
+
+int set_comm_group_params(const ExecutorConfig& cfg, UpdateParams& up) {
+  if (!cfg.comm_group) return 0;
+  const int groups = cfg.comm_groups;
+  if (groups > kMaxCommGroups)  // engine/backends.cpp refuses it naming the line first
+    throw InputError("", 0, fmt::format("internal error: {} comm-grps on the GPU", groups));
+  std::vector<double> mass(groups, 0.0);
+  for (size_t a = 0; a < cfg.comm_group->size(); ++a)
+    if ((*cfg.comm_group)[a] >= 0) mass[(*cfg.comm_group)[a]] += cfg.top->mass[a];
+  up.ncomm = groups;
+  for (int g = 0; g < groups; ++g) up.comm_inv_mass[g] = mass[g] > 0.0 ? 1.0 / mass[g] : 0.0;
+  return groups;
+}
+
+Vec3 pending_vcm(const StepState& h, const UpdateParams& up, int group) {
+  if (up.ncomm == 0) return {h.vcm[0], h.vcm[1], h.vcm[2]};
+  if (group < 0) return {};
+  return {h.comm_vcm[group][0], h.comm_vcm[group][1], h.comm_vcm[group][2]};
 }
 
 void set_nose_hoover_params(const ExecutorConfig& cfg, UpdateParams& up) {

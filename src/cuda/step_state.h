@@ -25,6 +25,16 @@ void set_initial_group_ke(const MdState& s, const ExecutorConfig& cfg, const Upd
 // each atom's group and points up.tc_group at it.
 int set_tc_group_params(const ExecutorConfig& cfg, UpdateParams& up);
 
+// comm-grps other than the whole system (cfg.comm_group): up.ncomm and each group's 1 / total mass
+// (InputError above kMaxCommGroups groups). Returns the group count (0 without comm_group); the caller
+// uploads each atom's group and points up.comm_group at it.
+int set_comm_group_params(const ExecutorConfig& cfg, UpdateParams& up);
+
+// The centre-of-mass velocity the next update removes from an atom of comm-grps group `group` (-1: in none),
+// the deferred removal that a checkpoint or a frame applies to the velocities it takes: the whole system's
+// without comm-grps (up.ncomm == 0; group ignored).
+Vec3 pending_vcm(const StepState& h, const UpdateParams& up, int group);
+
 // tcoupl = Nose-Hoover: up.nose_hoover and each thermostat's constants, as the CPU's TemperatureCoupling
 // (cpu/nose_hoover.h; InputError above kMaxTcGroups groups). Nothing for other thermostats.
 void set_nose_hoover_params(const ExecutorConfig& cfg, UpdateParams& up);

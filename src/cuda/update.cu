@@ -282,9 +282,10 @@ __device__ inline void finish_atom(const UpdateParams& p, int a, int sa, long lo
 
 // The end of a step from its kinetic-energy and momentum sums (fixed point, over the whole system): the
 // step's kinetic energy and centre-of-mass velocity, the energy report, then the next step's coupling.
+// comm_mom: the comm-grps' momentum sums (3 per group) at a COM-removal step with several groups, else null.
 template <bool kEnergy>
 __device__ void end_step(const UpdateParams& p, StepState* st, long long step, const long long* kf,
-                         const long long* mom) {
+                         const long long* mom, const long long* comm_mom) {
   const int sym[9] = {0, 3, 4, 3, 1, 5, 4, 5, 2};  // row-major tensor from xx yy zz xy xz yz
   double ke_now[9];
   for (int c = 0; c < 9; ++c) ke_now[c] = static_cast<double>(kf[sym[c]]) / kEnergyScale;
@@ -304,9 +305,13 @@ __device__ void end_step(const UpdateParams& p, StepState* st, long long step, c
     st->group_ke_prev[g] = ke_group;
   }
   for (int d = 0; d < 3; ++d)
-    st->vcm[d] = comm_at(p, step) && p.total_mass > 0
+    st->vcm[d] = comm_at(p, step) && p.ncomm == 0 && p.total_mass > 0
                      ? static_cast<double>(mom[d]) / kMomentumScale / p.total_mass
                      : 0.0;
+  for (int g = 0; g < p.ncomm; ++g)
+    for (int d = 0; d < 3; ++d)
+      st->comm_vcm[g][d] =
+          comm_mom ? static_cast<double>(comm_mom[3 * g + d]) / kMomentumScale * p.comm_inv_mass[g] : 0.0;
   st->step = step + 1;
   st->integral_before = st->integral;
   begin_step(p, st);
@@ -325,8 +330,8 @@ __device__ inline bool reduce_at(const UpdateParams& p, long long step) {
 }
 
 // The waters' blocks (kBlockWaters waters each), then one thread per atom outside waters.
-// kExtended: the run has LINCS constraints (their blocks follow the waters') or several tc-grps; water runs
-// launch the instance without, which has none of that code.
+// kExtended: the run has LINCS constraints (their blocks follow the waters'), several tc-grps or comm-grps,
+// Nose-Hoover or Parrinello-Rahman; water runs launch the instance without, which has none of that code.
 template <bool kEnergy, bool kExtended>
 __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host_reduce) {
   __shared__ long long s_scratch[32 * 9];
@@ -368,12 +373,19 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host
   Vec3 xo, xn, vn;
   AtomRecord rec{};
   const bool groups = kExtended && p.ngroups > 0;
+  const bool comm_groups = kExtended && p.ncomm > 0;
+  int cg = -1;  // the atom's comm-grps group
   if (a >= 0) {
     sa = p.sorted_of[a];
     const int g = groups ? p.tc_group[a] : 0;
     const double friction = kExtended && p.nose_hoover && st->nh_step ? st->nh_factor[g] : 0.0;
     const Vec3 pr = kExtended ? Vec3{p.pr_scale[0], p.pr_scale[1], p.pr_scale[2]} : Vec3{};
-    leapfrog(p, a, sa, groups ? st->group_lambda[g] : lambda, friction, pr, vcm, step, xo, xn, vn, rec);
+    double vcm_a[3] = {vcm[0], vcm[1], vcm[2]};
+    if (comm_groups) {
+      cg = p.comm_group[a];
+      for (int d = 0; d < 3; ++d) vcm_a[d] = cg >= 0 ? st->comm_vcm[cg][d] : 0.0;
+    }
+    leapfrog(p, a, sa, groups ? st->group_lambda[g] : lambda, friction, pr, vcm_a, step, xo, xn, vn, rec);
   }
   if (waters) {  // the same for the whole block: its __syncthreads are reached by all its threads
     const int t = threadIdx.x;
@@ -462,6 +474,16 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host
     if (threadIdx.x == 0)
       for (int c = 0; c < 3; ++c) add_fixed(&st->mom_acc[c], mom[c]);
   }
+  if (comm_groups && comm) {  // each comm-grps group's momentum (remove_com_velocity by group)
+    long long cmom[3 * kMaxCommGroups] = {};
+    if (a >= 0 && cg >= 0) {
+      const double m = p.mass[a];
+      for (int d = 0; d < 3; ++d) cmom[3 * cg + d] = to_fixed(m * vn[d], kMomentumScale);
+    }
+    block_sum(cmom, s_scratch);
+    if (threadIdx.x == 0)
+      for (int c = 0; c < 3 * p.ncomm; ++c) add_fixed(&st->comm_mom_acc[c], cmom[c]);
+  }
   if constexpr (kEnergy) {
     block_sum(cvir, s_scratch);
     if (threadIdx.x == 0)
@@ -476,9 +498,12 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host
   __syncthreads();
   if (s_last && threadIdx.x == 0) {
     __threadfence();
-    long long kf[6], mom_sum[3];
+    long long kf[6], mom_sum[3], comm_sum[3 * kMaxCommGroups] = {};
     for (int c = 0; c < 6; ++c) kf[c] = take(&st->ke_acc[c]);
     for (int c = 0; c < 3; ++c) mom_sum[c] = take(&st->mom_acc[c]);
+    const bool comm_sums = comm_groups && comm;
+    if (comm_sums)
+      for (int c = 0; c < 3 * p.ncomm; ++c) comm_sum[c] = take(&st->comm_mom_acc[c]);
     bool reduce = false;
     if (p.dd) {
       reduce = reduce_at<kEnergy>(p, step);
@@ -494,18 +519,19 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host
       for (int g = 0; g < p.ngroups; ++g) st->group_red[g] = st->group_ke_local[g] = st->group_ke_acc[g];
     }
     if (!p.dd) {
-      end_step<kEnergy>(p, st, step, kf, mom_sum);
+      end_step<kEnergy>(p, st, step, kf, mom_sum, comm_sums ? comm_sum : nullptr);
     } else if (!reduce) {
       // Nothing to sum over domains: the step ends here as finish_dd_step_kernel would end it (for such
       // a step the executor launches neither the reduction nor that kernel).
       const long long zero[3] = {0, 0, 0};
       for (int c = 0; c < 6; ++c) st->red[kRedKe + c] = st->ke_local[c] = kf[c];
       st->red_active = 0;
-      end_step<false>(p, st, step, kf, zero);
+      end_step<false>(p, st, step, kf, zero, nullptr);  // no COM removal: that step reduces
     } else {
       // The sums stay this domain's until the transport has added the other domains' (finish_dd_step).
       for (int c = 0; c < 6; ++c) st->red[kRedKe + c] = st->ke_local[c] = kf[c];
       for (int c = 0; c < 3; ++c) st->red[kRedMom + c] = mom_sum[c];
+      for (int c = 0; c < 3 * p.ncomm; ++c) st->comm_red[c] = comm_sum[c];  // 0 unless a COM-removal step
       for (int c = 0; c < 8; ++c) st->red[kRedNb + c] = kEnergy ? st->nb_acc[c] : 0;
       for (int c = 0; c < 9; ++c) st->red[kRedCvir + c] = kEnergy ? st->cvir_acc[c] : 0;
       st->red_active = 1;
@@ -527,7 +553,8 @@ __global__ void finish_dd_step_kernel(UpdateParams p) {
     for (int c = 0; c < 9; ++c) st->cvir_acc[c] = st->red[kRedCvir + c];
   }
   for (int g = 0; g < p.ngroups; ++g) st->group_ke_acc[g] = st->group_red[g];  // summed over domains
-  end_step<kEnergy>(p, st, step, st->red + kRedKe, st->red + kRedMom);
+  end_step<kEnergy>(p, st, step, st->red + kRedKe, st->red + kRedMom,
+                    p.ncomm > 0 && comm_at(p, step) ? st->comm_red : nullptr);
 }
 
 // Domain decomposition: puts this domain's last kinetic-energy sums into st->red for a reduction the host
@@ -559,7 +586,10 @@ __global__ void scale_kernel(UpdateParams p, int n, double mu0, double mu1, doub
   const double mu[3] = {mu0, mu1, mu2};
   const int a = blockIdx.x * blockDim.x + threadIdx.x;
   if (velocities && a == 0)
-    for (int d = 0; d < 3; ++d) p.st->vcm[d] /= mu[d];
+    for (int d = 0; d < 3; ++d) {
+      p.st->vcm[d] /= mu[d];
+      for (int g = 0; g < p.ncomm; ++g) p.st->comm_vcm[g][d] /= mu[d];
+    }
   if (a >= n) return;
   Vec3 x;
   for (int d = 0; d < 3; ++d) {
@@ -620,7 +650,7 @@ __global__ void copy_home_state_kernel(HomeState src, HomeState dst, int n) {
 void launch_update(gpu::GpuCalls& calls, const UpdateParams& p, bool energy, int host_reduce) {
   const int blocks =
       (p.nsettle + kBlockWaters - 1) / kBlockWaters + p.lincs.nblocks + (p.nfree + kBlock - 1) / kBlock;
-  if (p.lincs.nblocks > 0 || p.ngroups > 0 || p.nose_hoover || p.pr_coupling) {
+  if (p.lincs.nblocks > 0 || p.ngroups > 0 || p.nose_hoover || p.pr_coupling || p.ncomm > 0) {
     if (energy)
       calls.launch("update_kernel<energy, extended>", update_kernel<true, true>, blocks, kBlock, 0, p,
                    host_reduce);

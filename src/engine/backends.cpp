@@ -256,12 +256,14 @@ std::string describe_gpus() {
 
 std::unique_ptr<Executor> make_executor(const RunOptions& options, const ExecutorConfig& config) {
   // Listed interactions (bonds, angles, dihedrals, 1-4 pairs, CMAP, position restraints), LINCS, virtual
-  // sites, Nose-Hoover and pressure coupling run everywhere: the CPU reference (one domain or several), one
-  // GPU and GPU domains (update groups, cpu/dd_domain.h).
-  if (config.comm_group && options.backend != "cpu")
-    throw InputError(options.mdp, config.mdp->comm_grps_line,
-                     "comm-grps other than the whole system run with --backend cpu so far (one domain or "
-                     "several)");
+  // sites, Nose-Hoover, pressure coupling and several comm-grps run everywhere: the CPU reference (one domain
+  // or several), one GPU and GPU domains (update groups, cpu/dd_domain.h).
+  if (config.comm_group && options.backend != "cpu" && config.comm_groups > kGpuMaxCommGroups)
+    throw InputError(
+        options.mdp, config.mdp->comm_grps_line,
+        fmt::format("comm-grps has {} groups; the GPU removes the centre-of-mass motion of at most {} "
+                    "(--backend cpu has no limit)",
+                    config.comm_groups, kGpuMaxCommGroups));
   if (config.mdp->integrator == Integrator::Sd && options.backend != "cpu")
     throw InputError(
         options.mdp, config.mdp->integrator_line,
