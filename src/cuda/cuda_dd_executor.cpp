@@ -276,10 +276,17 @@ class CudaDdExecutor::Impl {
       transport->reduce(calls, ds.st.get()->listed_acc, cuda::ListedGpu::kAccCount, &ds.st.get()->one, true);
     if (reduce) {
       transport->reduce(calls, ds.st.get()->red, cuda::kRedCount, &ds.st.get()->red_active, true);
-      if (ds.update.ngroups > 0)  // each tc-grps group's kinetic energy too
-        transport->reduce(calls, ds.st.get()->group_red, ds.update.ngroups, &ds.st.get()->red_active, true);
-      if (ds.update.ncomm > 0)  // and each comm-grps group's momentum (zero but on COM-removal steps)
-        transport->reduce(calls, ds.st.get()->comm_red, 3 * ds.update.ncomm, &ds.st.get()->red_active, true);
+      // Each tc-grps group's kinetic energy and each comm-grps group's momentum (zero but at COM-removal
+      // steps), adjacent in the step state: one reduction for both (on a host-orchestrated transport each is
+      // a host wait and an MPI exchange).
+      const int tc = ds.update.ngroups, comm = 3 * ds.update.ncomm;
+      if (tc > 0 || comm > 0) {
+        static_assert(offsetof(StepState, comm_red) ==
+                      offsetof(StepState, group_red) + cuda::kMaxTcGroups * sizeof(long long));
+        StepState* st = ds.st.get();
+        transport->reduce(calls, tc > 0 ? st->group_red : st->comm_red,
+                          comm == 0 ? tc : (tc > 0 ? cuda::kMaxTcGroups : 0) + comm, &st->red_active, true);
+      }
       cuda::launch_finish_dd_step(calls, ds.update, energy);
     }
     mark(kEnd);
@@ -485,13 +492,13 @@ class CudaDdExecutor::Impl {
                          "domains (cuda_dd_executor.cpp reduce_at, update.cu reduce_at)");
   }
 
-  // Home atoms' x (global frame) and v from the device into dom.x, dom.v; waits.
   // The centre-of-mass velocity the next update removes from home atom i (the step state as last copied
   // back: download_home), whose checkpoint or frame takes it off.
   Vec3 pending_vcm(size_t i) const {
     return cuda::pending_vcm(hst[0], ds.update, cfg.comm_group ? (*cfg.comm_group)[dom.home[i]] : 0);
   }
 
+  // Home atoms' x (global frame) and v from the device into dom.x, dom.v; waits.
   void download_home(bool with_v) {
     const size_t nh = static_cast<size_t>(num_home);
     for (int d = 0; d < 3; ++d) {

@@ -75,6 +75,10 @@ struct StepState {
   // reduction over domains sums (as red), in the same fixed point as group_ke_acc.
   long long group_ke_local[kMaxTcGroups];
   long long group_red[kMaxTcGroups];
+  // Several comm-grps (UpdateParams::ncomm > 0): each group's momentum at a COM-removal step (fixed point, x
+  // y z per group; 0 at other steps), staged by the update's last block for end_step (one GPU) or summed over
+  // the domains first (GPU domains: right after group_red, so that one reduction sums both).
+  long long comm_red[3 * kMaxCommGroups];
   // tcoupl = Nose-Hoover (one GPU, UpdateParams::nose_hoover): per group (or the one) xi and vxi after the
   // step's coupling and before it (what a checkpoint of the step holds, as the CPU's), the step's friction
   // factor, and whether the step couples (cpu/nose_hoover.h).
@@ -84,12 +88,10 @@ struct StepState {
   double nh_vxi_before[kMaxTcGroups];
   double nh_factor[kMaxTcGroups];
   int nh_step;
-  // Several comm-grps (UpdateParams::ncomm > 0): per group the centre-of-mass velocity the next update
-  // removes from the group's atoms (as vcm, which stays 0 then), the step's momentum sums (fixed point, x y z
-  // per group) and, on GPU domains, the values the reduction over domains sums (as red).
+  // Several comm-grps: per group the centre-of-mass velocity the next update removes from the group's atoms
+  // (as vcm, which stays 0 then), and the step's momentum sums (comm_red above takes them).
   double comm_vcm[kMaxCommGroups][3];
   long long comm_mom_acc[3 * kMaxCommGroups];
-  long long comm_red[3 * kMaxCommGroups];
   // What the last energy step reported (written by the update kernel's last block).
   double rep_ke_prev[9];
   double rep_ke_now[9];

@@ -374,15 +374,14 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host
   AtomRecord rec{};
   const bool groups = kExtended && p.ngroups > 0;
   const bool comm_groups = kExtended && p.ncomm > 0;
-  int cg = -1;  // the atom's comm-grps group
   if (a >= 0) {
     sa = p.sorted_of[a];
     const int g = groups ? p.tc_group[a] : 0;
     const double friction = kExtended && p.nose_hoover && st->nh_step ? st->nh_factor[g] : 0.0;
     const Vec3 pr = kExtended ? Vec3{p.pr_scale[0], p.pr_scale[1], p.pr_scale[2]} : Vec3{};
     double vcm_a[3] = {vcm[0], vcm[1], vcm[2]};
-    if (comm_groups) {
-      cg = p.comm_group[a];
+    if (comm_groups) {  // the atom's comm-grps group's
+      const int cg = p.comm_group[a];
       for (int d = 0; d < 3; ++d) vcm_a[d] = cg >= 0 ? st->comm_vcm[cg][d] : 0.0;
     }
     leapfrog(p, a, sa, groups ? st->group_lambda[g] : lambda, friction, pr, vcm_a, step, xo, xn, vn, rec);
@@ -469,20 +468,28 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host
   block_sum(ke, s_scratch);
   if (threadIdx.x == 0)
     for (int c = 0; c < 6; ++c) add_fixed(&st->ke_acc[c], ke[c]);
-  if (comm) {
+  if (comm && !comm_groups) {
     block_sum(mom, s_scratch);
     if (threadIdx.x == 0)
       for (int c = 0; c < 3; ++c) add_fixed(&st->mom_acc[c], mom[c]);
   }
-  if (comm_groups && comm) {  // each comm-grps group's momentum (remove_com_velocity by group)
-    long long cmom[3 * kMaxCommGroups] = {};
-    if (a >= 0 && cg >= 0) {
+  if (comm_groups && comm) {
+    // Each comm-grps group's momentum (remove_com_velocity by group): integer atomics in shared memory, so
+    // no per-thread array of every group's sums (registers the extended kernel's other runs would pay for).
+    __shared__ unsigned long long s_cmom[3 * kMaxCommGroups];
+    if (threadIdx.x < 3 * kMaxCommGroups) s_cmom[threadIdx.x] = 0ull;
+    __syncthreads();
+    // (The group read again: kept from the leap-frog, it held a register through SETTLE and LINCS, which
+    // cost the kernel 33 more registers.)
+    const int cg = a >= 0 ? p.comm_group[a] : -1;
+    if (cg >= 0) {
       const double m = p.mass[a];
-      for (int d = 0; d < 3; ++d) cmom[3 * cg + d] = to_fixed(m * vn[d], kMomentumScale);
+      for (int d = 0; d < 3; ++d)
+        atomicAdd(&s_cmom[3 * cg + d], static_cast<unsigned long long>(to_fixed(m * vn[d], kMomentumScale)));
     }
-    block_sum(cmom, s_scratch);
-    if (threadIdx.x == 0)
-      for (int c = 0; c < 3 * p.ncomm; ++c) add_fixed(&st->comm_mom_acc[c], cmom[c]);
+    __syncthreads();
+    if (static_cast<int>(threadIdx.x) < 3 * p.ncomm)
+      add_fixed(&st->comm_mom_acc[threadIdx.x], static_cast<long long>(s_cmom[threadIdx.x]));
   }
   if constexpr (kEnergy) {
     block_sum(cvir, s_scratch);
@@ -498,12 +505,14 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host
   __syncthreads();
   if (s_last && threadIdx.x == 0) {
     __threadfence();
-    long long kf[6], mom_sum[3], comm_sum[3 * kMaxCommGroups] = {};
+    long long kf[6], mom_sum[3];
     for (int c = 0; c < 6; ++c) kf[c] = take(&st->ke_acc[c]);
     for (int c = 0; c < 3; ++c) mom_sum[c] = take(&st->mom_acc[c]);
+    // comm-grps: the groups' momenta into comm_red (what GPU domains sum over the domains; 0 but at a
+    // COM-removal step), where end_step or finish_dd_step reads them.
     const bool comm_sums = comm_groups && comm;
-    if (comm_sums)
-      for (int c = 0; c < 3 * p.ncomm; ++c) comm_sum[c] = take(&st->comm_mom_acc[c]);
+    if (comm_groups)
+      for (int c = 0; c < 3 * p.ncomm; ++c) st->comm_red[c] = comm_sums ? take(&st->comm_mom_acc[c]) : 0;
     bool reduce = false;
     if (p.dd) {
       reduce = reduce_at<kEnergy>(p, step);
@@ -519,7 +528,7 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host
       for (int g = 0; g < p.ngroups; ++g) st->group_red[g] = st->group_ke_local[g] = st->group_ke_acc[g];
     }
     if (!p.dd) {
-      end_step<kEnergy>(p, st, step, kf, mom_sum, comm_sums ? comm_sum : nullptr);
+      end_step<kEnergy>(p, st, step, kf, mom_sum, comm_sums ? st->comm_red : nullptr);
     } else if (!reduce) {
       // Nothing to sum over domains: the step ends here as finish_dd_step_kernel would end it (for such
       // a step the executor launches neither the reduction nor that kernel).
@@ -531,7 +540,6 @@ __global__ void __launch_bounds__(kBlock) update_kernel(UpdateParams p, int host
       // The sums stay this domain's until the transport has added the other domains' (finish_dd_step).
       for (int c = 0; c < 6; ++c) st->red[kRedKe + c] = st->ke_local[c] = kf[c];
       for (int c = 0; c < 3; ++c) st->red[kRedMom + c] = mom_sum[c];
-      for (int c = 0; c < 3 * p.ncomm; ++c) st->comm_red[c] = comm_sum[c];  // 0 unless a COM-removal step
       for (int c = 0; c < 8; ++c) st->red[kRedNb + c] = kEnergy ? st->nb_acc[c] : 0;
       for (int c = 0; c < 9; ++c) st->red[kRedCvir + c] = kEnergy ? st->cvir_acc[c] : 0;
       st->red_active = 1;

@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "io/checkpoint.h"
+#include "io/gro.h"
+#include "io/top.h"
 #include "support/test_support.h"
 #include "tolerances.h"
 
@@ -64,6 +66,35 @@ int run_halomd_under(const std::string& launcher, const std::string& system, con
   const std::string cmd = launcher + std::string(HALOMD_BIN) + " run -c " + dir + "/conf.gro -p " + dir +
                           "/topol.top -f " + mdp_out + " -o " + outdir + " " + extra_args;
   return run_command(cmd, output);
+}
+
+Vec3 com_velocity(const std::string& confout, const std::string& system, int first, int last) {
+  const io::GroFile gro = io::read_gro(confout);
+  const Topology top = io::read_top(data_path(system) + "/topol.top");
+  EXPECT_EQ(gro.v.size(), static_cast<size_t>(top.num_atoms())) << confout << " has no velocities?";
+  Vec3 p{};
+  double m = 0.0;
+  for (int a = first; a < last && a < static_cast<int>(gro.v.size()); ++a) {
+    p += gro.v[a] * top.mass[a];
+    m += top.mass[a];
+  }
+  return m > 0.0 ? p * (1.0 / m) : Vec3{};
+}
+
+void expect_comm_groups_at_rest(const std::string& confout, bool rest, const std::string& cpu_out,
+                                const std::string& mdp) {
+  const char* const sys = "bonded/solvated";
+  const Vec3 protein = com_velocity(confout, sys, 0, 132), water = com_velocity(confout, sys, 132, 1 << 30);
+  EXPECT_LT(std::sqrt(norm2(protein)), 1e-4) << protein.x << " " << protein.y << " " << protein.z;
+  if (!rest) {
+    EXPECT_LT(std::sqrt(norm2(water)), 1e-4) << water.x << " " << water.y << " " << water.z;
+    return;
+  }
+  std::string log;
+  ASSERT_EQ(run_halomd(sys, mdp, {}, cpu_out, "--threads 2", &log), 0) << log;
+  const Vec3 cpu = com_velocity(cpu_out + "/confout.gro", sys, 132, 1 << 30);
+  EXPECT_GT(std::sqrt(norm2(cpu)), 1e-3) << "the water should keep a drift";
+  EXPECT_LT(std::sqrt(norm2(water - cpu)), 1e-4) << water.x << " " << water.y << " " << water.z;
 }
 
 double linear_slope(const std::vector<double>& x, const std::vector<double>& y) {

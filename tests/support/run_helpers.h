@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "core/vec3.h"
+
 namespace halomd::test {
 
 // Copies the .mdp at src to dst with the given options replaced or added (GROMACS option names).
@@ -29,6 +31,17 @@ std::string expect_threads_and_continuation_change_no_bit(const std::string& sys
                                                           const std::map<std::string, std::string>& set,
                                                           int stop_at, const std::vector<std::string>& files,
                                                           const std::string& args = "");
+
+// The centre-of-mass velocity (nm/ps) of atoms [first, last) in a run's confout.gro (velocities to 1e-4
+// nm/ps), with the masses of tests/data/<system>/topol.top.
+Vec3 com_velocity(const std::string& confout, const std::string& system, int first, int last);
+
+// comm-grps' paths of the solvated peptide (bonded/solvated; its first 132 atoms are the protein): each
+// group's centre of mass at rest in the run's confout.gro (below 1e-4 nm/ps, its velocities' precision); with
+// `rest` (comm-grps = Protein) the water keeps its motion instead, which must be the drift (above 1e-3 nm/ps)
+// of the CPU's run of the same .mdp (run here into cpu_out; mdp as run_halomd takes it) within 1e-4.
+void expect_comm_groups_at_rest(const std::string& confout, bool rest, const std::string& cpu_out,
+                                const std::string& mdp);
 
 // The largest position difference (nm, any component) between two checkpoints of the same step.
 double checkpoint_position_difference(const std::string& cpt_a, const std::string& cpt_b);
