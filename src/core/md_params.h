@@ -17,8 +17,9 @@ enum class Integrator { Md, Sd, Steep };
 enum class Pcoupl { No, CRescale, ParrinelloRahman };
 enum class PcouplType { Isotropic, SemiIsotropic };
 
-// A group option of the .mdp (tc-grps, comm-grps, energygrps, compressed-x-grps) naming one group, which
-// must hold every atom (checked against the topology when the run is set up: engine/setup.cpp).
+// A group option of the .mdp (tc-grps, comm-grps, energygrps) naming one group, which must hold every atom
+// (checked against the topology when the run is set up: engine/setup.cpp). compressed-x-grps names groups
+// of any atoms (MdParams::xtc_groups).
 struct WholeSystemGroup {
   std::string option;  // as GROMACS names it
   std::string group;
@@ -125,6 +126,9 @@ struct MdParams {
   int nstfout = 0;       // traj.trr: the forces at x(step) every nstfout steps
   int nstfout_line = 0;  // the .mdp line that set nstfout, for backend-dependent errors
   double compressed_x_precision = 1000.0;
+  // compressed-x-grps: the groups whose atoms traj.xtc holds (empty: every atom), and its line.
+  std::vector<std::string> xtc_groups;
+  int xtc_groups_line = 0;
   int nstlog = 1000;
   int64_t nstcheckpoint = 0;  // halomd option: steps between checkpoints; 0 = only at the end
 };

@@ -461,9 +461,15 @@ RunSummary run_md(const RunOptions& options) {
         report.add_energy(row);
       }
     }
-    if (frame_step && writer)
-      out->write_frame(step, st.tinit + step * mdp.dt, box, molecules_in_box(top, box, frame_x),
-                       mdp.compressed_x_precision);
+    if (frame_step && writer) {
+      std::vector<Vec3> shown = molecules_in_box(top, box, frame_x);
+      if (!in.xtc_atoms.empty()) {  // compressed-x-grps: the group's atoms, in their order
+        std::vector<Vec3> group(in.xtc_atoms.size());
+        for (size_t k = 0; k < group.size(); ++k) group[k] = shown[in.xtc_atoms[k]];
+        shown = std::move(group);
+      }
+      out->write_frame(step, st.tinit + step * mdp.dt, box, shown, mdp.compressed_x_precision);
+    }
     if (trr_x_step || trr_v_step || trr_f_step) {
       if (trr_f_step && !exec->last_forces(trr_f))
         throw RuntimeError(step, -1, "internal error: this executor does not give its forces (nstfout)");

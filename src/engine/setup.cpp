@@ -246,9 +246,6 @@ std::vector<char> group_atoms(const std::string& name, const Topology& top,
   return any ? in : std::vector<char>{};
 }
 
-// Several tc-grps: each atom in exactly one group, and each group's degrees of freedom as GROMACS's
-// calc_nrdf_tc counts them (3 per atom, 1 less per SETTLE atom, 1/2 less per atom of a LINCS constraint,
-// then the centre of mass's 3 taken from all groups in proportion).
 // The group of each atom among `names` (an index file's groups with -n, else GROMACS's default groups) for
 // the .mdp option `option` on line `line`, as grompp assigns them: an atom in two groups is an error, one in
 // none too unless `rest` (then -1: GROMACS's rest group).
@@ -314,6 +311,24 @@ void assign_comm_groups(const MdParams& p, const std::string& mdp_path, Simulati
                  mdp_path.c_str(), p.comm_grps_line, outside);
   in.comm_group = std::move(owner);
   in.comm_groups = static_cast<int>(p.comm_grps.size());
+}
+
+// compressed-x-grps: the atoms of its groups (an atom in two is an error, as grompp's), ascending, as gmx
+// mdrun writes them; none when they are the whole system.
+void assign_xtc_atoms(const MdParams& p, const std::string& mdp_path, SimulationInputs& in,
+                      const std::vector<io::IndexGroup>* index, const std::string& index_path) {
+  in.xtc_atoms.clear();
+  if (p.xtc_groups.empty()) return;
+  if (index)
+    for (const std::string& name : p.xtc_groups)
+      if (!index_group(*index, name))
+        throw InputError(mdp_path, p.xtc_groups_line,
+                         "compressed-x-grps: no group '" + name + "' in the index file " + index_path);
+  const std::vector<int> owner =
+      atom_groups(p.xtc_groups, "compressed-x-grps", p.xtc_groups_line, in.top, mdp_path, index, true);
+  for (int a = 0; a < static_cast<int>(owner.size()); ++a)
+    if (owner[a] >= 0) in.xtc_atoms.push_back(a);
+  if (static_cast<int>(in.xtc_atoms.size()) == in.top.num_atoms()) in.xtc_atoms.clear();
 }
 
 // Several tc-grps: each atom in exactly one group, and each group's degrees of freedom as GROMACS's
@@ -512,6 +527,7 @@ SimulationInputs load_inputs(const RunOptions& options) {
   in.ndf = 3.0 * with_mass - nconstr - (p.comm_mode == CommMode::Linear ? 3.0 : 0.0);
   if (in.ndf <= 0) throw InputError(options.top, 0, "the system has no degrees of freedom");
   assign_comm_groups(p, options.mdp, in, index_groups, options.index);
+  assign_xtc_atoms(p, options.mdp, in, index_groups, options.index);
   if (!p.energygrps.empty()) {
     // Checked as grompp does (each atom in one group at most); the terms per group pair that GROMACS adds
     // are not computed: a note says so rather than refusing inputs that carry the option for analysis.

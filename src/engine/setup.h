@@ -22,6 +22,8 @@ struct SimulationInputs {
   // count.
   std::vector<int> comm_group;
   int comm_groups = 0;
+  // compressed-x-grps other than the whole system: the group's atoms, ascending (traj.xtc holds these).
+  std::vector<int> xtc_atoms;
   std::string rlist_source;  // how rlist was chosen, for the log
 };
 

@@ -365,7 +365,10 @@ void MdpReader::register_options() {
   add({"nstxout-compressed", "nstxtcout"}, [this](const Entry& e) { p_.nstxout_compressed = integer(e); });
   add({"compressed-x-precision", "xtc-precision"},
       [this](const Entry& e) { p_.compressed_x_precision = real(e); });
-  add({"compressed-x-grps", "xtc-grps"}, [this](const Entry& e) { group(e); });
+  add({"compressed-x-grps", "xtc-grps"}, [this](const Entry& e) {
+    p_.xtc_groups = words(e.value);  // their atoms (engine/setup.cpp)
+    p_.xtc_groups_line = e.line;
+  });
   add({"nstlog"}, [this](const Entry& e) { p_.nstlog = integer(e); });
   add({"nstcheckpoint"}, [this](const Entry& e) { p_.nstcheckpoint = int64(e); });
   add({"define"}, [this](const Entry& e) { p_.define = e.value; });
