@@ -612,6 +612,31 @@ TEST(CudaDomains, CRescaleOnDomainsFollowsTheSingleGpuAndEveryTransportGivesTheS
                                               transports().size());
 }
 
+// tcoupl = berendsen and pcoupl = berendsen on GPU domains (the factor on v-rescale's schedule, the
+// positions scaled without the velocities and the plan reboxed in place): spce_9k on 2x2x1 with
+// test_berendsen's isotropic settings against one GPU, row by row; coupled every fifth step with graph steps
+// between, bitwise the same on every transport, nvshmem's regular steps one launch without host waits.
+TEST(CudaDomains, BerendsenOnDomainsFollowsTheSingleGpuAndEveryTransportGivesTheSameBits) {
+  SKIP_WITHOUT_GPU_AND_MPI();
+  const std::string out = make_temp_dir("cuda_dd_berendsen");
+  const std::string mdp = "../berendsen/npt_iso.mdp";
+  std::string log;
+  const std::map<std::string, std::string> set = {{"nstlist", "10"}};
+  ASSERT_EQ(run_halomd("spce_9k", mdp, set, out + "/one", "--backend cuda", &log), 0) << log;
+  ASSERT_EQ(run_halomd_under(mpirun(4), "spce_9k", mdp, set, out + "/dd",
+                             "--backend cuda --transport mpi_staged --dd 2 2 1", &log),
+            0)
+      << log;
+  auto ref = read_csv(out + "/one/energy.csv"), e = read_csv(out + "/dd/energy.csv");
+  expect_energy_rows_like_one_gpu(e, ref);
+  EXPECT_GT(std::fabs(e["volume"].back() - e["volume"].front()), 1e-3) << "the box did not change";
+  const std::map<std::string, std::string> graphs = {
+      {"nsteps", "40"},    {"nstlist", "10"},   {"nstcalcenergy", "5"}, {"nstenergy", "5"},
+      {"nstpcouple", "5"}, {"nsttcouple", "5"}, {"nstcheckpoint", "20"}};
+  expect_transports_give_the_same_bits(out, "spce_9k", mdp, graphs, each_transport(""), "",
+                                       {"energy.csv", "confout.gro"});
+}
+
 // The LJ switches on GPU domains (CHARMM36's force-switch, and potential-switch; rvdw-switch 0.8 nm): the
 // listed passes take the switched LJ as one GPU's kernels do. spce_9k on 2x2x1 against one GPU, with reaction
 // field and (force-switch) with PME: step-0 LJ and potential within the mixed-precision tolerance, every

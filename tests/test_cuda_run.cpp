@@ -522,6 +522,64 @@ TEST(CudaRun, CRescaleFollowsGromacsPathsAndContinuesBitwise) {
   EXPECT_EQ(json_number(counters, "launches_per_step"), 1.0) << counters;
 }
 
+// tcoupl = berendsen and pcoupl = berendsen on one GPU (the factor computed where v-rescale's is drawn, the
+// positions scaled without the velocities): test_berendsen's gmx_d paths on spce_1k5 (the thermostat alone,
+// isotropic with reaction field, semi-isotropic with PME) within the GPU's float error, and the solvated
+// peptide's two groups; a continuation gives the same bits.
+TEST(CudaRun, BerendsenFollowsGromacsPathsAndContinuesBitwise) {
+  SKIP_WITHOUT_GPU();
+  std::map<std::string, std::vector<std::vector<double>>> ref;
+  for (const std::string& row : read_rows(data_path("berendsen/reference.txt"))) {
+    std::istringstream w(row);
+    std::string name;
+    w >> name;
+    std::vector<double> v;
+    for (double x = 0; w >> x;) v.push_back(x);
+    ref[name].push_back(v);
+  }
+  const std::string out = make_temp_dir("cuda_berendsen");
+  std::string log;
+  for (const char* name : {"nvt", "npt_iso", "npt_semi_pme"}) {
+    SCOPED_TRACE(name);
+    ASSERT_EQ(run_halomd("spce_1k5", std::string("../berendsen/") + name + ".mdp", {}, out + "/" + name,
+                         kCuda, &log),
+              0)
+        << log;
+    auto e = read_csv(out + "/" + name + "/energy.csv");
+    const auto& r = ref.at(name);
+    ASSERT_EQ(e["step"].size(), r.size());
+    for (size_t k = 0; k < r.size(); ++k) {
+      SCOPED_TRACE(::testing::Message() << "step " << r[k][0]);
+      EXPECT_NEAR(e["potential"][k], r[k][1], kGpuPathsEnergyRelTol * std::fabs(r[k][1]));
+      EXPECT_NEAR(e["conserved"][k], r[k][2], kGpuPathsEnergyRelTol * std::fabs(r[k][2]));
+      EXPECT_NEAR(e["temperature"][k], r[k][3], kGpuThermostatRelTol * r[k][3]);
+      EXPECT_NEAR(e["pressure"][k], r[k][4], kGpuPressureAbsTol);
+      if (r[k].size() < 8) continue;
+      EXPECT_NEAR(e["box_x"][k], r[k][6], kGpuBoxAbsTol);
+      EXPECT_NEAR(e["box_z"][k], r[k][7], kGpuBoxAbsTol);
+    }
+  }
+  ASSERT_EQ(run_halomd("bonded/solvated", "../../berendsen/two_groups.mdp", {}, out + "/groups", kCuda, &log),
+            0)
+      << log;
+  auto g = read_csv(out + "/groups/energy.csv");
+  const std::vector<std::string> rows = read_rows(data_path("berendsen/reference_groups.txt"));
+  ASSERT_EQ(g["step"].size(), rows.size());
+  for (size_t k = 0; k < rows.size(); ++k) {
+    std::istringstream w(rows[k]);
+    double step, total, conserved, ta, tb;
+    w >> step >> total >> conserved >> ta >> tb;
+    SCOPED_TRACE(::testing::Message() << "groups, step " << step);
+    EXPECT_NEAR(g["total"][k], total, kGpuPathsEnergyRelTol * std::fabs(total));
+    EXPECT_NEAR(g["conserved"][k], conserved, kGpuPathsEnergyRelTol * std::fabs(conserved));
+    EXPECT_NEAR(g["t_Protein"][k], ta, kGpuThermostatRelTol * ta);
+    EXPECT_NEAR(g["t_Non-Protein"][k], tb, kGpuThermostatRelTol * tb);
+  }
+  expect_threads_and_continuation_change_no_bit("spce_1k5", "../berendsen/npt_iso.mdp",
+                                                {{"nstcheckpoint", "20"}}, 25, {"energy.csv", "confout.gro"},
+                                                kCuda);
+}
+
 // 20 ps at 300 K, as test_pcoupl's CPU run: the mean density from 5 ps on and its fluctuation as gmx_d's.
 TEST(CudaRun, CRescaleDensityAndItsFluctuationFollowGromacs) {
   SKIP_WITHOUT_GPU();

@@ -11,10 +11,11 @@ enum class CoulombType { ReactionField, CutOff, Pme };
 enum class CoulombModifier { PotentialShift, None };
 enum class VdwModifier { PotentialShift, None, ForceSwitch, PotentialSwitch };
 enum class DispCorr { No, EnerPres, Ener };
-enum class Tcoupl { No, VRescale, NoseHoover };
+// Berendsen last: a checkpoint records the thermostat and barostat by these numbers.
+enum class Tcoupl { No, VRescale, NoseHoover, Berendsen };
 enum class CommMode { Linear, None };
 enum class Integrator { Md, Sd, Steep };
-enum class Pcoupl { No, CRescale, ParrinelloRahman };
+enum class Pcoupl { No, CRescale, ParrinelloRahman, Berendsen };
 enum class PcouplType { Isotropic, SemiIsotropic };
 
 // A group option of the .mdp (tc-grps, comm-grps, energygrps) naming one group, which must hold every atom

@@ -5,6 +5,7 @@
 #include "core/units.h"
 #include "cpu/cpu_executor.h"
 #include "cpu/nose_hoover.h"
+#include "cpu/thermostat.h"
 #include "cpu/update.h"
 
 namespace halomd {
@@ -70,14 +71,23 @@ void TemperatureCoupling::couple(const StepRequest& r, double ke, const std::vec
   }
   if (nose_hoover()) return;
   if (group_tau_.empty()) {
-    if (r.tcouple) lambda_ = vrescale_lambda(ke, ref_kinetic_, ndf_, mdp_, seed_, r.step, &integral_);
+    if (r.tcouple) lambda_ = factor(ke, ref_kinetic_, ndf_, mdp_.tau_t, 0, r.step);
     return;
   }
   for (size_t g = 0; g < group_tau_.size(); ++g)
-    group_lambda_[g] = r.tcouple
-                           ? vrescale_lambda(group_ke[g], group_ref_kinetic_[g], group_ndf_[g], group_tau_[g],
-                                             mdp_, seed_, static_cast<int>(g), r.step, &integral_)
-                           : 1.0;
+    group_lambda_[g] = r.tcouple ? factor(group_ke[g], group_ref_kinetic_[g], group_ndf_[g], group_tau_[g],
+                                          static_cast<int>(g), r.step)
+                                 : 1.0;
+}
+
+double TemperatureCoupling::factor(double ek, double ref_kinetic, double ndf, double tau_t, int group,
+                                   int64_t step) {
+  if (mdp_.tcoupl == Tcoupl::Berendsen) {
+    const double l = berendsen_lambda(ek, ref_kinetic, tau_t / (mdp_.nsttcouple * mdp_.dt));
+    integral_ -= (l * l - 1.0) * ek;
+    return l;
+  }
+  return vrescale_lambda(ek, ref_kinetic, ndf, tau_t, mdp_, seed_, group, step, &integral_);
 }
 
 void TemperatureCoupling::update(const StepRequest& r, const std::vector<Vec3>& x, std::vector<Vec3>& v,

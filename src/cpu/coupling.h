@@ -1,10 +1,11 @@
-// Temperature coupling of the CPU executors (one domain or several): v-rescale with one group or several
-// tc-grps, and Nose-Hoover (leap-frog, no chains) with one group or several, as GROMACS 2022 applies them to
-// leap-frog; the state a checkpoint carries and the thermostat's share of the conserved energy. The
+// Temperature coupling of the CPU executors (one domain or several): v-rescale or Berendsen with one group or
+// several tc-grps, and Nose-Hoover (leap-frog, no chains) with one group or several, as GROMACS 2022 applies
+// them to leap-frog; the state a checkpoint carries and the thermostat's share of the conserved energy. The
 // executors own the half-step kinetic energies it reads (summed over domains where there are several), so
 // both draw the same numbers from the same energies.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "core/executor.h"
@@ -43,6 +44,9 @@ class TemperatureCoupling {
   double integral();
 
  private:
+  // One group's factor at a coupling step from its KE(n - 1/2) (v-rescale's draw or Berendsen's), the
+  // integral updated.
+  double factor(double ek, double ref_kinetic, double ndf, double tau_t, int group, int64_t step);
   const MdParams& mdp_;
   double ndf_;
   uint64_t seed_;

@@ -30,4 +30,14 @@ HALOMD_HOST_DEVICE inline double vrescale_resample_kinetic(double kinetic, doubl
          2.0 * rr * sqrt(kinetic * ref_kinetic / ndf * (1.0 - factor) * factor);
 }
 
+// Berendsen's weak coupling (GROMACS 2022 berendsen_tcoupl) for leap-frog: the factor of a coupling step
+// from the kinetic energy ek of the half step before, with ref_kinetic = ndf kB ref-t / 2 (so ref-t / T =
+// ref_kinetic / ek) and tau_steps = tau-t / (coupling interval), kept within [0.8, 1.25] as GROMACS keeps it;
+// 1 for tau-t <= 0 or ek <= 0. The conserved energy's integral loses (lambda^2 - 1) ek.
+HALOMD_HOST_DEVICE inline double berendsen_lambda(double ek, double ref_kinetic, double tau_steps) {
+  if (!(tau_steps > 0.0) || !(ek > 0.0)) return 1.0;
+  const double l = sqrt(1.0 + (ref_kinetic / ek - 1.0) / tau_steps);
+  return l < 0.8 ? 0.8 : (l > 1.25 ? 1.25 : l);
+}
+
 }  // namespace halomd

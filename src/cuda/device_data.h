@@ -342,8 +342,10 @@ struct UpdateParams {
   double len[3];
   double max_disp2;  // nm^2: an atom moving further in one step has blown up
   double max_force2;
-  // coupling
+  // coupling (vrescale: a factor per coupling step from KE(n - 1/2), v-rescale's draw or, with berendsen,
+  // Berendsen's weak coupling)
   int vrescale, nsttcouple, comm_linear, nstcomm;
+  int berendsen = 0;
   double ref_kinetic, ndf, tau_steps, total_mass;
   unsigned long long seed;
   int dd;  // domain-decomposed: the last block leaves the step's sums in st->red for the reduction over

@@ -170,7 +170,9 @@ void setup_device_constants(const ExecutorConfig& cfg, const Vec3& search_len, d
   up.dt = mdp.dt;
   up.max_disp2 = 0.1 * 0.1;   // as the CPU executor's blow-up check
   up.max_force2 = 1e8 * 1e8;  // as the CPU's extreme pair force, here per atom
-  up.vrescale = mdp.tcoupl == Tcoupl::VRescale;
+  // Berendsen couples on v-rescale's schedule with a factor of its own (update.cu begin_step).
+  up.vrescale = mdp.tcoupl == Tcoupl::VRescale || mdp.tcoupl == Tcoupl::Berendsen;
+  up.berendsen = mdp.tcoupl == Tcoupl::Berendsen;
   up.nsttcouple = std::max(1, mdp.nsttcouple);
   up.comm_linear = mdp.comm_mode == CommMode::Linear && mdp.nstcomm > 0;
   up.nstcomm = std::max(1, mdp.nstcomm);

@@ -129,6 +129,12 @@ __device__ void begin_step(const UpdateParams& p, StepState* st) {
   if (p.ngroups > 0) return;
   if (tcouple_at(p, st->step)) {
     const double ek = st->ke_prev[0] + st->ke_prev[4] + st->ke_prev[8];
+    if (p.berendsen) {  // TemperatureCoupling::factor
+      const double l = berendsen_lambda(ek, p.ref_kinetic, p.tau_steps);
+      st->integral = st->integral_before - (l * l - 1.0) * ek;
+      st->lambda = l;
+      return;
+    }
     const double ek_new = vrescale_resample_kinetic(ek, p.ref_kinetic, p.ndf, p.tau_steps, p.seed,
                                                     static_cast<int64_t>(st->step));
     st->integral = st->integral_before - (ek_new - ek);
@@ -168,6 +174,12 @@ __global__ void begin_step_groups_kernel(UpdateParams p, int after_update) {
     st->group_lambda[g] = 1.0;
     if (!tcouple_at(p, st->step)) continue;
     const double ek = st->group_ke_prev[g];
+    if (p.berendsen) {
+      const double l = berendsen_lambda(ek, p.group_ref_kinetic[g], p.group_tau_steps[g]);
+      st->integral -= (l * l - 1.0) * ek;
+      st->group_lambda[g] = l;
+      continue;
+    }
     const double ek_new =
         vrescale_resample_kinetic(ek, p.group_ref_kinetic[g], p.group_ndf[g], p.group_tau_steps[g],
                                   p.group_seed[g], static_cast<int64_t>(st->step));

@@ -234,6 +234,24 @@ Tensor crescale_mu(const MdParams& p, const Tensor& pres, const Box& box, uint64
   return mu;
 }
 
+// Berendsen's barostat (GROMACS 2022 berendsen_pcoupl): mu_dd = 1 - nstpcouple dt compressibility / tau-p
+// (ref-p - P) / 3 from the step's pressure (isotropic: its trace / 3; semi-isotropic: the mean of xx and yy
+// for x and y, zz for z), first order and deterministic; the positions and the box scale by mu, the
+// velocities do not.
+Tensor berendsen_mu(const MdParams& p, const Tensor& pres) {
+  auto factor = [&](int k) { return p.compressibility[k] * p.nstpcouple * p.dt / p.tau_p; };
+  Tensor mu;
+  if (p.pcoupltype == PcouplType::Isotropic) {
+    const double m = 1.0 - factor(0) * (p.ref_p[0] - pres.trace() / 3.0) / 3.0;
+    for (int d = 0; d < 3; ++d) mu.m[d][d] = m;
+  } else {
+    const double pxy = 0.5 * (pres.m[0][0] + pres.m[1][1]);
+    mu.m[0][0] = mu.m[1][1] = 1.0 - factor(0) * (p.ref_p[0] - pxy) / 3.0;
+    mu.m[2][2] = 1.0 - factor(1) * (p.ref_p[1] - pres.m[2][2]) / 3.0;
+  }
+  return mu;
+}
+
 }  // namespace
 
 RunSummary run_md(const RunOptions& options) {
@@ -347,7 +365,8 @@ RunSummary run_md(const RunOptions& options) {
   MdState trr_state;  // x(step) and v(step - dt/2) of a traj.trr frame
   std::vector<Vec3> trr_x, trr_f;
   auto every = [](int n, int64_t step) { return n > 0 && step % n == 0; };
-  const bool pcoupl = mdp.pcoupl == Pcoupl::CRescale;
+  const bool pcoupl = mdp.pcoupl == Pcoupl::CRescale || mdp.pcoupl == Pcoupl::Berendsen;
+  const bool berendsen_p = mdp.pcoupl == Pcoupl::Berendsen;
   const bool pr = mdp.pcoupl == Pcoupl::ParrinelloRahman;
   double total_mass = 0.0;
   for (double m : top.mass) total_mass += m;
@@ -365,7 +384,7 @@ RunSummary run_md(const RunOptions& options) {
     // had one (GROMACS 2022 logs the first step of a new simulation only), so that a checkpoint written
     // between energy steps continues into the same energy.csv.
     const bool energy_row_step = step % mdp.nstenergy == 0 || step == last || (step == first && !resume);
-    // C-rescale acts after steps 0, nstpcouple, ... with that step's pressure (GROMACS 2022).
+    // C-rescale and Berendsen act after steps 0, nstpcouple, ... with that step's pressure (GROMACS 2022).
     const bool pcouple_step = pcoupl && step % mdp.nstpcouple == 0;
     // Parrinello-Rahman couples at steps 0, ... (step + nstpcouple - 1 a multiple of nstpcouple) with the
     // pressure of the step before, kept from steps 0, nstpcouple, ... (GROMACS 2022's pres_prev).
@@ -433,7 +452,8 @@ RunSummary run_md(const RunOptions& options) {
       for (size_t g = 0; g < se.group_kinetic.size(); ++g)
         row.group_temperature.push_back(2.0 * se.group_kinetic[g] / (in.tc_ndf[g] * units::kBoltzmann));
       if (pcouple_step) {
-        const Tensor mu = crescale_mu(mdp, row.pressure_tensor, box, st.ld_seed, step);
+        const Tensor mu = berendsen_p ? berendsen_mu(mdp, row.pressure_tensor)
+                                      : crescale_mu(mdp, row.pressure_tensor, box, st.ld_seed, step);
         // The barostat's work on the box, -2 sum_d (mu_dd - 1) Vir_dd with the step's whole virial
         // (dispersion correction included), is the conserved energy's share (GROMACS's baros_integral).
         for (int d = 0; d < 3; ++d)
@@ -445,7 +465,10 @@ RunSummary run_md(const RunOptions& options) {
                              fmt::format("pressure coupling shrank the box to {:.4f} nm, less than twice the "
                                          "pair-list cut-off {:.4f} nm",
                                          2.0 * box.min_half_edge(), mdp.rlist));
-        exec->scale_coordinates(mu, box);
+        if (berendsen_p)
+          exec->scale_positions(mu, box);  // Berendsen leaves the velocities
+        else
+          exec->scale_coordinates(mu, box);
       }
       row.conserved += st.barostat_integral;
       if (pr) {

@@ -453,6 +453,20 @@ void warn_like_grompp(const RunOptions& options, const SimulationInputs& in) {
                      "halomd: warning: %s: for proper integration of the Nose-Hoover thermostat, tau-t (%g) "
                      "should be at least 20 times nsttcouple*dt (%g) (grompp warns likewise)\n",
                      options.mdp.c_str(), tau, p.nsttcouple * p.dt);
+  // Berendsen's couplings: grompp 2022's warnings, in its words.
+  if (p.tcoupl == Tcoupl::Berendsen)
+    std::fprintf(
+        stderr,
+        "halomd: warning: %s:%d: the Berendsen thermostat does not generate the correct kinetic energy "
+        "distribution, and should not be used for new production simulations; V-rescale is "
+        "recommended (grompp warns likewise)\n",
+        options.mdp.c_str(), p.tcoupl_line);
+  if (p.pcoupl == Pcoupl::Berendsen)
+    std::fprintf(stderr,
+                 "halomd: warning: %s:%d: the Berendsen barostat does not generate any strictly correct "
+                 "ensemble, and should not be used for new production simulations; C-rescale is recommended "
+                 "for isotropic scaling (grompp warns likewise)\n",
+                 options.mdp.c_str(), p.pcoupl_line);
   if (p.pcoupl == Pcoupl::ParrinelloRahman && p.tau_p < 20.0 * p.nstpcouple * p.dt)
     std::fprintf(stderr,
                  "halomd: warning: %s: for proper integration of the Parrinello-Rahman barostat, tau-p (%g) "

@@ -296,8 +296,8 @@ void MdpReader::register_options() {
     p_.dispcorr = values[choice(e, {"no", "EnerPres", "Ener"})];
   });
   add({"tcoupl"}, [this](const Entry& e) {
-    const Tcoupl kinds[] = {Tcoupl::No, Tcoupl::VRescale, Tcoupl::NoseHoover};
-    p_.tcoupl = kinds[choice(e, {"no", "V-rescale", "Nose-Hoover"})];
+    const Tcoupl kinds[] = {Tcoupl::No, Tcoupl::VRescale, Tcoupl::NoseHoover, Tcoupl::Berendsen};
+    p_.tcoupl = kinds[choice(e, {"no", "V-rescale", "Nose-Hoover", "Berendsen"})];
     p_.tcoupl_line = e.line;
   });
   add({"tc-grps"}, [this](const Entry& e) {
@@ -307,9 +307,9 @@ void MdpReader::register_options() {
     if (p_.tc_grps.size() == 1) p_.groups.push_back({e.key, e.value, e.line});
   });
   add({"pcoupl"}, [this](const Entry& e) {
-    // GROMACS's other barostats (Berendsen, MTTK) are refused by name.
-    const int k = choice(e, {"no", "C-rescale", "Parrinello-Rahman"});
-    const Pcoupl kinds[] = {Pcoupl::No, Pcoupl::CRescale, Pcoupl::ParrinelloRahman};
+    // GROMACS's other barostat (MTTK) is refused by name.
+    const int k = choice(e, {"no", "C-rescale", "Parrinello-Rahman", "Berendsen"});
+    const Pcoupl kinds[] = {Pcoupl::No, Pcoupl::CRescale, Pcoupl::ParrinelloRahman, Pcoupl::Berendsen};
     p_.pcoupl = kinds[k];
     p_.pcoupl_line = e.line;
   });
@@ -449,9 +449,10 @@ void MdpReader::derive() {
     p.tcoupl = Tcoupl::No;
   }
   if (p.temperature_coupled()) {
-    const std::string name = p.integrator == Integrator::Sd ? "integrator = sd"
-                             : p.tcoupl == Tcoupl::VRescale ? "tcoupl = V-rescale"
-                                                            : "tcoupl = Nose-Hoover";
+    const std::string name = p.integrator == Integrator::Sd  ? "integrator = sd"
+                             : p.tcoupl == Tcoupl::VRescale  ? "tcoupl = V-rescale"
+                             : p.tcoupl == Tcoupl::Berendsen ? "tcoupl = Berendsen"
+                                                             : "tcoupl = Nose-Hoover";
     for (const char* key : {"tc-grps", "tau-t", "ref-t"})
       if (!given(key))
         fail(line_of(p.integrator == Integrator::Sd ? "integrator" : "tcoupl"),
@@ -504,7 +505,9 @@ void MdpReader::derive() {
     fail(line_of("nstcomm"), "nstcomm must not be negative (use comm-mode to choose the mode)");
   if (p.nstcomm == 0) p.comm_mode = CommMode::None;
   if (p.pcoupl != Pcoupl::No) {
-    const std::string barostat = p.pcoupl == Pcoupl::CRescale ? "C-rescale" : "Parrinello-Rahman";
+    const std::string barostat = p.pcoupl == Pcoupl::CRescale    ? "C-rescale"
+                                 : p.pcoupl == Pcoupl::Berendsen ? "Berendsen"
+                                                                 : "Parrinello-Rahman";
     if (pcoupltype_.line > 0)
       p.pcoupltype = choice(pcoupltype_, {"isotropic", "semiisotropic"}) == 0 ? PcouplType::Isotropic
                                                                               : PcouplType::SemiIsotropic;

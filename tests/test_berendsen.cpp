@@ -1,0 +1,119 @@
+// tcoupl = berendsen and pcoupl = berendsen (GROMACS 2022's weak coupling, deterministic) on the CPU against
+// gmx_d (tests/make_berendsen_refdata.sh): step by step, the thermostat alone heating spce_1k5, with the
+// barostat isotropic (reaction field) and semi-isotropic (PME), on one domain and on three; the solvated
+// peptide's two tc-grps; thread count and continuation change no bit; grompp's warnings.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/run_helpers.h"
+#include "support/test_support.h"
+#include "tolerances.h"
+
+namespace halomd::test {
+namespace {
+
+// reference.txt: per case its rows of step, potential, conserved, temperature, pressure and, with pressure
+// coupling, volume, box_x, box_z.
+std::map<std::string, std::vector<std::vector<double>>> read_berendsen_paths() {
+  std::map<std::string, std::vector<std::vector<double>>> ref;
+  for (const std::string& row : read_rows(data_path("berendsen/reference.txt"))) {
+    std::istringstream w(row);
+    std::string name;
+    w >> name;
+    std::vector<double> v;
+    for (double x = 0; w >> x;) v.push_back(x);
+    ref[name].push_back(v);
+  }
+  return ref;
+}
+
+// The spce_1k5 cases against gmx_d's paths; `args` picks the executor.
+void expect_paths_like_gromacs(const std::string& args) {
+  const auto ref = read_berendsen_paths();
+  for (const char* name : {"nvt", "npt_iso", "npt_semi_pme"}) {
+    SCOPED_TRACE(name);
+    const std::string out = make_temp_dir(std::string("berendsen_") + name);
+    std::string log;
+    ASSERT_EQ(run_halomd("spce_1k5", std::string("../berendsen/") + name + ".mdp", {}, out + "/run",
+                         "--threads 2 " + args, &log),
+              0)
+        << log;
+    EXPECT_NE(log.find("the Berendsen thermostat does not generate the correct kinetic energy distribution"),
+              std::string::npos)
+        << log;
+    auto e = read_csv(out + "/run/energy.csv");
+    const auto& r = ref.at(name);
+    ASSERT_EQ(e["step"].size(), r.size());
+    for (size_t k = 0; k < r.size(); ++k) {
+      SCOPED_TRACE(::testing::Message() << "step " << r[k][0]);
+      EXPECT_NEAR(e["potential"][k], r[k][1], kPcouplPathRelTol * std::fabs(r[k][1]));
+      EXPECT_NEAR(e["conserved"][k], r[k][2], kPcouplPathRelTol * std::fabs(r[k][2]));
+      EXPECT_NEAR(e["temperature"][k], r[k][3], kPcouplPathRelTol * r[k][3]);
+      EXPECT_NEAR(e["pressure"][k], r[k][4], kPressureAbsTol);
+      if (r[k].size() < 8) continue;
+      // gmx energy prints the box with 6 decimals.
+      EXPECT_NEAR(e["volume"][k], r[k][5], 2e-6 * r[k][5]);
+      EXPECT_NEAR(e["box_x"][k], r[k][6], 2e-6);
+      EXPECT_NEAR(e["box_z"][k], r[k][7], 2e-6);
+    }
+    // The thermostat heated the water towards 350 K; the barostats moved the box (semi-isotropic: z apart).
+    if (std::string(name) == "nvt") {
+      EXPECT_GT(e["temperature"].back(), e["temperature"].front() + 10.0);
+    } else {
+      EXPECT_GT(std::fabs(e["volume"].back() - e["volume"].front()), 1e-3);
+      if (std::string(name) == "npt_semi_pme")
+        EXPECT_GT(
+            std::fabs((e["box_z"].back() - e["box_z"].front()) - (e["box_x"].back() - e["box_x"].front())),
+            1e-5);
+    }
+  }
+}
+
+TEST(Berendsen, PathsMatchGromacsStepByStep) { expect_paths_like_gromacs(""); }
+
+// On 3 domains (2 pulses each way in x): the plan reboxed at each coupling step, re-planned at the next
+// search.
+TEST(Berendsen, PathsOnDomainsMatchGromacs) { expect_paths_like_gromacs("--dd 3 1 1"); }
+
+// The solvated peptide's Protein and Non-Protein, each with its Berendsen thermostat (tau-t 0.1 and 0.2 ps,
+// ref-t 300 and 310 K, h-bonds by LINCS, PME): every step's total and conserved energy and each group's
+// temperature as gmx_d's.
+TEST(Berendsen, TwoGroupsMatchGromacs) {
+  const std::string out = make_temp_dir("berendsen_groups");
+  std::string log;
+  ASSERT_EQ(
+      run_halomd("bonded/solvated", "../../berendsen/two_groups.mdp", {}, out + "/run", "--threads 2", &log),
+      0)
+      << log;
+  auto e = read_csv(out + "/run/energy.csv");
+  const std::vector<std::string> rows = read_rows(data_path("berendsen/reference_groups.txt"));
+  ASSERT_EQ(e["step"].size(), rows.size());
+  for (size_t k = 0; k < rows.size(); ++k) {
+    std::istringstream w(rows[k]);
+    double step, total, conserved, ta, tb;
+    w >> step >> total >> conserved >> ta >> tb;
+    SCOPED_TRACE(::testing::Message() << "step " << step);
+    EXPECT_NEAR(e["total"][k], total, kPcouplPathRelTol * std::fabs(total));
+    EXPECT_NEAR(e["conserved"][k], conserved, kPcouplPathRelTol * std::fabs(conserved));
+    EXPECT_NEAR(e["t_Protein"][k], ta, kPcouplPathRelTol * ta + 1e-6);
+    EXPECT_NEAR(e["t_Non-Protein"][k], tb, kPcouplPathRelTol * tb + 1e-6);
+  }
+  // The thermostats did work on the system (~200 kJ/mol): the conserved energy's integral moved.
+  EXPECT_GT(std::fabs((e["conserved"].back() - e["total"].back()) - (e["conserved"][0] - e["total"][0])),
+            50.0);
+}
+
+// The thermostat's and the barostat's integrals (the conserved energy's shares) and the box go into the
+// checkpoint: a continuation gives the same bits, as do other thread counts.
+TEST(Berendsen, ThreadCountAndContinuationChangeNoBit) {
+  expect_threads_and_continuation_change_no_bit("spce_1k5", "../berendsen/npt_iso.mdp",
+                                                {{"nstcheckpoint", "20"}}, 25, {"energy.csv", "confout.gro"});
+}
+
+}  // namespace
+}  // namespace halomd::test
