@@ -4,6 +4,7 @@
 # continuation, reaction field, rlist 1.1, DispCorr EnerPres), reference.txt has per case and step the
 # potential, conserved energy, temperature, pressure and, with pressure coupling, volume and box edges x and z:
 #   nvt           tcoupl = berendsen, tau-t 0.1, ref-t 350 (the water heats), nsttcouple 5, 50 steps
+#   anneal_single, anneal_periodic   the same thermostat every step with simulated annealing of its ref-t
 #   npt_iso       and pcoupl = berendsen, isotropic, tau-p 0.5, ref-p 1, nstpcouple 1, 40 steps (ref-t 300)
 #   npt_semi_pme  semi-isotropic (compressibility 4.5e-5 9e-5, ref-p 1 100), PME, nstpcouple 2, 40 steps
 # and on the solvated peptide (tcgroups/two_groups.mdp with tcoupl = berendsen, ref-t 300 310, nsttcouple 1,
@@ -37,6 +38,12 @@ gmx_run() {  # TAG MDP CONF TOP
   run "$1.mdrun" "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -s "$1.tpr" -deffnm "$1"
 }
 write_mdp nvt nsteps=50 ref-t=350 nsttcouple=5
+# Simulated annealing of the thermostat's reference: up from 300 to 400 K in 0.02 ps, then held; and
+# periodically 300 -> 400 -> 300 K every 0.04 ps (2.5 periods in 50 steps).
+write_mdp anneal_single nsteps=50 ref-t=300 nsttcouple=1 annealing=single annealing-npoints=2 \
+  "annealing-time=0 0.02" "annealing-temp=300 400"
+write_mdp anneal_periodic nsteps=50 ref-t=300 nsttcouple=1 annealing=periodic annealing-npoints=3 \
+  "annealing-time=0 0.02 0.04" "annealing-temp=300 400 300"
 write_mdp npt_iso nsteps=40 ref-t=300 nsttcouple=1 pcoupl=berendsen tau-p=0.5 compressibility=4.5e-5 ref-p=1 \
   nstpcouple=1
 write_mdp npt_semi_pme nsteps=40 ref-t=300 nsttcouple=1 pcoupl=berendsen pcoupltype=semiisotropic tau-p=0.5 \
@@ -46,10 +53,10 @@ write_mdp npt_semi_pme nsteps=40 ref-t=300 nsttcouple=1 pcoupl=berendsen pcouplt
   echo "# case step potential conserved temperature pressure volume box_x box_z (kJ/mol, K, bar, nm^3, nm):"
   echo "# gmx_d $version; written by tests/make_berendsen_refdata.sh"
 } > "$WORK/reference.txt"
-for name in nvt npt_iso npt_semi_pme; do
+for name in nvt anneal_single anneal_periodic npt_iso npt_semi_pme; do
   gmx_run "$name" "$OUT/$name.mdp" "$SYS/conf.gro" "$SYS/topol.top"
   terms=(Potential "Conserved En." Temperature Pressure)
-  [ "$name" = nvt ] || terms+=(Volume Box-X Box-Z)  # a constant box has no such terms: its rows end there
+  [[ $name == npt* ]] && terms+=(Volume Box-X Box-Z)  # a constant box has no such terms: its rows end there
   run "$name.energy" sh -c "printf 'Potential\nConserved-En.\nTemperature\nPressure\nVolume\nBox-X\nBox-Z\n\n' |
     '$GMXD' energy -f $name.edr -o $name.xvg"
   python3 "$TESTS/refdata/refdata.py" columns "$WORK/$name.xvg" "${terms[@]}" | sed "s/^/$name /" \

@@ -1,7 +1,8 @@
 // tcoupl = berendsen and pcoupl = berendsen (GROMACS 2022's weak coupling, deterministic) on the CPU against
-// gmx_d (tests/make_berendsen_refdata.sh): step by step, the thermostat alone heating spce_1k5, with the
-// barostat isotropic (reaction field) and semi-isotropic (PME), on one domain and on three; the solvated
-// peptide's two tc-grps; thread count and continuation change no bit; grompp's warnings.
+// gmx_d (tests/make_berendsen_refdata.sh): step by step, the thermostat alone heating spce_1k5, with
+// simulated annealing of its reference (single and periodic), with the barostat isotropic (reaction field)
+// and semi-isotropic (PME), on one domain and on three; the solvated peptide's two tc-grps; thread count and
+// continuation change no bit; grompp's warnings; annealing's input errors.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -35,7 +36,7 @@ std::map<std::string, std::vector<std::vector<double>>> read_berendsen_paths() {
 // The spce_1k5 cases against gmx_d's paths; `args` picks the executor.
 void expect_paths_like_gromacs(const std::string& args) {
   const auto ref = read_berendsen_paths();
-  for (const char* name : {"nvt", "npt_iso", "npt_semi_pme"}) {
+  for (const char* name : {"nvt", "anneal_single", "anneal_periodic", "npt_iso", "npt_semi_pme"}) {
     SCOPED_TRACE(name);
     const std::string out = make_temp_dir(std::string("berendsen_") + name);
     std::string log;
@@ -61,8 +62,9 @@ void expect_paths_like_gromacs(const std::string& args) {
       EXPECT_NEAR(e["box_x"][k], r[k][6], 2e-6);
       EXPECT_NEAR(e["box_z"][k], r[k][7], 2e-6);
     }
-    // The thermostat heated the water towards 350 K; the barostats moved the box (semi-isotropic: z apart).
-    if (std::string(name) == "nvt") {
+    // The thermostat heated the water towards 350 K (annealing: 400 K); the barostats moved the box
+    // (semi-isotropic: z apart).
+    if (!std::string(name).starts_with("npt")) {
       EXPECT_GT(e["temperature"].back(), e["temperature"].front() + 10.0);
     } else {
       EXPECT_GT(std::fabs(e["volume"].back() - e["volume"].front()), 1e-3);
@@ -79,6 +81,40 @@ TEST(Berendsen, PathsMatchGromacsStepByStep) { expect_paths_like_gromacs(""); }
 // On 3 domains (2 pulses each way in x): the plan reboxed at each coupling step, re-planned at the next
 // search.
 TEST(Berendsen, PathsOnDomainsMatchGromacs) { expect_paths_like_gromacs("--dd 3 1 1"); }
+
+// Simulated annealing's inputs as grompp checks them: each error names the line; Nose-Hoover, SD and the GPUs
+// (without a device too, in a CUDA build) are refused.
+TEST(Berendsen, AnnealingInputErrorsNameTheLine) {
+  const std::string out = make_temp_dir("anneal_errors");
+  const char* const mdp = "../berendsen/anneal_single.mdp";
+  const std::vector<std::pair<std::map<std::string, std::string>, std::string>> cases = {
+      {{{"annealing", "single single"}}, "annealing has 2 values for the 1 groups of tc-grps"},
+      {{{"annealing", "sometimes"}}, "annealing = sometimes: each group's is no, single or periodic"},
+      {{{"annealing-npoints", "1"}, {"annealing-time", "0"}, {"annealing-temp", "300"}},
+       "annealing-npoints: give at least a start and an end point"},
+      {{{"annealing-time", "0"}}, "annealing-time has 1 values, annealing-npoints asks for 2"},
+      {{{"annealing-time", "0.01 0.02"}}, "annealing-time: a group's first time point is after tinit"},
+      {{{"annealing-time", "0 -1"}}, "annealing-time: time points out of order"},
+      {{{"annealing-temp", "300 -5"}}, "annealing-temp: a negative temperature"},
+      {{{"tcoupl", "nose-hoover"}}, "annealing is supported with tcoupl = V-rescale or Berendsen"},
+  };
+  std::string log;
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const std::string dir = out + "/c" + std::to_string(k);
+    EXPECT_EQ(run_halomd("spce_1k5", mdp, cases[k].first, dir, "", &log), 2) << cases[k].second;
+    EXPECT_NE(log.find("c" + std::to_string(k) + ".mdp:"), std::string::npos) << log;
+    EXPECT_NE(log.find(cases[k].second), std::string::npos) << log;
+  }
+#if HALOMD_HAVE_CUDA
+  EXPECT_EQ(run_halomd("spce_1k5", mdp, {}, out + "/gpu", "--backend cuda", &log), 2);
+  EXPECT_NE(log.find("annealing runs with --backend cpu so far"), std::string::npos) << log;
+#endif
+  // Periodic annealing with a v-rescale thermostat runs (its noise is halomd's own: no path to compare).
+  EXPECT_EQ(run_halomd("spce_1k5", "../berendsen/anneal_periodic.mdp",
+                       {{"tcoupl", "v-rescale"}, {"nsteps", "5"}}, out + "/vrescale", "", &log),
+            0)
+      << log;
+}
 
 // The solvated peptide's Protein and Non-Protein, each with its Berendsen thermostat (tau-t 0.1 and 0.2 ps,
 // ref-t 300 and 310 K, h-bonds by LINCS, PME): every step's total and conserved energy and each group's

@@ -14,6 +14,7 @@ enum class DispCorr { No, EnerPres, Ener };
 // Berendsen last: a checkpoint records the thermostat and barostat by these numbers.
 enum class Tcoupl { No, VRescale, NoseHoover, Berendsen };
 enum class CommMode { Linear, None };
+enum class Annealing { No, Single, Periodic };
 enum class Integrator { Md, Sd, Steep };
 enum class Pcoupl { No, CRescale, ParrinelloRahman, Berendsen };
 enum class PcouplType { Isotropic, SemiIsotropic };
@@ -84,6 +85,17 @@ struct MdParams {
   std::vector<std::string> energygrps;
   int energygrps_line = 0;
   std::vector<double> tau_ts, ref_ts;
+  // Simulated annealing (GROMACS's annealing, annealing-npoints, -time, -temp): per tc-grps group (empty:
+  // none), and each group's points (ps, K); the group's ref-t then follows them (cpu/coupling.h).
+  std::vector<Annealing> annealing;
+  std::vector<int> anneal_npoints;
+  std::vector<std::vector<double>> anneal_times, anneal_temps;
+  int annealing_line = 0;
+  bool annealed() const {
+    for (Annealing a : annealing)
+      if (a != Annealing::No) return true;
+    return false;
+  }
   int tc_grps_line = 0;
   int nsttcouple = -1;  // -1: chosen as GROMACS does (see mdp.cpp)
   // Centre-of-mass motion removal

@@ -1,6 +1,8 @@
 #include "cpu/coupling.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "core/units.h"
 #include "cpu/cpu_executor.h"
@@ -20,6 +22,27 @@ std::vector<NoseHooverGroup> nose_hoover_groups(const ExecutorConfig& config) {
     out[g].ndf = config.tc_ndf.empty() ? config.ndf : config.tc_ndf[g];
   }
   return out;
+}
+
+double annealed_ref_t(const MdParams& mdp, int group, double t) {
+  const double ref = mdp.ref_ts.size() > static_cast<size_t>(group) ? mdp.ref_ts[group] : mdp.ref_t;
+  if (mdp.annealing.size() <= static_cast<size_t>(group) || mdp.annealing[group] == Annealing::No) return ref;
+  const std::vector<double>& times = mdp.anneal_times[group];
+  const std::vector<double>& temps = mdp.anneal_temps[group];
+  const size_t n = times.size();
+  constexpr double kEps = 100 * std::numeric_limits<double>::epsilon();  // gmx_d's GMX_REAL_EPS * 100
+  double at = t;
+  if (mdp.annealing[group] == Annealing::Periodic) {
+    const double period = times[n - 1];
+    at = t - static_cast<int>(t / period) * period;  // truncated, as GROMACS
+    if (std::fabs(at - period) < kEps) at = 0.0;
+  }
+  size_t j = 0;
+  while (j + 1 < n && at > times[j + 1]) ++j;
+  if (j + 1 >= n) return temps[n - 1];
+  if (times[j + 1] - times[j] < kEps) return temps[j + 1];
+  const double x = (at - times[j]) / (times[j + 1] - times[j]);
+  return x * temps[j + 1] + (1.0 - x) * temps[j];
 }
 
 TemperatureCoupling::TemperatureCoupling(const ExecutorConfig& config)
@@ -70,6 +93,13 @@ void TemperatureCoupling::couple(const StepRequest& r, double ke, const std::vec
     return;
   }
   if (nose_hoover()) return;
+  if (mdp_.annealed() && r.tcouple) {  // the references at this step's time (GROMACS: at every step)
+    const double t = mdp_.tinit + static_cast<double>(r.step) * mdp_.dt;
+    if (group_tau_.empty()) ref_kinetic_ = 0.5 * ndf_ * units::kBoltzmann * annealed_ref_t(mdp_, 0, t);
+    for (size_t g = 0; g < group_tau_.size(); ++g)
+      group_ref_kinetic_[g] =
+          0.5 * group_ndf_[g] * units::kBoltzmann * annealed_ref_t(mdp_, static_cast<int>(g), t);
+  }
   if (group_tau_.empty()) {
     if (r.tcouple) lambda_ = factor(ke, ref_kinetic_, ndf_, mdp_.tau_t, 0, r.step);
     return;

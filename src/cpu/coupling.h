@@ -20,6 +20,11 @@ struct NoseHooverGroup {
 };
 std::vector<NoseHooverGroup> nose_hoover_groups(const ExecutorConfig& config);
 
+// The reference temperature of tc-grps group `group` at time t (ps): with simulated annealing (mdp.annealing)
+// GROMACS 2022's target, linear between the group's points (a step where two points share a time; the last
+// temperature after them; periodic groups take t modulo the last time point), else its ref-t.
+double annealed_ref_t(const MdParams& mdp, int group, double t);
+
 class TemperatureCoupling {
  public:
   explicit TemperatureCoupling(const ExecutorConfig& config);

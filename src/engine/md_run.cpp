@@ -14,6 +14,7 @@
 #include "core/phase_timers.h"
 #include "core/random.h"
 #include "core/units.h"
+#include "cpu/coupling.h"
 #include "cpu/dispersion_correction.h"
 #include "cpu/lincs.h"
 #include "cpu/settle.h"
@@ -212,7 +213,9 @@ namespace {
 // c = compressibility nstpcouple dt / tau_p; semi-isotropic couples xy (mean of Pxx and Pyy) and z apart.
 Tensor crescale_mu(const MdParams& p, const Tensor& pres, const Box& box, uint64_t seed, int64_t step) {
   CounterRandom rng(seed, RandomStream::Barostat, static_cast<uint64_t>(step));
-  const double kt = units::kBoltzmann * p.ref_t, volume = box.volume();
+  // The first group's reference, annealed where it is (GROMACS 2022's opts.ref_t[0] at the step).
+  const double kt = units::kBoltzmann * annealed_ref_t(p, 0, p.tinit + static_cast<double>(step) * p.dt),
+               volume = box.volume();
   auto factor = [&](int k) { return p.compressibility[k] * p.nstpcouple * p.dt / p.tau_p; };
   Tensor mu;
   if (p.pcoupltype == PcouplType::Isotropic) {

@@ -71,8 +71,7 @@ constexpr const char* kNoEffect =
     "sc-sigma sc-coul sc-gapsys-scale-linpoint-lj sc-gapsys-scale-linpoint-q sc-gapsys-sigma-lj "
     "separate-dhdl-file dhdl-derivatives dh-hist-size dh-hist-spacing simulated-tempering-scaling "
     "sim-temp-low sim-temp-high user1-grps user2-grps userint1 userint2 userint3 userint4 userreal1 "
-    "userreal2 userreal3 userreal4 mts-levels mts-level2-forces mts-level2-factor annealing-npoints "
-    "annealing-time annealing-temp qmmm-grps andersen-seed ";
+    "userreal2 userreal3 userreal4 mts-levels mts-level2-forces mts-level2-factor qmmm-grps andersen-seed ";
 
 // Entries GROMACS 2022's grompp ignores as obsolete (readir.cpp), found in older .mdp files such as many
 // tutorials' (ns_type = grid): accepted and ignored, as there.
@@ -88,7 +87,7 @@ constexpr const char* kObsolete =
 // name. Grouped by that default: no (or false), 0 (every number of the value), empty.
 enum class Only { No, Zero, Empty };
 constexpr const char* kOnlyNo =
-    "free-energy implicit-solvent mts periodic-molecules qmmm annealing morse pull awh rotation disre "
+    "free-energy implicit-solvent mts periodic-molecules qmmm morse pull awh rotation disre "
     "orire simulated-tempering swapcoords adress density-guided-simulation-active qmmm-cp2k-active ";
 constexpr const char* kOnlyZero =
     "init-step nwall cos-acceleration deform electric-field-x electric-field-y "
@@ -126,6 +125,7 @@ class MdpReader {
   void default_only(const Entry& e, Only only) const;
   void register_options();
   void derive_pme();
+  void derive_annealing(MdParams& p);
   std::string ewald_geometry_ = "3d";
   double epsilon_surface_ = 0.0;
   // Registers an option under its name and old names (all count as one option for duplicates).
@@ -149,6 +149,7 @@ class MdpReader {
   std::map<std::string, int> line_;               // normalised key -> line it was given on
   std::map<std::string, int> value_counts_;  // normalised key -> number of values (compressibility, ref-p)
   Entry pcoupltype_;                         // checked when pressure coupling is on
+  std::vector<double> anneal_time_, anneal_temp_;  // every annealed group's points, in group order
 };
 
 double MdpReader::real(const Entry& e) const {
@@ -329,6 +330,33 @@ void MdpReader::register_options() {
   add({"tau-t"}, [this](const Entry& e) { p_.tau_ts = reals(e); });
   add({"ref-t"}, [this](const Entry& e) { p_.ref_ts = reals(e); });
   add({"nsttcouple"}, [this](const Entry& e) { p_.nsttcouple = integer(e); });
+  // Simulated annealing (checked against tc-grps in derive()).
+  add({"annealing"}, [this](const Entry& e) {
+    p_.annealing.clear();
+    const std::vector<std::string> w = words(e.value);
+    if (w.size() == 1 && (normalize(w[0]) == "no" || normalize(w[0]) == "n")) return;
+    for (const std::string& v : w) {
+      const std::string k = normalize(v);
+      if (k == "no" || k == "n")
+        p_.annealing.push_back(Annealing::No);
+      else if (k == "single" || k == "s")
+        p_.annealing.push_back(Annealing::Single);
+      else if (k == "periodic" || k == "p")
+        p_.annealing.push_back(Annealing::Periodic);
+      else
+        fail(e.line, "annealing = " + e.value + ": each group's is no, single or periodic");
+    }
+    p_.annealing_line = e.line;
+  });
+  add({"annealing-npoints"}, [this](const Entry& e) {
+    p_.anneal_npoints.clear();
+    for (double n : reals(e)) {
+      if (n != std::floor(n)) fail(e.line, "annealing-npoints takes whole numbers");
+      p_.anneal_npoints.push_back(static_cast<int>(n));
+    }
+  });
+  add({"annealing-time"}, [this](const Entry& e) { anneal_time_ = reals(e); });
+  add({"annealing-temp"}, [this](const Entry& e) { anneal_temp_ = reals(e); });
   add({"comm-mode"}, [this](const Entry& e) {
     p_.comm_mode = choice(e, {"Linear", "None"}) == 0 ? CommMode::Linear : CommMode::None;
   });
@@ -470,6 +498,7 @@ void MdpReader::derive() {
   }
   for (double t : p.ref_ts)
     if (t < 0.0) fail(line_of("ref-t"), "ref-t must not be negative");
+  derive_annealing(p);
   // The first group's values serve where one temperature is meant (C-rescale's kT, as GROMACS 2022).
   if (!p.tau_ts.empty()) p.tau_t = p.tau_ts[0];
   if (!p.ref_ts.empty()) p.ref_t = p.ref_ts[0];
@@ -553,6 +582,56 @@ void MdpReader::derive() {
 }
 
 // PME's options, checked as grompp 2022 checks them.
+// As grompp 2022 (readir.cpp do_index): one annealing value per tc-grps group; with any group annealed, one
+// annealing-npoints value per group (none of 1), as many times and temperatures as the points of all groups
+// together, each group's first time not after tinit, its times in order, no negative temperature. halomd
+// anneals the reference of v-rescale's and Berendsen's thermostats on the CPU.
+void MdpReader::derive_annealing(MdParams& p) {
+  if (p.annealing.empty()) return;
+  const int line = p.annealing_line;
+  if (p.annealing.size() != p.tc_grps.size())
+    fail(line, "annealing has " + std::to_string(p.annealing.size()) + " values for the " +
+                   std::to_string(p.tc_grps.size()) + " groups of tc-grps (expected one per group)");
+  if (!p.annealed()) return;
+  if (p.integrator == Integrator::Sd || p.tcoupl == Tcoupl::NoseHoover || p.tcoupl == Tcoupl::No)
+    fail(line, "annealing is supported with tcoupl = V-rescale or Berendsen (integrator = md)");
+  if (p.anneal_npoints.size() != p.annealing.size())
+    fail(line_of("annealing-npoints"), "annealing-npoints has " + std::to_string(p.anneal_npoints.size()) +
+                                           " values for the " + std::to_string(p.annealing.size()) +
+                                           " annealing groups (expected one per group)");
+  size_t total = 0;
+  for (int n : p.anneal_npoints) {
+    if (n == 1 || n < 0)
+      fail(line_of("annealing-npoints"), "annealing-npoints: give at least a start and an end point");
+    total += static_cast<size_t>(n);
+  }
+  if (anneal_time_.size() != total)
+    fail(line_of("annealing-time"), "annealing-time has " + std::to_string(anneal_time_.size()) +
+                                        " values, annealing-npoints asks for " + std::to_string(total));
+  if (anneal_temp_.size() != total)
+    fail(line_of("annealing-temp"), "annealing-temp has " + std::to_string(anneal_temp_.size()) +
+                                        " values, annealing-npoints asks for " + std::to_string(total));
+  p.anneal_times.assign(p.annealing.size(), {});
+  p.anneal_temps.assign(p.annealing.size(), {});
+  size_t k = 0;
+  for (size_t g = 0; g < p.annealing.size(); ++g)
+    for (int j = 0; j < p.anneal_npoints[g]; ++j, ++k) {
+      const double t = anneal_time_[k], temp = anneal_temp_[k];
+      if (j == 0 && t > p.tinit + 1e-12)
+        fail(line_of("annealing-time"), "annealing-time: a group's first time point is after tinit");
+      if (j > 0 && t < p.anneal_times[g].back())
+        fail(line_of("annealing-time"), "annealing-time: time points out of order");
+      if (temp < 0.0) fail(line_of("annealing-temp"), "annealing-temp: a negative temperature");
+      p.anneal_times[g].push_back(t);
+      p.anneal_temps[g].push_back(temp);
+    }
+  for (size_t g = 0; g < p.annealing.size(); ++g)
+    if (p.annealing[g] == Annealing::Periodic && p.anneal_times[g].back() <= 0.0)
+      fail(line_of("annealing-time"),
+           "annealing-time: a periodic group's last time point (its period) must be "
+           "positive");
+}
+
 void MdpReader::derive_pme() {
   MdParams& p = p_;
   if (p.pme_order < 3 || p.pme_order > 12)
