@@ -564,7 +564,7 @@ void MdpReader::derive() {
     const bool semi = p.pcoupltype == PcouplType::SemiIsotropic;
     if (p.compressibility[0] < 0.0 || p.compressibility[1] < 0.0 ||
         (p.compressibility[0] == 0.0 && (!semi || p.compressibility[1] == 0.0)))
-      fail(line_of("compressibility"),
+      fail(given("compressibility") ? line_of("compressibility") : p.pcoupl_line,
            "compressibility must be > 0 when using pressure coupling " + barostat +
                " (e.g. 4.5e-5 1/bar for water; one of a semiisotropic pair may be 0)");
     if (p.nstpcouple == -1) {
