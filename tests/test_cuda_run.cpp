@@ -528,15 +528,7 @@ TEST(CudaRun, CRescaleFollowsGromacsPathsAndContinuesBitwise) {
 // peptide's two groups; a continuation gives the same bits.
 TEST(CudaRun, BerendsenFollowsGromacsPathsAndContinuesBitwise) {
   SKIP_WITHOUT_GPU();
-  std::map<std::string, std::vector<std::vector<double>>> ref;
-  for (const std::string& row : read_rows(data_path("berendsen/reference.txt"))) {
-    std::istringstream w(row);
-    std::string name;
-    w >> name;
-    std::vector<double> v;
-    for (double x = 0; w >> x;) v.push_back(x);
-    ref[name].push_back(v);
-  }
+  const auto ref = read_case_rows("berendsen/reference.txt");
   const std::string out = make_temp_dir("cuda_berendsen");
   std::string log;
   for (const char* name : {"nvt", "npt_iso", "npt_semi_pme"}) {
@@ -563,18 +555,8 @@ TEST(CudaRun, BerendsenFollowsGromacsPathsAndContinuesBitwise) {
             0)
       << log;
   auto g = read_csv(out + "/groups/energy.csv");
-  const std::vector<std::string> rows = read_rows(data_path("berendsen/reference_groups.txt"));
-  ASSERT_EQ(g["step"].size(), rows.size());
-  for (size_t k = 0; k < rows.size(); ++k) {
-    std::istringstream w(rows[k]);
-    double step, total, conserved, ta, tb;
-    w >> step >> total >> conserved >> ta >> tb;
-    SCOPED_TRACE(::testing::Message() << "groups, step " << step);
-    EXPECT_NEAR(g["total"][k], total, kGpuPathsEnergyRelTol * std::fabs(total));
-    EXPECT_NEAR(g["conserved"][k], conserved, kGpuPathsEnergyRelTol * std::fabs(conserved));
-    EXPECT_NEAR(g["t_Protein"][k], ta, kGpuThermostatRelTol * ta);
-    EXPECT_NEAR(g["t_Non-Protein"][k], tb, kGpuThermostatRelTol * tb);
-  }
+  expect_group_rows_like_gromacs(g, "berendsen/reference_groups.txt", "t_Protein", "t_Non-Protein",
+                                 kGpuPathsEnergyRelTol, kGpuThermostatRelTol);
   expect_threads_and_continuation_change_no_bit("spce_1k5", "../berendsen/npt_iso.mdp",
                                                 {{"nstcheckpoint", "20"}}, 25, {"energy.csv", "confout.gro"},
                                                 kCuda);

@@ -59,6 +59,13 @@ void expect_nve_like_gromacs(std::map<std::string, std::vector<double>>& e,
 void expect_tc_path_like_gromacs(std::map<std::string, std::vector<double>>& e, const std::string& ref_file,
                                  const std::string& t1, const std::string& t2, double energy_rel_tol,
                                  double t_rel_tol, double t_abs = 0.0);
+// The same rows without that last check (thermostats that heat as well as cool).
+void expect_group_rows_like_gromacs(std::map<std::string, std::vector<double>>& e,
+                                    const std::string& ref_file, const std::string& t1, const std::string& t2,
+                                    double energy_rel_tol, double t_rel_tol, double t_abs = 0.0);
+
+// A reference file of rows "case value..." (tests/data/<ref_file>): per case its rows of values.
+std::map<std::string, std::vector<std::vector<double>>> read_case_rows(const std::string& ref_file);
 
 // A 300 K C-rescale run's energy.csv (e: time_ps, density) against gmx_d's ensemble (make_pcoupl_refdata.sh's
 // density_mean, density_sd in ref): the mean density from 5 ps on within kDensityMeanAbsTol, its standard
