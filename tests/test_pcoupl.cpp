@@ -6,7 +6,11 @@
 
 #include <cmath>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
+#include "io/xtc.h"
 #include "support/run_helpers.h"
 #include "support/test_support.h"
 #include "tolerances.h"
@@ -74,6 +78,31 @@ TEST(CRescale, ThreadCountAndContinuationChangeNoBit) {
       {"nstenergy", "5"}, {"nstcalcenergy", "5"}, {"nstcheckpoint", "30"}, {"nstxout-compressed", "10"}};
   expect_threads_and_continuation_change_no_bit("spce_1k5", "../pcoupl/iso_rf.mdp", set, 45,
                                                 {"energy.csv", "traj.xtc", "confout.gro"});
+}
+
+// A frame of a coupling step shows x(step) in box(step), as gmx mdrun writes it (the box scales after the
+// step's outputs): every traj.xtc frame's box is energy.csv's box of its step (float's precision), with
+// C-rescale coupling and writing at every step, and with Berendsen's barostat.
+TEST(CRescale, FramesOfCouplingStepsHaveTheirStepsBox) {
+  const std::string out = make_temp_dir("pcoupl_frames");
+  std::string log;
+  for (const auto& [name, mdp] :
+       {std::pair{"crescale", "../pcoupl/iso_rf.mdp"}, {"berendsen", "../berendsen/npt_iso.mdp"}}) {
+    SCOPED_TRACE(name);
+    ASSERT_EQ(run_halomd("spce_1k5", mdp, {{"nstxout-compressed", "1"}, {"nsteps", "10"}}, out + "/" + name,
+                         "--threads 2", &log),
+              0)
+        << log;
+    auto e = read_csv(out + "/" + name + "/energy.csv");
+    const std::vector<io::XtcFrame> frames = io::read_xtc(out + "/" + name + "/traj.xtc");
+    ASSERT_EQ(frames.size(), e["step"].size());
+    for (size_t k = 0; k < frames.size(); ++k) {
+      EXPECT_EQ(static_cast<double>(frames[k].step), e["step"][k]);
+      EXPECT_NEAR(frames[k].box.len.x, e["box_x"][k], 2e-7 * e["box_x"][k]) << "step " << frames[k].step;
+      EXPECT_NEAR(frames[k].box.len.z, e["box_z"][k], 2e-7 * e["box_z"][k]) << "step " << frames[k].step;
+    }
+    EXPECT_NE(e["box_x"].front(), e["box_x"].back()) << "the box did not change";
+  }
 }
 
 TEST(CRescale, WhatItDoesNotRunIsRefusedNamingTheLine) {

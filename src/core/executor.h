@@ -116,7 +116,8 @@ class Executor {
     (void)box;
     throw std::logic_error("this executor has no pressure coupling");
   }
-  // Parrinello-Rahman after a coupling step: x(step + 1) scaled by mu (diagonal), v unchanged, the new box.
+  // Parrinello-Rahman or Berendsen after a coupling step: x(step + 1) scaled by mu (diagonal), v unchanged,
+  // the new box.
   virtual void scale_positions(const Tensor& mu, const Box& box) {
     (void)mu;
     (void)box;

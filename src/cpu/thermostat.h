@@ -34,10 +34,12 @@ HALOMD_HOST_DEVICE inline double vrescale_resample_kinetic(double kinetic, doubl
 // from the kinetic energy ek of the half step before, with ref_kinetic = ndf kB ref-t / 2 (so ref-t / T =
 // ref_kinetic / ek) and tau_steps = tau-t / (coupling interval), kept within [0.8, 1.25] as GROMACS keeps it;
 // 1 for tau-t <= 0 or ek <= 0. The conserved energy's integral loses (lambda^2 - 1) ek.
+// (Clamped before the root: a coupling interval longer than tau-t can make the square negative, which
+// GROMACS's own clamp of the root would leave NaN.)
 HALOMD_HOST_DEVICE inline double berendsen_lambda(double ek, double ref_kinetic, double tau_steps) {
   if (!(tau_steps > 0.0) || !(ek > 0.0)) return 1.0;
-  const double l = sqrt(1.0 + (ref_kinetic / ek - 1.0) / tau_steps);
-  return l < 0.8 ? 0.8 : (l > 1.25 ? 1.25 : l);
+  const double l2 = 1.0 + (ref_kinetic / ek - 1.0) / tau_steps;
+  return l2 < 0.64 ? 0.8 : (l2 > 1.5625 ? 1.25 : sqrt(l2));
 }
 
 }  // namespace halomd

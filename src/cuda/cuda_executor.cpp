@@ -77,7 +77,7 @@ class CudaExecutor::Impl {
     if (cluster && cfg.mdp->pcoupl != Pcoupl::No)
       throw InputError("", 0,
                        "HALOMD_GPU_CLUSTER=1 (the cluster-pair kernels) has no pressure coupling: unset it "
-                       "for pcoupl = C-rescale or Parrinello-Rahman");
+                       "for pcoupl = C-rescale, Parrinello-Rahman or Berendsen");
     ds.update.pr_coupling = cfg.mdp->pcoupl == Pcoupl::ParrinelloRahman ? 1 : 0;
     if (cluster) setup_cluster(prop.multiProcessorCount);
     pme.setup(*cfg.mdp, cfg.pme_grid_box(), cfg.box, *cfg.top, calls);

@@ -431,6 +431,8 @@ RunSummary run_md(const RunOptions& options) {
       steady_first = step;
     }
 
+    Tensor scale_mu;  // C-rescale's or Berendsen's scaling of this step (pcouple_step), applied after its
+                      // outputs
     ParrinelloRahmanStep prs;
     if (pr_step) {
       prs = parrinello_rahman(mdp, st.pr_pres_prev, box, step == first && !resume, st.pr_boxv);
@@ -455,23 +457,13 @@ RunSummary run_md(const RunOptions& options) {
       for (size_t g = 0; g < se.group_kinetic.size(); ++g)
         row.group_temperature.push_back(2.0 * se.group_kinetic[g] / (in.tc_ndf[g] * units::kBoltzmann));
       if (pcouple_step) {
-        const Tensor mu = berendsen_p ? berendsen_mu(mdp, row.pressure_tensor)
-                                      : crescale_mu(mdp, row.pressure_tensor, box, st.ld_seed, step);
+        scale_mu = berendsen_p ? berendsen_mu(mdp, row.pressure_tensor)
+                               : crescale_mu(mdp, row.pressure_tensor, box, st.ld_seed, step);
         // The barostat's work on the box, -2 sum_d (mu_dd - 1) Vir_dd with the step's whole virial
         // (dispersion correction included), is the conserved energy's share (GROMACS's baros_integral).
         for (int d = 0; d < 3; ++d)
           st.barostat_integral -=
-              2.0 * (mu.m[d][d] - 1.0) * (se.virial.m[d][d] + dispcorr.virial_diagonal(box));
-        for (int d = 0; d < 3; ++d) box.len[d] *= mu.m[d][d];
-        if (mdp.rlist >= box.min_half_edge())
-          throw RuntimeError(step, -1,
-                             fmt::format("pressure coupling shrank the box to {:.4f} nm, less than twice the "
-                                         "pair-list cut-off {:.4f} nm",
-                                         2.0 * box.min_half_edge(), mdp.rlist));
-        if (berendsen_p)
-          exec->scale_positions(mu, box);  // Berendsen leaves the velocities
-        else
-          exec->scale_coordinates(mu, box);
+              2.0 * (scale_mu.m[d][d] - 1.0) * (se.virial.m[d][d] + dispcorr.virial_diagonal(box));
       }
       row.conserved += st.barostat_integral;
       if (pr) {
@@ -504,6 +496,18 @@ RunSummary run_md(const RunOptions& options) {
         out->write_trr(step, st.tinit + step * mdp.dt, box, trr_x_step ? &trr_x : nullptr,
                        trr_v_step ? &trr_state.v : nullptr, trr_f_step ? &trr_f : nullptr);
       }
+    }
+    if (pcouple_step) {  // C-rescale or Berendsen, after the step's outputs, which show x(step) in box(step)
+      for (int d = 0; d < 3; ++d) box.len[d] *= scale_mu.m[d][d];
+      if (mdp.rlist >= box.min_half_edge())
+        throw RuntimeError(step, -1,
+                           fmt::format("pressure coupling shrank the box to {:.4f} nm, less than twice the "
+                                       "pair-list cut-off {:.4f} nm",
+                                       2.0 * box.min_half_edge(), mdp.rlist));
+      if (berendsen_p)
+        exec->scale_positions(scale_mu, box);  // Berendsen leaves the velocities
+      else
+        exec->scale_coordinates(scale_mu, box);
     }
     if (pr_step) {  // after the step's outputs, which show x(step) in box(step)
       Tensor mu;

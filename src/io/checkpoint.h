@@ -28,7 +28,7 @@ struct Checkpoint {
   int64_t xtc_bytes = -1;
   int64_t atoms_hash = 0;  // a hash of masses and charges, to refuse a checkpoint of another system
   int64_t trr_bytes = -1;
-  double barostat_integral = 0.0;           // kJ/mol: C-rescale's work on the box (Conserved adds it)
+  double barostat_integral = 0.0;           // kJ/mol: C-rescale's or Berendsen's work on the box (Conserved)
   std::vector<double> ke_half_prev_groups;  // per tc-grps group, with several groups
   std::vector<double> nh_xi, nh_vxi;        // tcoupl = Nose-Hoover: per group
   Vec3 pr_boxv;                             // pcoupl = Parrinello-Rahman: the box velocity (nm/ps, diagonal)

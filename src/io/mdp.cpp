@@ -550,15 +550,15 @@ void MdpReader::derive() {
     // and the compressibility must be positive; nstpcouple = -1 is ir_optimal_nstpcouple: 10, or fewer (a
     // divisor of 10) when tau-p < 10 x 10 dt.
     if (p.integrator == Integrator::Sd && p.pcoupl == Pcoupl::ParrinelloRahman)
-      fail(p.pcoupl_line,
-           "pcoupl = Parrinello-Rahman with integrator = sd is not supported (C-rescale is, or integrator = "
-           "md "
-           "with Nose-Hoover)");
+      fail(
+          p.pcoupl_line,
+          "pcoupl = Parrinello-Rahman with integrator = sd is not supported (C-rescale and Berendsen are, or "
+          "integrator = md with Nose-Hoover)");
     if (!p.temperature_coupled() && p.pcoupl == Pcoupl::CRescale)
-      fail(p.pcoupl_line,
-           "pcoupl = " + barostat +
-               " needs temperature coupling (tcoupl = V-rescale or Nose-Hoover, or integrator = sd), as in "
-               "GROMACS");
+      fail(p.pcoupl_line, "pcoupl = " + barostat +
+                              " needs temperature coupling (tcoupl = V-rescale, Nose-Hoover or Berendsen, or "
+                              "integrator = sd), as in "
+                              "GROMACS");
     if (p.tau_p <= 0.0) fail(line_of("tau-p"), "tau-p must be positive");
     // As grompp: one direction of a semi-isotropic pair may be 0 (that direction keeps its length).
     const bool semi = p.pcoupltype == PcouplType::SemiIsotropic;
