@@ -513,13 +513,8 @@ TEST(CudaDomains, CommGroupsOnDomainsFollowGromacsAndEveryTransportGivesTheSameB
                                "--backend cuda --transport mpi_staged --dd 2 2 1", &log),
               0)
         << log;
-    auto e = read_csv(out + "/" + name + "/energy.csv");
-    expect_tc_path_like_gromacs(
-        e, "tcgroups/reference_" + std::string(name == "comm_groups" ? "comm" : "comm_rest") + ".txt",
-        "t_Protein", "t_Non-Protein", kGpuPathsEnergyRelTol, kGpuThermostatRelTol);
-    // The paths hardly see the removal: each group's centre of mass at rest in confout.gro (test_cuda_run).
-    expect_comm_groups_at_rest(out + "/" + name + "/confout.gro", name == "comm_rest", out + "/cpu_" + name,
-                               "../../tcgroups/" + name + ".mdp");
+    // The paths hardly see the removal: each group's centre of mass at rest in confout.gro too.
+    expect_comm_run_like_gromacs(out + "/" + name, name, kGpuPathsEnergyRelTol, kGpuThermostatRelTol);
   }
   // nstcomm 1: the checkpoint at 20 has a removal pending (applied by the save, per group).
   const char* const mdp = "../../tcgroups/comm_groups.mdp";
@@ -556,6 +551,22 @@ void expect_energy_rows_like_one_gpu(std::map<std::string, std::vector<double>>&
     EXPECT_NEAR(e["box_x"][k], ref["box_x"][k], kGpuBoxAbsTol);
     EXPECT_NEAR(e["box_z"][k], ref["box_z"][k], kGpuBoxAbsTol);
   }
+}
+
+// sys with mdp + set on one GPU (out/one) and on 2x2x1 with mpi_staged (out/dd): every energy row of the
+// domains as one GPU's (expect_energy_rows_like_one_gpu); the domains' rows into dd.
+void expect_domains_like_one_gpu(const std::string& out, const std::string& sys, const std::string& mdp,
+                                 const std::map<std::string, std::string>& set,
+                                 std::map<std::string, std::vector<double>>& dd) {
+  std::string log;
+  ASSERT_EQ(run_halomd(sys, mdp, set, out + "/one", "--backend cuda", &log), 0) << log;
+  ASSERT_EQ(run_halomd_under(mpirun(4), sys, mdp, set, out + "/dd",
+                             "--backend cuda --transport mpi_staged --dd 2 2 1", &log),
+            0)
+      << log;
+  auto one = read_csv(out + "/one/energy.csv");
+  dd = read_csv(out + "/dd/energy.csv");
+  expect_energy_rows_like_one_gpu(dd, one);
 }
 
 // C-rescale on GPU domains (spce_9k with test_pcoupl's noiseless settings: isotropic with reaction field,
@@ -620,15 +631,8 @@ TEST(CudaDomains, BerendsenOnDomainsFollowsTheSingleGpuAndEveryTransportGivesThe
   SKIP_WITHOUT_GPU_AND_MPI();
   const std::string out = make_temp_dir("cuda_dd_berendsen");
   const std::string mdp = "../berendsen/npt_iso.mdp";
-  std::string log;
-  const std::map<std::string, std::string> set = {{"nstlist", "10"}};
-  ASSERT_EQ(run_halomd("spce_9k", mdp, set, out + "/one", "--backend cuda", &log), 0) << log;
-  ASSERT_EQ(run_halomd_under(mpirun(4), "spce_9k", mdp, set, out + "/dd",
-                             "--backend cuda --transport mpi_staged --dd 2 2 1", &log),
-            0)
-      << log;
-  auto ref = read_csv(out + "/one/energy.csv"), e = read_csv(out + "/dd/energy.csv");
-  expect_energy_rows_like_one_gpu(e, ref);
+  std::map<std::string, std::vector<double>> e;
+  expect_domains_like_one_gpu(out, "spce_9k", mdp, {{"nstlist", "10"}}, e);
   EXPECT_GT(std::fabs(e["volume"].back() - e["volume"].front()), 1e-3) << "the box did not change";
   const std::map<std::string, std::string> graphs = {
       {"nsteps", "40"},    {"nstlist", "10"},   {"nstcalcenergy", "5"}, {"nstenergy", "5"},
@@ -696,18 +700,8 @@ TEST(CudaDomains, NoseHooverOnDomainsFollowsGromacsAndEveryTransportGivesTheSame
             0)
       << log;
   auto e = read_csv(out + "/path/energy.csv");
-  const std::vector<std::vector<double>> rows = read_number_rows(data_path("nosehoover/two_groups.txt"));
-  ASSERT_EQ(e["step"].size(), rows.size());
-  const char* const columns[] = {"total", "conserved", "t_Protein", "t_Non-Protein"};
-  for (size_t k = 0; k < rows.size(); ++k) {
-    SCOPED_TRACE(::testing::Message() << "step " << rows[k].at(0));
-    for (int c = 0; c < 4; ++c) {
-      const double ref = rows[k].at(c + 1);
-      EXPECT_NEAR(e[columns[c]][k], ref,
-                  (c < 2 ? kGpuPathsEnergyRelTol : kGpuThermostatRelTol) * std::fabs(ref))
-          << columns[c];
-    }
-  }
+  expect_group_rows_like_gromacs(e, "nosehoover/two_groups.txt", "t_Protein", "t_Non-Protein",
+                                 kGpuPathsEnergyRelTol, kGpuThermostatRelTol);
   EXPECT_GT(e["t_Protein"].back() - e["t_Protein"].front(), 50.0)
       << "the thermostat did not heat the protein";
 
@@ -719,13 +713,8 @@ TEST(CudaDomains, NoseHooverOnDomainsFollowsGromacsAndEveryTransportGivesTheSame
   // heated towards 350 K by ~10 K).
   std::map<std::string, std::string> short_run = graphs;
   short_run["nsteps"] = "30";
-  ASSERT_EQ(run_halomd("spce_9k", mdp, short_run, out + "/one", "--backend cuda", &log), 0) << log;
-  ASSERT_EQ(run_halomd_under(mpirun(4), "spce_9k", mdp, short_run, out + "/dd",
-                             "--backend cuda --transport mpi_staged --dd 2 2 1", &log),
-            0)
-      << log;
-  auto one = read_csv(out + "/one/energy.csv"), dd = read_csv(out + "/dd/energy.csv");
-  expect_energy_rows_like_one_gpu(dd, one);
+  std::map<std::string, std::vector<double>> dd;
+  expect_domains_like_one_gpu(out, "spce_9k", mdp, short_run, dd);
   EXPECT_GT(dd["temperature"].back() - dd["temperature"].front(), 5.0) << "the thermostat did not heat";
   const std::string repartition = "HALOMD_TEST_FAIL_SKIN_CHECK_AT=30 ";
   expect_transports_give_the_same_bits(

@@ -234,17 +234,10 @@ TEST(CudaRun, SeveralTcGroupsFollowGromacsNoiselessPathAndContinueBitwise) {
   auto e = read_csv(out + "/a/energy.csv");
   expect_tc_path_like_gromacs(e, "tcgroups/reference.txt", "t_Protein", "t_Non-Protein",
                               kGpuPathsEnergyRelTol, kGpuThermostatRelTol);
+  // Killed before step 13 after a checkpoint at 10.
   const std::map<std::string, std::string> noisy = {
-      {"ref-t", "300 310"}, {"ld-seed", "3"}, {"nsttcouple", "5"}};
-  ASSERT_EQ(run_halomd(sys, mdp, noisy, out + "/b", kCuda, &log), 0) << log;
-  std::map<std::string, std::string> noisy_cpt = noisy;  // killed before step 13 after a checkpoint at 10
-  noisy_cpt["nstcheckpoint"] = "10";
-  EXPECT_NE(run_halomd(sys, mdp, noisy_cpt, out + "/part", kCuda + " --stop-at-step 13", &log), 0);
-  ASSERT_EQ(run_halomd(sys, mdp, noisy_cpt, out + "/part", kCuda + " --cpi " + out + "/part/state.cpt", &log),
-            0)
-      << log;
-  for (const char* f : {"energy.csv", "confout.gro"})
-    EXPECT_EQ(read_text(out + "/b/" + f), read_text(out + "/part/" + f)) << f;
+      {"ref-t", "300 310"}, {"ld-seed", "3"}, {"nsttcouple", "5"}, {"nstcheckpoint", "10"}};
+  expect_threads_and_continuation_change_no_bit(sys, mdp, noisy, 13, {"energy.csv", "confout.gro"}, kCuda);
 }
 
 // comm-grps on one GPU (the centre of mass of each group removed every step, deferred to the next update as
@@ -265,25 +258,13 @@ TEST(CudaRun, CommGroupsFollowGromacsAndContinueBitwise) {
     SCOPED_TRACE(name);
     ASSERT_EQ(run_halomd(sys, "../../tcgroups/" + name + ".mdp", {}, out + "/" + name, kCuda, &log), 0)
         << log;
-    auto e = read_csv(out + "/" + name + "/energy.csv");
-    expect_tc_path_like_gromacs(
-        e, "tcgroups/reference_" + std::string(name == "comm_groups" ? "comm" : "comm_rest") + ".txt",
-        "t_Protein", "t_Non-Protein", kGpuPathsEnergyRelTol, kGpuThermostatRelTol);
-    expect_comm_groups_at_rest(out + "/" + name + "/confout.gro", name == "comm_rest", out + "/cpu_" + name,
-                               "../../tcgroups/" + name + ".mdp");
+    expect_comm_run_like_gromacs(out + "/" + name, name, kGpuPathsEnergyRelTol, kGpuThermostatRelTol);
   }
-  const char* const mdp = "../../tcgroups/comm_groups.mdp";
+  // Killed before step 13 after a checkpoint at 10.
   const std::map<std::string, std::string> noisy = {
-      {"ref-t", "300 310"}, {"ld-seed", "3"}, {"nsttcouple", "5"}, {"nstcomm", "1"}};
-  ASSERT_EQ(run_halomd(sys, mdp, noisy, out + "/b", kCuda, &log), 0) << log;
-  std::map<std::string, std::string> noisy_cpt = noisy;  // killed before step 13 after a checkpoint at 10
-  noisy_cpt["nstcheckpoint"] = "10";
-  EXPECT_NE(run_halomd(sys, mdp, noisy_cpt, out + "/part", kCuda + " --stop-at-step 13", &log), 0);
-  ASSERT_EQ(run_halomd(sys, mdp, noisy_cpt, out + "/part", kCuda + " --cpi " + out + "/part/state.cpt", &log),
-            0)
-      << log;
-  for (const char* f : {"energy.csv", "confout.gro"})
-    EXPECT_EQ(read_text(out + "/b/" + f), read_text(out + "/part/" + f)) << f;
+      {"ref-t", "300 310"}, {"ld-seed", "3"}, {"nsttcouple", "5"}, {"nstcomm", "1"}, {"nstcheckpoint", "10"}};
+  expect_threads_and_continuation_change_no_bit(sys, "../../tcgroups/comm_groups.mdp", noisy, 13,
+                                                {"energy.csv", "confout.gro"}, kCuda);
 }
 
 // tcoupl = Nose-Hoover on one GPU (xi and vxi on the device, coupled by cpu/nose_hoover.h in the groups'

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -325,6 +327,38 @@ DdPlan reboxed(const DdPlan& plan, const Box& box) {
   return p;
 }
 
+// One random trial of the drift tests (the same draws in the same order for both): a box of 3-6 nm edges, one
+// of `grids`, rlist 0.6-1.1 nm, a skin of 0.1-0.4 nm, 150-400 random molecules, the plan range of that skin
+// and the plan; none when the grid does not take the range.
+struct DriftTrial {
+  Box box;
+  DdGrid grid;
+  double rlist = 0.0, skin = 0.0;
+  TestSystem s0;
+  std::vector<int> first;
+  HaloRange range;
+  DdPlan plan;
+};
+std::optional<DriftTrial> draw_drift_trial(std::mt19937_64& rng, std::span<const IVec3> grids) {
+  std::uniform_real_distribution<double> edge(3.0, 6.0), cutoff(0.6, 1.1), skins(0.1, 0.4);
+  std::uniform_int_distribution<int> pick(0, static_cast<int>(grids.size()) - 1), count(150, 400);
+  DriftTrial t;
+  t.box = Box{{edge(rng), edge(rng), edge(rng)}};
+  t.grid = DdGrid{grids[pick(rng)]};
+  t.rlist = cutoff(rng);
+  t.skin = skins(rng);
+  t.s0 = random_system(rng, t.box, count(rng));
+  t.first = first_atoms(t.s0.molecule);
+  t.range = HaloRange{t.rlist + 2.0 * t.skin, molecule_margin(t.s0.x, t.first) + kMarginSlack};
+  try {
+    validate_grid(t.grid, t.grid.num_domains(), t.box, t.range);
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+  t.plan = build_plan_with(t.grid, t.box, t.s0.x, t.first, t.range);
+  return t;
+}
+
 TEST(DomdecDrift, PlanHoldsWhileDriftIsWithinTheSkin) {
   // Random systems, grids and skins; drifts of up to twice the skin (beyond the old rule of every atom within
   // the skin), turned inward where they would take an atom too far outside its cell. While the drift
@@ -332,22 +366,12 @@ TEST(DomdecDrift, PlanHoldsWhileDriftIsWithinTheSkin) {
   const IVec3 grids[] = {{2, 1, 1}, {1, 2, 1}, {2, 2, 1}, {2, 2, 2},
                          {3, 1, 1}, {3, 2, 1}, {4, 1, 1}, {3, 3, 1}};
   std::mt19937_64 rng(11);
-  std::uniform_real_distribution<double> u(0.0, 1.0), edge(3.0, 6.0), cutoff(0.6, 1.1), skins(0.1, 0.4);
-  std::uniform_int_distribution<int> pick(0, std::size(grids) - 1), count(150, 400);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
   int kept = 0, beyond_old_rule = 0, violated = 0, violated_missed = 0;
   for (int trial = 0; trial < 120; ++trial) {
-    const Box box{{edge(rng), edge(rng), edge(rng)}};
-    const DdGrid grid{grids[pick(rng)]};
-    const double rlist = cutoff(rng), skin = skins(rng);
-    const TestSystem s0 = random_system(rng, box, count(rng));
-    const std::vector<int> first = first_atoms(s0.molecule);
-    const HaloRange range{rlist + 2.0 * skin, molecule_margin(s0.x, first) + kMarginSlack};
-    try {
-      validate_grid(grid, grid.num_domains(), box, range);
-    } catch (const InputError&) {
-      continue;
-    }
-    const DdPlan plan = build_plan_with(grid, box, s0.x, first, range);
+    const std::optional<DriftTrial> drawn = draw_drift_trial(rng, grids);
+    if (!drawn) continue;
+    const auto& [box, grid, rlist, skin, s0, first, range, plan] = *drawn;
     SCOPED_TRACE("trial " + std::to_string(trial) + " grid " + grid.str() + " skin " + std::to_string(skin));
     // Each home atom's frame shift, for turning drifts inward.
     std::vector<Vec3> shift(s0.x.size());
@@ -442,22 +466,12 @@ TEST(DomdecDrift, AReboxedPlanHoldsWhileDriftIsWithinTheSkinLeft) {
   // reduction is needed.)
   const IVec3 grids[] = {{2, 1, 1}, {1, 2, 1}, {2, 2, 1}, {2, 2, 2}, {3, 1, 1}, {3, 2, 1}, {4, 1, 1}};
   std::mt19937_64 rng(23);
-  std::uniform_real_distribution<double> u(0.0, 1.0), edge(3.0, 6.0), cutoff(0.6, 1.1), skins(0.1, 0.4);
-  std::uniform_int_distribution<int> pick(0, std::size(grids) - 1), count(150, 400);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
   int checked = 0;
   for (int trial = 0; trial < 150; ++trial) {
-    const Box box{{edge(rng), edge(rng), edge(rng)}};
-    const DdGrid grid{grids[pick(rng)]};
-    const double rlist = cutoff(rng), skin = skins(rng);
-    const TestSystem s0 = random_system(rng, box, count(rng));
-    const std::vector<int> first = first_atoms(s0.molecule);
-    const HaloRange range{rlist + 2.0 * skin, molecule_margin(s0.x, first) + kMarginSlack};
-    try {
-      validate_grid(grid, grid.num_domains(), box, range);
-    } catch (const InputError&) {
-      continue;
-    }
-    const DdPlan plan = build_plan_with(grid, box, s0.x, first, range);
+    const std::optional<DriftTrial> drawn = draw_drift_trial(rng, grids);
+    if (!drawn) continue;
+    const auto& [box, grid, rlist, skin, s0, first, range, plan] = *drawn;
     Vec3 m{1.0, 1.0, 1.0};
     double m_min = 1.0, m_max = 1.0;
     for (int d = 0; d < 3; ++d) {
@@ -480,9 +494,11 @@ TEST(DomdecDrift, AReboxedPlanHoldsWhileDriftIsWithinTheSkinLeft) {
           const DomainPlan &a = pm.domains[k], &b = fresh.domains[k];
           EXPECT_EQ(a.lo, b.lo);
           EXPECT_EQ(a.hi, b.hi);
-          for (size_t p = 0; p < std::min(a.pulses.size(), b.pulses.size()); ++p)
-            if (a.pulses[p].dim == b.pulses[p].dim && a.pulses[p].pulse == b.pulses[p].pulse)
+          for (size_t p = 0; p < std::min(a.pulses.size(), b.pulses.size()); ++p) {
+            if (a.pulses[p].dim == b.pulses[p].dim && a.pulses[p].pulse == b.pulses[p].pulse) {
               EXPECT_EQ(a.pulses[p].shift, b.pulses[p].shift);
+            }
+          }
         }
       } catch (const InputError&) {
         // the shrunk cells too narrow for the range: nothing to compare

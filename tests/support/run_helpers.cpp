@@ -97,6 +97,16 @@ void expect_comm_groups_at_rest(const std::string& confout, bool rest, const std
   EXPECT_LT(std::sqrt(norm2(water - cpu)), 1e-4) << water.x << " " << water.y << " " << water.z;
 }
 
+void expect_comm_run_like_gromacs(const std::string& run_dir, const std::string& name, double energy_rel_tol,
+                                  double t_rel_tol) {
+  auto e = read_csv(run_dir + "/energy.csv");
+  expect_tc_path_like_gromacs(
+      e, "tcgroups/reference_" + std::string(name == "comm_groups" ? "comm" : "comm_rest") + ".txt",
+      "t_Protein", "t_Non-Protein", energy_rel_tol, t_rel_tol);
+  expect_comm_groups_at_rest(run_dir + "/confout.gro", name == "comm_rest", run_dir + "_cpu",
+                             "../../tcgroups/" + name + ".mdp");
+}
+
 double linear_slope(const std::vector<double>& x, const std::vector<double>& y) {
   const double n = static_cast<double>(x.size());
   double sx = 0, sy = 0, sxx = 0, sxy = 0;

@@ -43,6 +43,12 @@ Vec3 com_velocity(const std::string& confout, const std::string& system, int fir
 void expect_comm_groups_at_rest(const std::string& confout, bool rest, const std::string& cpu_out,
                                 const std::string& mdp);
 
+// A comm-grps run of the solvated peptide (tcgroups/<name>.mdp, name comm_groups or comm_rest) in run_dir:
+// its energy.csv against gmx_d's path (tcgroups/reference_comm*.txt, expect_tc_path_like_gromacs with these
+// bounds), and expect_comm_groups_at_rest on its confout.gro (the CPU's run into run_dir + "_cpu").
+void expect_comm_run_like_gromacs(const std::string& run_dir, const std::string& name, double energy_rel_tol,
+                                  double t_rel_tol);
+
 // The largest position difference (nm, any component) between two checkpoints of the same step.
 double checkpoint_position_difference(const std::string& cpt_a, const std::string& cpt_b);
 
