@@ -379,5 +379,41 @@ TEST(Mdp, AcceptsGromppsOwnOutputOfTheWaterRun) {
   EXPECT_EQ(out.continuation, in.continuation);
 }
 
+// nsttcouple = -1: what gmx grompp 2022 writes into the .tpr, around where it stops taking 10 (a shortest
+// tau-t of 10 dt) and for each thermostat's own minimum of steps per tau-t, with three dt and, on the
+// solvated peptide, two groups (the shorter tau-t decides).
+TEST(Mdp, NsttcoupleDefaultIsGromppsChoice) {
+  if (test::run_command("command -v gmx") != 0) GTEST_SKIP() << "gmx not installed";
+  const std::string dir = test::make_temp_dir("mdp_nsttcouple");
+  struct Case {
+    const char* tcoupl;
+    double dt;
+    const char* taus;  // one value: tc-grps = System; two: Protein Non-Protein
+  };
+  const Case cases[] = {{"berendsen", 0.002, "0.021"}, {"berendsen", 0.002, "0.02"},
+                        {"berendsen", 0.002, "0.015"}, {"berendsen", 0.004, "0.04"},
+                        {"berendsen", 0.004, "0.039"}, {"berendsen", 0.001, "0.01"},
+                        {"berendsen", 0.002, "0.5 0.02"}, {"nose-hoover", 0.002, "0.021"},
+                        {"nose-hoover", 0.002, "0.02"}, {"nose-hoover", 0.001, "0.5 0.008"},
+                        {"v-rescale", 0.002, "0.005"}, {"v-rescale", 0.004, "0.1 0.01"}};
+  for (const Case& c : cases) {
+    const bool two = std::string(c.taus).find(' ') != std::string::npos;
+    const std::string mdp = write_text(
+        dir, "t.mdp",
+        std::string("integrator = md\nnsteps = 0\ncutoff-scheme = Verlet\ncoulombtype = reaction-field\n"
+                    "rcoulomb = 0.9\nrvdw = 0.9\ndt = ") +
+            std::to_string(c.dt) + "\ntcoupl = " + c.tcoupl + "\ntc-grps = " + (two ? "Protein Non-Protein" : "System") +
+            "\ntau-t = " + c.taus + "\nref-t = " + (two ? "300 300" : "300") + "\n");
+    const std::string system = two ? "bonded/solvated/" : "spce_1k5/";
+    std::string log;
+    const std::string cmd = "cd " + dir + " && GMX_MAXBACKUP=-1 gmx -quiet grompp -maxwarn 10 -f t.mdp -c " +
+                            test::data_path(system + "conf.gro") + " -p " + test::data_path(system + "topol.top") +
+                            " -o t.tpr && gmx -quiet dump -s t.tpr 2> /dev/null | grep -E '^ +nsttcouple'";
+    ASSERT_EQ(test::run_command(cmd, &log), 0) << log;
+    const int grompp = std::stoi(log.substr(log.rfind('=') + 1));
+    EXPECT_EQ(read_mdp(mdp).nsttcouple, grompp) << c.tcoupl << " dt " << c.dt << " tau-t " << c.taus;
+  }
+}
+
 }  // namespace
 }  // namespace halomd::io

@@ -13,6 +13,12 @@ enum class VdwModifier { PotentialShift, None, ForceSwitch, PotentialSwitch };
 enum class DispCorr { No, EnerPres, Ener };
 // Berendsen last: a checkpoint records the thermostat and barostat by these numbers.
 enum class Tcoupl { No, VRescale, NoseHoover, Berendsen };
+// The steps per tau-t a thermostat wants for a proper integration (GROMACS's nstmin_berendsen_tcouple and
+// nstmin_harmonic); 0 for V-rescale, which couples at any interval. grompp 2022 chooses nsttcouple = -1 and
+// warns with these.
+constexpr int tcouple_min_steps(Tcoupl t) {
+  return t == Tcoupl::Berendsen ? 5 : t == Tcoupl::NoseHoover ? 20 : 0;
+}
 enum class CommMode { Linear, None };
 enum class Annealing { No, Single, Periodic };
 enum class Integrator { Md, Sd, Steep };

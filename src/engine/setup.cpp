@@ -446,13 +446,14 @@ void set_position_restraint_references(const RunOptions& options, SimulationInpu
 // runs the input and says so.
 void warn_like_grompp(const RunOptions& options, const SimulationInputs& in) {
   const MdParams& p = in.mdp;
-  if (p.tcoupl == Tcoupl::NoseHoover)
+  if (const int nmin = tcouple_min_steps(p.tcoupl); nmin > 0 && p.integrator == Integrator::Md)
     for (double tau : p.tau_ts)
-      if (tau < 20.0 * p.nsttcouple * p.dt)
+      if (tau < nmin * p.nsttcouple * p.dt * (1 - 1e-6))
         std::fprintf(stderr,
-                     "halomd: warning: %s: for proper integration of the Nose-Hoover thermostat, tau-t (%g) "
-                     "should be at least 20 times nsttcouple*dt (%g) (grompp warns likewise)\n",
-                     options.mdp.c_str(), tau, p.nsttcouple * p.dt);
+                     "halomd: warning: %s: for proper integration of the %s thermostat, tau-t (%g) should be at "
+                     "least %d times nsttcouple*dt (%g) (grompp warns likewise)\n",
+                     options.mdp.c_str(), p.tcoupl == Tcoupl::Berendsen ? "Berendsen" : "Nose-Hoover", tau,
+                     nmin, p.nsttcouple * p.dt);
   // Berendsen's couplings: grompp 2022's warnings, in its words.
   if (p.tcoupl == Tcoupl::Berendsen)
     std::fprintf(

@@ -503,10 +503,22 @@ void MdpReader::derive() {
   if (!p.tau_ts.empty()) p.tau_t = p.tau_ts[0];
   if (!p.ref_ts.empty()) p.ref_t = p.ref_ts[0];
   if (p.gen_temp < 0.0) fail(line_of("gen-temp"), "gen-temp must not be negative");
-  // nsttcouple = -1: GROMACS 2022's ir_optimal_nsttcouple gives its default interval of 10 steps for
-  // V-rescale, which needs no minimum number of steps per tau-t there (gmx grompp 2022.5 writes 10 whatever
-  // tau-t, dt and nstlist are).
-  if (p.nsttcouple == -1) p.nsttcouple = 10;
+  // nsttcouple = -1 as gmx grompp 2022.5 writes it (probed over tau-t and dt by test_io_mdp's
+  // NsttcoupleDefaultIsGromppsChoice): 10 steps, whatever nstlist is, unless the shortest tau-t is at most
+  // 10 dt; then a thermostat that wants nmin steps per tau-t (tcouple_min_steps: Berendsen 5, Nose-Hoover 20)
+  // couples every tau-t / (nmin dt) steps, at least 1, lowered to a divisor of 10. V-rescale keeps 10.
+  if (p.nsttcouple == -1) {
+    p.nsttcouple = 10;
+    const int nmin = tcouple_min_steps(p.tcoupl);
+    if (nmin > 0 && !p.tau_ts.empty()) {
+      const double tau_min = *std::min_element(p.tau_ts.begin(), p.tau_ts.end());
+      // The small allowances keep a tau-t of exactly 10 dt (or 2 x 5 dt) on grompp's side of the rounding.
+      if (tau_min <= 10 * p.dt * (1 + 1e-6)) {
+        p.nsttcouple = std::max(1, static_cast<int>(tau_min / (nmin * p.dt) + 1e-6));
+        while (10 % p.nsttcouple != 0) --p.nsttcouple;
+      }
+    }
+  }
   if (p.nsttcouple < 1) fail(line_of("nsttcouple"), "nsttcouple must be positive, or -1 for the default");
 
   const std::pair<const char*, int64_t> intervals[] = {{"nstcalcenergy", p.nstcalcenergy},
