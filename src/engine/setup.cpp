@@ -449,11 +449,12 @@ void warn_like_grompp(const RunOptions& options, const SimulationInputs& in) {
   if (const int nmin = tcouple_min_steps(p.tcoupl); nmin > 0 && p.integrator == Integrator::Md)
     for (double tau : p.tau_ts)
       if (tau < nmin * p.nsttcouple * p.dt * (1 - 1e-6))
-        std::fprintf(stderr,
-                     "halomd: warning: %s: for proper integration of the %s thermostat, tau-t (%g) should be at "
-                     "least %d times nsttcouple*dt (%g) (grompp warns likewise)\n",
-                     options.mdp.c_str(), p.tcoupl == Tcoupl::Berendsen ? "Berendsen" : "Nose-Hoover", tau,
-                     nmin, p.nsttcouple * p.dt);
+        std::fprintf(
+            stderr,
+            "halomd: warning: %s: for proper integration of the %s thermostat, tau-t (%g) should be at "
+            "least %d times nsttcouple*dt (%g) (grompp warns likewise)\n",
+            options.mdp.c_str(), p.tcoupl == Tcoupl::Berendsen ? "Berendsen" : "Nose-Hoover", tau, nmin,
+            p.nsttcouple * p.dt);
   // Berendsen's couplings: grompp 2022's warnings, in its words.
   if (p.tcoupl == Tcoupl::Berendsen)
     std::fprintf(
