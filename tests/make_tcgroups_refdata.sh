@@ -15,30 +15,6 @@ mkdir -p "$OUT"
 grep -v -E '^(;|nsteps|tcoupl|tc-grps|tau-t|ref-t)' "$SYS/hbonds_step0.mdp" > "$OUT/two_groups.mdp"
 printf 'nsteps = 20\ntcoupl = v-rescale\ntc-grps = Protein Non-Protein\ntau-t = 0.1 0.2\nref-t = 0 0\nnsttcouple = 1\n' \
   >> "$OUT/two_groups.mdp"
-# tc_case TAG MDP NDF_OUT REF_OUT T1 T2 NOTE [grompp arguments...]: runs gmx_d on MDP; writes grompp's degrees
-# of freedom per group to NDF_OUT and per step the total, conserved energy and the two groups' T to REF_OUT;
-# NOTE (the grompp arguments as the headers name them) ends both files' first line.
-tc_case() {
-  local tag=$1 mdp=$2 ndf=$3 refout=$4 t1=$5 t2=$6 note=$7
-  shift 7
-  (cd "$WORK" && "$GMXD" grompp -maxwarn "${MAXWARN:-0}" -f "$OUT/$mdp" -c "$SYS/conf.gro" -p "$SYS/topol.top" "$@" \
-    -o "$tag.tpr" > "grompp_$tag.log" 2>&1 &&
-    "$GMXD" mdrun -ntmpi 1 -ntomp 2 -pin off -s "$tag.tpr" -deffnm "$tag" > "mdrun_$tag.log" 2>&1) ||
-    { tail -20 "$WORK/grompp_$tag.log" "$WORK/mdrun_$tag.log"; exit 1; }
-  {
-    echo "# group ndf: grompp's 'Number of degrees of freedom in T-Coupling group', gmx_d $version$note"
-    sed -n 's/^Number of degrees of freedom in T-Coupling group \(.*\) is \([0-9.]*\)$/\1 \2/p' \
-      "$WORK/grompp_$tag.log"
-  } > "$OUT/$ndf"
-  (cd "$WORK" && printf 'Total-Energy\nConserved-En.\n%s\n%s\n\n' "$t1" "$t2" |
-    "$GMXD" energy -f "$tag.edr" -o "$tag.xvg" > "energy_$tag.log" 2>&1)
-  {
-    echo "# step total conserved $t1 $t2 (kJ/mol, K): gmx_d $version, $mdp${note#,};"
-    echo "# written by tests/make_tcgroups_refdata.sh"
-    python3 "$TESTS/refdata/refdata.py" columns "$WORK/$tag.xvg" "Total Energy" "Conserved En." "$t1" "$t2"
-  } > "$OUT/$refout"
-  cat "$OUT/$ndf"
-}
 tc_case tg two_groups.mdp ndf.txt reference.txt T-Protein T-non-Protein ''
 
 # The same two thermostats on groups of an index file (grompp -n): index.ndx from gmx make_ndx, First_half

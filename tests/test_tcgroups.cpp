@@ -5,10 +5,12 @@
 // groups are refused naming the line.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <fstream>
 #include <sstream>
 
+#include "io/gro.h"
 #include "support/run_helpers.h"
 #include "support/test_support.h"
 #include "tolerances.h"
@@ -22,10 +24,11 @@ const char* const kMdp = "../../tcgroups/two_groups.mdp";
 // halomd's run of <mdp> (extra arguments `args`) against gmx_d's degrees of freedom (`ndf_file`, names as
 // grompp prints them; `json_name` maps one to the group name halomd reports) and noiseless path (`ref_file`:
 // step total conserved T-first T-second, the groups `t1`, `t2` in energy.csv).
-// *run_dir (optional): the run's folder.
+// *run_dir (optional): the run's folder. `cooling`: both groups cool (tau-t 0.1 and 0.2 ps; else the rows
+// alone are compared, as for a frozen group without degrees of freedom).
 void expect_groups_like_gromacs(const std::string& mdp, const std::string& args, const std::string& ndf_file,
                                 const std::string& ref_file, const std::string& t1, const std::string& t2,
-                                std::string* run_dir = nullptr) {
+                                std::string* run_dir = nullptr, bool cooling = true) {
   const std::string out = make_temp_dir("tcgroups_path");
   if (run_dir) *run_dir = out + "/run";
   std::string log;
@@ -45,7 +48,10 @@ void expect_groups_like_gromacs(const std::string& mdp, const std::string& args,
   auto e = read_csv(out + "/run/energy.csv");
   // gmx energy prints 6 decimals; the paths agree to ~1e-8 relative. The thermostats took out different
   // fractions: tau-t 0.1 and 0.2 ps.
-  expect_tc_path_like_gromacs(e, ref_file, t1, t2, kPcouplPathRelTol, kPcouplPathRelTol, 1e-6);
+  if (cooling)
+    expect_tc_path_like_gromacs(e, ref_file, t1, t2, kPcouplPathRelTol, kPcouplPathRelTol, 1e-6);
+  else
+    expect_group_rows_like_gromacs(e, ref_file, t1, t2, kPcouplPathRelTol, kPcouplPathRelTol, 1e-6);
 }
 
 TEST(TcGroups, DegreesOfFreedomAndTheNoiselessPathMatchGromacs) {
@@ -210,6 +216,131 @@ TEST(TcGroups, DomainsFollowGromacsNoiselessPath) {
                              "t_Non-Protein");
   expect_groups_like_gromacs(kMdp, "--dd 2 2 2", "tcgroups/ndf.txt", "tcgroups/reference.txt", "t_Protein",
                              "t_Non-Protein");
+}
+
+// freezegrps (tests/make_freeze_refdata.sh): each frozen atom's frozen coordinates in the run's confout.gro
+// as at its start (the same inputs run for 0 steps: the start's constraining moves frozen atoms too, as in
+// GROMACS), up to whole box vectors and the file's 3 decimals; and the free ones moved.
+void expect_frozen_in_place(const std::string& mdp, const std::string& args, const std::string& run_dir,
+                            int first, int last, const std::array<bool, 3>& dims) {
+  std::string log;
+  if (read_text(run_dir + "_start/confout.gro").empty())  // one start run for the checks of one run
+    ASSERT_EQ(run_halomd(kSystem, mdp, {{"nsteps", "0"}}, run_dir + "_start", args, &log), 0) << log;
+  const io::GroFile start = io::read_gro(run_dir + "_start/confout.gro");
+  const io::GroFile out = io::read_gro(run_dir + "/confout.gro");
+  double moved = 0.0;
+  for (int a = first; a < last; ++a)
+    for (int d = 0; d < 3; ++d) {
+      double diff = out.x[a][d] - start.x[a][d];
+      diff -= std::round(diff / start.box.len[d]) * start.box.len[d];
+      if (dims[d])
+        EXPECT_NEAR(diff, 0.0, 1.1e-3) << "atom " << a + 1 << " dimension " << d;
+      else
+        moved = std::max(moved, std::fabs(diff));
+    }
+  // 20 steps of 0.5 fs at ~200 K move a free atom by ~0.005 nm.
+  if (!dims[0] || !dims[1] || !dims[2]) EXPECT_GT(moved, 2e-3);
+}
+
+// Frozen atoms against gmx_d: the whole peptide (its group without degrees of freedom, its atoms out of the
+// centre of mass), the first 60 atoms of an index file (constraints between frozen and free atoms, a tc
+// group of both), and the peptide frozen along z only without constraints (the water alone in comm-grps);
+// grompp's degrees of freedom, the noiseless path step by step, the frozen coordinates unchanged. On one
+// domain and, for the last two, on domains (frozen and free atoms of one update group).
+TEST(Freeze, FrozenAtomsFollowGromacs) {
+  const std::string ndx = " -n " + data_path("tcgroups/index.ndx");
+  for (const std::string args : {"", "--dd 3 1 1"}) {
+    SCOPED_TRACE(args);
+    std::string dir;
+    if (args.empty()) {
+      const char* const full = "../../freeze/full.mdp";
+      expect_groups_like_gromacs(full, args, "freeze/ndf_full.txt", "freeze/reference_full.txt", "t_Protein",
+                                 "t_Non-Protein", &dir, false);
+      expect_frozen_in_place(full, args, dir, 0, 132, {true, true, true});
+      expect_frozen_in_place(full, args, dir, 132, 200, {false, false, false});
+    }
+    const char* const index = "../../freeze/index.mdp";
+    expect_groups_like_gromacs(index, args + ndx, "freeze/ndf_index.txt", "freeze/reference_index.txt",
+                               "t_Protein", "t_Non-Protein", &dir, false);
+    expect_frozen_in_place(index, args + ndx, dir, 0, 60, {true, true, true});
+    expect_frozen_in_place(index, args + ndx, dir, 60, 132, {false, false, false});
+    const char* const partial = "../../freeze/partial.mdp";
+    expect_groups_like_gromacs(partial, args, "freeze/ndf_partial.txt", "freeze/reference_partial.txt",
+                               "t_Protein", "t_Non-Protein", &dir);
+    expect_frozen_in_place(partial, args, dir, 0, 132, {false, false, true});
+  }
+}
+
+// What halomd does not run as GROMACS is refused naming the line: a freezedim of the wrong length or with
+// other than Y and N, pressure coupling, a constrained atom or a water frozen along some dimensions only, and
+// (grompp's warning) atoms frozen along some dimensions only in a centre-of-mass group; the GPUs.
+TEST(Freeze, WhatIsNotRunAsGromacsIsRefusedNamingTheLine) {
+  const std::string out = make_temp_dir("freeze_refuse");
+  const char* const mdp = "../../freeze/full.mdp";
+  const std::pair<std::map<std::string, std::string>, std::string> cases[] = {
+      {{{"freezedim", "Y Y"}}, "freezedim has 2 values for the 1 groups of freezegrps"},
+      {{{"freezedim", "Y Y maybe"}}, "freezedim = Y Y maybe: use Y or N for each dimension"},
+      {{{"freezegrps", "Lipids"}}, "freezegrps: no group 'Lipids'"},
+      {{{"pcoupl", "c-rescale"}, {"tau-p", "1"}, {"compressibility", "4.5e-5"}},
+       "freezegrps with pressure coupling is not supported"},
+      {{{"freezedim", "N N Y"}},
+       "freezegrps: atom 1 (SER N) is constrained and frozen along some dimensions"},
+      {{{"freezegrps", "SOL"}, {"freezedim", "Y N N"}},
+       "freezegrps: the water of atom 133 (SOL OW) is frozen in part"},
+      {{{"freezedim", "N N Y"}, {"constraints", "none"}},
+       "freezegrps: 132 atoms are frozen along fewer than 3 dimensions and part of a centre-of-mass"},
+      // The whole water frozen in all dimensions, and nothing frozen at all (N N N), run.
+      {{{"freezegrps", "SOL"}}, ""},
+      {{{"freezedim", "N N N"}}, ""},
+  };
+  std::string log;
+  for (size_t k = 0; k < std::size(cases); ++k) {
+    const std::string& error = cases[k].second;
+    SCOPED_TRACE(error);
+    std::map<std::string, std::string> s = cases[k].first;
+    s["nsteps"] = "2";
+    const std::string dir = out + "/r" + std::to_string(k);
+    const int rc = run_halomd(kSystem, mdp, s, dir, "", &log);
+    if (error.empty()) {
+      EXPECT_EQ(rc, 0) << log;
+    } else {
+      EXPECT_EQ(rc, 2) << log;
+      EXPECT_NE(log.find("r" + std::to_string(k) + ".mdp:"), std::string::npos) << log;
+      EXPECT_NE(log.find(error), std::string::npos) << log;
+    }
+  }
+#if HALOMD_HAVE_CUDA
+  EXPECT_EQ(run_halomd(kSystem, mdp, {}, out + "/gpu", "--backend cuda", &log), 2);
+  EXPECT_NE(log.find("freezegrps runs with --backend cpu so far"), std::string::npos) << log;
+#endif
+}
+
+// Energy minimisation (steep) moves no frozen coordinate of the peptide (frozen along x and y), and moves the
+// free one.
+TEST(Freeze, SteepLeavesFrozenAtomsInPlace) {
+  const std::string out = make_temp_dir("freeze_steep");
+  std::string log;
+  ASSERT_EQ(run_halomd(kSystem, "../../em/solvated.mdp",
+                       {{"freezegrps", "Protein"},
+                        {"freezedim", "Y Y N"},
+                        {"constraints", "none"},
+                        {"comm-mode", "None"},  // else grompp's warning: partly frozen atoms in the COM group
+                        {"nsteps", "10"}},
+                       out + "/run", "", &log),
+            0)
+      << log;
+  const io::GroFile conf = io::read_gro(data_path(std::string(kSystem) + "/conf.gro"));
+  const io::GroFile em = io::read_gro(out + "/run/confout.gro");
+  double moved_z = 0.0;
+  for (int a = 0; a < 132; ++a) {
+    for (int d = 0; d < 2; ++d) {
+      double diff = em.x[a][d] - conf.x[a][d];
+      diff -= std::round(diff / conf.box.len[d]) * conf.box.len[d];
+      EXPECT_NEAR(diff, 0.0, 1.1e-3) << "atom " << a + 1;
+    }
+    moved_z = std::max(moved_z, std::fabs(em.x[a][2] - conf.x[a][2]));
+  }
+  EXPECT_GT(moved_z, 2e-3);
 }
 
 }  // namespace

@@ -86,6 +86,11 @@ struct MdParams {
   // atoms in none of them keep theirs, as GROMACS's rest group).
   std::vector<std::string> comm_grps;
   int comm_grps_line = 0;
+  // freezegrps: groups of atoms that do not move along the dimensions freezedim marks (x, y, z per group).
+  std::vector<std::string> freeze_grps;
+  int freeze_grps_line = 0;
+  std::vector<bool> freeze_dims;
+  int freezedim_line = 0;
   // energygrps with several groups: checked as grompp checks them; halomd writes the whole system's terms
   // only (a note says so).
   std::vector<std::string> energygrps;

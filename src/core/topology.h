@@ -1,6 +1,7 @@
 // The system's force-field description, expanded to one entry per atom: what the .top says, read once.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -116,6 +117,14 @@ struct Topology {
   // Interactions that were parsed but that this version cannot run ([ constraints ], [ cmap ], a [ bonds ]
   // function type other than 1 or 2, ...): "file:line: [ bonds ] ..." for the first; empty when supported.
   std::string unsupported;
+
+  // freezegrps (set from the .mdp by engine/setup.cpp): per atom the dimensions that do not move, bit d for
+  // dimension d (kFrozenAll: all three); empty when nothing is frozen.
+  std::vector<uint8_t> frozen;
+  static constexpr uint8_t kFrozenAll = 7;
+  bool fully_frozen(int i) const { return !frozen.empty() && frozen[i] == kFrozenAll; }
+  // The inverse mass the update moves atom i with: 0 for virtual sites and fully frozen atoms.
+  double update_inv_mass(int i) const { return mass[i] > 0 && !fully_frozen(i) ? 1.0 / mass[i] : 0.0; }
 
   int num_atoms() const { return static_cast<int>(mass.size()); }
   int num_molecules() const { return molecule.empty() ? 0 : molecule.back() + 1; }

@@ -21,11 +21,13 @@ double vrescale_lambda(double ek, double ref_kinetic, double ndf, const MdParams
 
 double vrescale_lambda(double ek, double ref_kinetic, double ndf, double tau_t, const MdParams& mdp,
                        uint64_t seed, int group, int64_t step, double* integral) {
+  // As GROMACS's vrescale_tcoupl: a group without degrees of freedom (frozen) or at rest is left alone.
+  if (!(ndf > 0.0) || !(ek > 0.0)) return 1.0;
   seed = vrescale_group_seed(seed, group);
   const double tau_steps = tau_t / (mdp.nsttcouple * mdp.dt);
   const double ek_new = vrescale_resample_kinetic(ek, ref_kinetic, ndf, tau_steps, seed, step);
   *integral -= ek_new - ek;
-  return ek > 0 ? std::sqrt(ek_new / ek) : 1.0;
+  return std::sqrt(ek_new / ek);
 }
 
 void check_blow_up(int64_t step, int settle_failed, const std::vector<Vec3>& x_old,
@@ -50,7 +52,7 @@ CpuExecutor::CpuExecutor(const ExecutorConfig& config)
     sd_.emplace(mdp_, std::max<int>(1, static_cast<int>(cfg_.tc_ndf.size())), cfg_.ld_seed);
   const int n = top_.num_atoms();
   inv_mass_.resize(n);
-  for (int i = 0; i < n; ++i) inv_mass_[i] = top_.mass[i] > 0 ? 1.0 / top_.mass[i] : 0.0;
+  for (int i = 0; i < n; ++i) inv_mass_[i] = top_.update_inv_mass(i);
   f_.resize(n);
   x_new_.resize(n);
 }
@@ -101,6 +103,7 @@ void CpuExecutor::step(const StepRequest& r, StepEnergies* e) {
     sd_->combined(r.step, x_, v_, f_, inv_mass_, cfg_.tc_group, {}, mdp_.dt, x_new_, threads);
   else
     coupling_.update(r, x_, v_, f_, inv_mass_, cfg_.tc_group, mdp_.dt, x_new_, threads);
+  keep_frozen_dimensions(top_.frozen, {}, x_, v_, x_new_);
   timers.stop();
 
   timers.start(Phase::Constraints);
@@ -114,6 +117,7 @@ void CpuExecutor::step(const StepRequest& r, StepEnergies* e) {
   if (sd_ && constrained) {
     // SD's friction and noise, then the constraints again over half a step (no virial), as GROMACS.
     sd_->friction_and_noise(r.step, v_, inv_mass_, cfg_.tc_group, {}, mdp_.dt, x_new_, threads);
+    keep_frozen_dimensions(top_.frozen, {}, x_, v_, x_new_);
     const int l2 = lincs_.apply(x_, x_new_, &v_, 0.5 * mdp_.dt, nullptr, cfg_.box);
     const int s2 = settle_.apply(x_, x_new_, &v_, 0.5 * mdp_.dt, nullptr, threads);
     check_blow_up(r.step, l2 >= 0 ? l2 : s2, x_, x_new_);

@@ -79,7 +79,7 @@ void set_home(DdDomain& dom, const Topology& top, std::vector<comm::AtomState> a
     dom.x[i] = atoms[i].x;
     dom.v[i] = atoms[i].v;
     dom.mass[i] = top.mass[g];
-    dom.inv_mass[i] = top.mass[g] > 0 ? 1.0 / top.mass[g] : 0.0;
+    dom.inv_mass[i] = top.update_inv_mass(g);
   }
 }
 
@@ -108,7 +108,7 @@ void add_arrivals(DdDomain& dom, const Topology& top, std::vector<comm::AtomStat
     dom.x[to] = s.x;
     dom.v[to] = s.v;
     dom.mass[to] = top.mass[s.global];
-    dom.inv_mass[to] = top.mass[s.global] > 0 ? 1.0 / top.mass[s.global] : 0.0;
+    dom.inv_mass[to] = top.update_inv_mass(s.global);
   }
 }
 

@@ -189,6 +189,8 @@ void DdExecutor::search(int64_t step) {
       Topology home;  // LincsCpu reads constraints and masses: the home groups' in home-array indices
       home.mass = d.mass;
       home.constraints = d.constraints;
+      if (!top_.frozen.empty())
+        for (int g : d.home) home.frozen.push_back(top_.frozen[g]);
       d.lincs.emplace(home, mdp_.lincs_order, mdp_.lincs_iter, mdp_.lincs_warnangle);
     }
     PairSearchAtoms atoms;
@@ -348,6 +350,7 @@ void DdExecutor::step(const StepRequest& r, StepEnergies* e) {
       sd_->combined(r.step, d.x, d.v, d.f, d.inv_mass, group, d.home, mdp_.dt, d.x_new, threads);
     else
       coupling_.update(r, d.x, d.v, d.f, d.inv_mass, group, mdp_.dt, d.x_new, threads);
+    keep_frozen_dimensions(top_.frozen, d.home, d.x, d.v, d.x_new);
   }
   timers.stop();
 
@@ -362,6 +365,7 @@ void DdExecutor::step(const StepRequest& r, StepEnergies* e) {
     if (sd_ && constrained) {  // SD's second half, as one domain's
       sd_->friction_and_noise(r.step, d.v, d.inv_mass, coupling_.groups() > 0 ? &d.tc_group : nullptr, d.home,
                               mdp_.dt, d.x_new, threads);
+      keep_frozen_dimensions(top_.frozen, d.home, d.x, d.v, d.x_new);
       const int l2 = d.lincs ? d.lincs->apply(d.x, d.x_new, &d.v, 0.5 * mdp_.dt, nullptr, cfg_.box) : -1;
       const int s2 = d.settle->apply(d.x, d.x_new, &d.v, 0.5 * mdp_.dt, nullptr, threads);
       check_blow_up(r.step, l2 >= 0 ? l2 : s2, d.x, d.x_new, d.home);

@@ -13,7 +13,10 @@ LincsCpu::LincsCpu(const Topology& top, int order, int iterations, double warn_a
       iterations_(iterations),
       cos_warn_(std::cos(warn_angle_deg * units::kPi / 180.0)) {
   inv_mass_.resize(top.num_atoms());
-  for (int i = 0; i < top.num_atoms(); ++i) inv_mass_[i] = top.mass[i] > 0 ? 1.0 / top.mass[i] : 0.0;
+  // A fully frozen atom (freezegrps) takes GROMACS's ALMOST_ZERO, not 0: a constraint between two of them
+  // stays solvable, and a free partner takes the whole correction.
+  for (int i = 0; i < top.num_atoms(); ++i)
+    inv_mass_[i] = top.fully_frozen(i) ? 1e-30 : top.mass[i] > 0 ? 1.0 / top.mass[i] : 0.0;
   const int n = static_cast<int>(con_.size());
   blc_.resize(n);
   for (int i = 0; i < n; ++i) blc_[i] = 1.0 / std::sqrt(inv_mass_[con_[i].a] + inv_mass_[con_[i].b]);

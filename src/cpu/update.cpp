@@ -63,6 +63,19 @@ void leapfrog_update(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std
       x, v, f, inv_mass, [&](int i) { return lambdas[group[i]]; }, dt, x_new, threads);
 }
 
+void keep_frozen_dimensions(const std::vector<uint8_t>& frozen, std::span<const int> global,
+                            const std::vector<Vec3>& x, std::vector<Vec3>& v, std::vector<Vec3>& x_new) {
+  if (frozen.empty()) return;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const uint8_t bits = frozen[global.empty() ? i : static_cast<size_t>(global[i])];
+    for (int d = 0; d < 3; ++d)
+      if (bits & (1u << d)) {
+        v[i][d] = 0.0;
+        x_new[i][d] = x[i][d];
+      }
+  }
+}
+
 std::vector<int64_t> kinetic_energy_by_group_fixed(const std::vector<Vec3>& v,
                                                    const std::vector<double>& mass,
                                                    const std::vector<int>& group, int groups) {

@@ -1,6 +1,8 @@
 // Leap-frog integration, kinetic energy and centre-of-mass motion removal of the CPU reference.
 #pragma once
 
+#include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/vec3.h"
@@ -26,6 +28,13 @@ void leapfrog_coupled(const std::vector<Vec3>& x, std::vector<Vec3>& v, const st
 void leapfrog_update(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std::vector<Vec3>& f,
                      const std::vector<double>& inv_mass, const std::vector<double>& lambdas,
                      const std::vector<int>& group, double dt, std::vector<Vec3>& x_new, int threads);
+
+// freezegrps after an update (the leap-frog, or either half of SD): each frozen dimension (bit d of
+// frozen[global[i]], or of frozen[i] where `global` is empty) keeps x and has v = 0, as GROMACS's update
+// does. Fully frozen atoms need no such pass (their inverse mass for the update is 0 and their v stays 0);
+// nothing is done when `frozen` is empty.
+void keep_frozen_dimensions(const std::vector<uint8_t>& frozen, std::span<const int> global,
+                            const std::vector<Vec3>& x, std::vector<Vec3>& v, std::vector<Vec3>& x_new);
 
 // 1/2 sum m v . v per group (group[i] in [0, groups)) in fixed point (kEnergyFixedScale), and in kJ/mol.
 std::vector<int64_t> kinetic_energy_by_group_fixed(const std::vector<Vec3>& v,

@@ -264,6 +264,9 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
         fmt::format("comm-grps has {} groups; the GPU removes the centre-of-mass motion of at most {} "
                     "(--backend cpu has no limit)",
                     config.comm_groups, kGpuMaxCommGroups));
+  if (!config.top->frozen.empty() && options.backend != "cpu")
+    throw InputError(options.mdp, config.mdp->freeze_grps_line,
+                     "freezegrps runs with --backend cpu so far (one domain or several)");
   if (config.mdp->annealed() && options.backend != "cpu")
     throw InputError(options.mdp, config.mdp->annealing_line,
                      "annealing runs with --backend cpu so far (one domain or several)");

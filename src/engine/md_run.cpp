@@ -308,6 +308,12 @@ RunSummary run_md(const RunOptions& options) {
         mdp.gen_vel ? resolve_seed(mdp.gen_seed) : static_cast<uint64_t>(std::max<int64_t>(0, mdp.gen_seed));
     st.v = in.gro.has_velocities() ? in.gro.v : std::vector<Vec3>(natoms);
     if (mdp.gen_vel) generate_velocities(top, mdp.gen_temp, in.ndf, st.gen_seed, st.v);
+    // Frozen dimensions start at rest (GROMACS's mdrun clears them before constraining the start; here for a
+    // continuation too, where an input's velocity there would otherwise stay).
+    if (!top.frozen.empty())
+      for (int i = 0; i < natoms; ++i)
+        for (int d = 0; d < 3; ++d)
+          if (top.frozen[i] & (1u << d)) st.v[i][d] = 0.0;
     if (!mdp.continuation) {
       constrain_start(settle, lincs, mdp.dt, box, st.x, st.v, threads);
       // Then the virtual sites from the constrained atoms (md.cpp; a continuation keeps the input's).
@@ -455,7 +461,8 @@ RunSummary run_md(const RunOptions& options) {
       row.volume = box.volume();
       row.density = total_mass * kAmuKgPerNm3 / row.volume;
       for (size_t g = 0; g < se.group_kinetic.size(); ++g)
-        row.group_temperature.push_back(2.0 * se.group_kinetic[g] / (in.tc_ndf[g] * units::kBoltzmann));
+        row.group_temperature.push_back(  // 0 without degrees of freedom, as GROMACS's calc_temp
+            in.tc_ndf[g] > 0.0 ? 2.0 * se.group_kinetic[g] / (in.tc_ndf[g] * units::kBoltzmann) : 0.0);
       if (pcouple_step) {
         scale_mu = berendsen_p ? berendsen_mu(mdp, row.pressure_tensor)
                                : crescale_mu(mdp, row.pressure_tensor, box, st.ld_seed, step);

@@ -71,7 +71,7 @@ class Minimizer {
     double sum2 = 0.0;
     s.fmax = -1.0;
     for (size_t i = 0; i < s.f.size(); ++i) {
-      const double f2 = norm2(s.f[i]);
+      const double f2 = norm2(free_part(static_cast<int>(i), s.f[i]));
       sum2 += f2;
       if (f2 > s.fmax) {
         s.fmax = f2;
@@ -83,6 +83,15 @@ class Minimizer {
   }
 
   const DispersionCorrection& dispcorr() const { return dispcorr_; }
+
+  // f without its frozen dimensions (freezegrps): what the step moves along and the largest force and the
+  // norm are taken of, as GROMACS's do_em_step and get_f_norm_max.
+  Vec3 free_part(int i, Vec3 f) const {
+    if (!in_.top.frozen.empty())
+      for (int d = 0; d < 3; ++d)
+        if (in_.top.frozen[i] & (1u << d)) f[d] = 0.0;
+    return f;
+  }
 
  private:
   const SimulationInputs& in_;
@@ -128,7 +137,8 @@ RunSummary run_minimization(const RunOptions& options, const SimulationInputs& i
     if (count > 0) {
       const double a = ustep / min.fmax;
       trial.x = min.x;
-      for (size_t i = 0; i < trial.x.size(); ++i) trial.x[i] += min.f[i] * a;
+      for (size_t i = 0; i < trial.x.size(); ++i)
+        trial.x[i] += em.free_part(static_cast<int>(i), min.f[i]) * a;
       evaluated = em.constrain(min.x, trial.x);
     }
     if (evaluated) {

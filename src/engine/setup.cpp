@@ -1,6 +1,7 @@
 #include "engine/setup.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -313,6 +314,83 @@ void assign_comm_groups(const MdParams& p, const std::string& mdp_path, Simulati
   in.comm_groups = static_cast<int>(p.comm_grps.size());
 }
 
+// freezegrps: each atom's frozen dimensions into top.frozen (none: empty), refusing what halomd does not run
+// as GROMACS: pressure coupling (its scaling would move frozen atoms), constrained atoms or SETTLE waters
+// frozen along some dimensions only, and, as grompp's warning, atoms frozen along some dimensions only in a
+// centre- of-mass motion removal group. Fully frozen atoms leave the comm-grps groups, as grompp does (its
+// note): then the whole system's centre of mass becomes one group of the others.
+void assign_freeze(const MdParams& p, const std::string& mdp_path, SimulationInputs& in,
+                   const std::vector<io::IndexGroup>* index, const std::string& index_path) {
+  Topology& top = in.top;
+  top.frozen.clear();
+  if (p.freeze_grps.empty()) return;
+  const int line = p.freeze_grps_line;
+  if (index)
+    for (const std::string& name : p.freeze_grps)
+      if (!index_group(*index, name))
+        throw InputError(mdp_path, line,
+                         "freezegrps: no group '" + name + "' in the index file " + index_path);
+  const std::vector<int> owner = atom_groups(p.freeze_grps, "freezegrps", line, top, mdp_path, index, true);
+  const int n = top.num_atoms();
+  std::vector<uint8_t> frozen(n, 0);
+  for (int a = 0; a < n; ++a)
+    if (owner[a] >= 0 && top.mass[a] > 0.0)  // virtual sites follow their atoms
+      for (int d = 0; d < 3; ++d)
+        if (p.freeze_dims[3 * owner[a] + d]) frozen[a] |= static_cast<uint8_t>(1u << d);
+  if (std::all_of(frozen.begin(), frozen.end(), [](uint8_t b) { return b == 0; })) return;
+  const auto atom = [&](int a) {
+    return fmt::format("atom {} ({} {})", a + 1, top.residue_name[a], top.atom_name[a]);
+  };
+  if (p.pcoupl != Pcoupl::No)
+    throw InputError(mdp_path, line,
+                     "freezegrps with pressure coupling is not supported (the barostat would scale frozen "
+                     "atoms); use pcoupl = no");
+  const auto partly = [&](int a) { return frozen[a] != 0 && frozen[a] != Topology::kFrozenAll; };
+  for (const Constraint& c : top.constraints)
+    for (int a : {c.a, c.b})
+      if (partly(a))
+        throw InputError(mdp_path, line,
+                         "freezegrps: " + atom(a) +
+                             " is constrained and frozen along some dimensions only; halomd freezes "
+                             "constrained atoms along x, y and z (freezedim = Y Y Y) or not at all");
+  for (const Settle& s : top.settles)
+    if (frozen[s.o] != frozen[s.h1] || frozen[s.o] != frozen[s.h2] || partly(s.o))
+      throw InputError(mdp_path, line,
+                       "freezegrps: the water of " + atom(s.o) +
+                           " is frozen in part; freeze its three atoms along x, y and z, or none of them");
+  if (p.comm_mode == CommMode::Linear) {
+    const auto in_com = [&](int a) { return in.comm_groups == 0 || in.comm_group[a] >= 0; };
+    long partial = 0, full = 0;
+    for (int a = 0; a < n; ++a) {
+      if (!in_com(a)) continue;
+      partial += partly(a) ? 1 : 0;
+      full += frozen[a] == Topology::kFrozenAll ? 1 : 0;
+    }
+    if (partial > 0)  // grompp's warning (an error there without -maxwarn)
+      throw InputError(
+          mdp_path, line,
+          fmt::format("freezegrps: {} atoms are frozen along fewer than 3 dimensions and part of "
+                      "a centre-of-mass motion removal group, where they would weigh in along "
+                      "their frozen dimensions (grompp warns likewise); leave them out of "
+                      "comm-grps, or use comm-mode = None",
+                      partial));
+    if (full > 0) {
+      std::fprintf(
+          stderr,
+          "halomd: note: %s:%d: %ld atoms are fully frozen and part of centre-of-mass motion removal "
+          "groups; they are removed from those groups (as grompp does)\n",
+          mdp_path.c_str(), line, full);
+      if (in.comm_groups == 0) {
+        in.comm_group.assign(n, 0);
+        in.comm_groups = 1;
+      }
+      for (int a = 0; a < n; ++a)
+        if (frozen[a] == Topology::kFrozenAll) in.comm_group[a] = -1;
+    }
+  }
+  top.frozen = std::move(frozen);
+}
+
 // compressed-x-grps: the atoms of its groups (an atom in two is an error, as grompp's), ascending, as gmx
 // mdrun writes them; none when they are the whole system.
 void assign_xtc_atoms(const MdParams& p, const std::string& mdp_path, SimulationInputs& in,
@@ -334,7 +412,10 @@ void assign_xtc_atoms(const MdParams& p, const std::string& mdp_path, Simulation
 // Several tc-grps: each atom in exactly one group, and each group's degrees of freedom as GROMACS's
 // calc_nrdf_tc counts them (3 per atom, 1 less per SETTLE atom, 1/2 less per atom of a LINCS constraint;
 // then, for the centre of mass of each comm-grps group, its 3 taken in proportion: from tc group g the share
-// of comm group j's degrees of freedom (less 3) that g's atoms in j make of g's atoms).
+// of comm group j's degrees of freedom (less 3) that g's atoms in j make of g's atoms). With freezegrps, as
+// calc_nrdf_tc too: an atom has its free dimensions; a constraint takes half a degree of freedom from each
+// atom that has one left, a whole one from the other atom where one has none; a centre of mass takes only
+// the dimensions some atom of its group is free along.
 void assign_tc_groups(const MdParams& p, const std::string& mdp_path, SimulationInputs& in,
                       const std::vector<io::IndexGroup>* index, const std::string& index_path) {
   const Topology& top = in.top;
@@ -353,12 +434,24 @@ void assign_tc_groups(const MdParams& p, const std::string& mdp_path, Simulation
   // rest, or every atom without comm-grps).
   const int nv = in.comm_groups;
   const auto vcm_of = [&](int a) { return nv == 0 || in.comm_group[a] < 0 ? nv : in.comm_group[a]; };
-  std::vector<double> dof(n, 0.0);
-  for (int a = 0; a < n; ++a) dof[a] = top.mass[a] > 0.0 ? 3.0 : 0.0;
+  std::vector<int> dof2(n, 0);                        // twice each atom's degrees of freedom
+  std::vector<std::array<bool, 3>> vcm_free(nv + 1);  // per comm group: a dimension some atom is free along
+  for (int a = 0; a < n; ++a)
+    for (int d = 0; d < 3 && top.mass[a] > 0.0; ++d)
+      if (top.frozen.empty() || !(top.frozen[a] & (1u << d))) {
+        dof2[a] += 2;
+        vcm_free[vcm_of(a)][d] = true;
+      }
+  for (const Constraint& c : top.constraints) {
+    const int take_a = std::min(dof2[c.b] > 0 ? 1 : 2, dof2[c.a]);
+    const int take_b = std::min(dof2[c.a] > 0 ? 1 : 2, dof2[c.b]);
+    dof2[c.a] -= take_a;
+    dof2[c.b] -= take_b;
+  }
   for (const Settle& s : top.settles)
-    for (int a : {s.o, s.h1, s.h2}) dof[a] -= 1.0;
-  for (const Constraint& c : top.constraints)
-    for (int a : {c.a, c.b}) dof[a] -= 0.5;
+    for (int a : {s.o, s.h1, s.h2}) dof2[a] -= std::min(2, dof2[a]);
+  std::vector<double> dof(n);
+  for (int a = 0; a < n; ++a) dof[a] = 0.5 * dof2[a];
   std::vector<double> uc(groups, 0.0), vcm(nv + 1, 0.0);
   std::vector<std::vector<double>> na(groups, std::vector<double>(nv + 1, 0.0));
   std::vector<double> na_tot(groups, 0.0);
@@ -378,7 +471,9 @@ void assign_tc_groups(const MdParams& p, const std::string& mdp_path, Simulation
   }
   for (int g = 0; g < groups; ++g)
     for (int j = 0; j <= nv; ++j) {
-      const double sub = j < nv ? com : 0.0;
+      const double sub = j < nv && com > 0.0
+                             ? static_cast<double>(std::count(vcm_free[j].begin(), vcm_free[j].end(), true))
+                             : 0.0;
       if (vcm[j] > 0.0 && na_tot[g] > 0.0)
         in.tc_ndf[g] += uc[g] * (na[g][j] / na_tot[g]) * (vcm[j] - sub) / vcm[j];
     }
@@ -558,8 +653,9 @@ SimulationInputs load_inputs(const RunOptions& options) {
                  "split them by group pair (GROMACS's Coul-SR:A-B and LJ-SR:A-B)\n",
                  options.mdp.c_str(), p.energygrps_line);
   }
+  assign_freeze(p, options.mdp, in, index_groups, options.index);
   assign_tc_groups(p, options.mdp, in, index_groups, options.index);
-  if (in.comm_groups > 0) {  // several centres of mass: grompp's total is the groups' sum
+  if (in.comm_groups > 0 || !in.top.frozen.empty()) {  // grompp's total is then the groups' sum
     in.ndf = 0.0;
     for (double d : in.tc_ndf) in.ndf += d;
   } else if (in.tc_ndf.size() == 1) {

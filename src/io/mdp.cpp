@@ -92,8 +92,7 @@ constexpr const char* kOnlyNo =
 constexpr const char* kOnlyZero =
     "init-step nwall cos-acceleration deform electric-field-x electric-field-y "
     "electric-field-z ";
-constexpr const char* kOnlyEmpty =
-    "freezegrps freezedim acc-grps accelerate imd-group energygrp-excl energygrp-table ";
+constexpr const char* kOnlyEmpty = "acc-grps accelerate imd-group energygrp-excl energygrp-table ";
 
 class MdpReader {
  public:
@@ -365,6 +364,21 @@ void MdpReader::register_options() {
     p_.comm_grps = words(e.value);
     p_.comm_grps_line = e.line;
   });
+  // Frozen atoms (checked against the topology in engine/setup.cpp): freezedim has Y or N for x, y and z of
+  // each group, grompp reading only each value's first letter.
+  add({"freezegrps"}, [this](const Entry& e) {
+    p_.freeze_grps = words(e.value);
+    p_.freeze_grps_line = e.line;
+  });
+  add({"freezedim"}, [this](const Entry& e) {
+    p_.freeze_dims.clear();
+    p_.freezedim_line = e.line;
+    for (const std::string& w : words(e.value)) {
+      const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(w[0])));
+      if (c != 'Y' && c != 'N') fail(e.line, "freezedim = " + e.value + ": use Y or N for each dimension");
+      p_.freeze_dims.push_back(c == 'Y');
+    }
+  });
   add({"pbc"}, [this](const Entry& e) { choice(e, {"xyz"}); });
   add({"gen-vel"}, [this](const Entry& e) { p_.gen_vel = yes_no(e); });
   add({"gen-temp"}, [this](const Entry& e) { p_.gen_temp = real(e); });
@@ -499,6 +513,11 @@ void MdpReader::derive() {
   for (double t : p.ref_ts)
     if (t < 0.0) fail(line_of("ref-t"), "ref-t must not be negative");
   derive_annealing(p);
+  if (p.freeze_dims.size() != 3 * p.freeze_grps.size())
+    fail(line_of(p.freeze_dims.empty() ? "freezegrps" : "freezedim"),
+         "freezedim has " + std::to_string(p.freeze_dims.size()) + " values for the " +
+             std::to_string(p.freeze_grps.size()) +
+             " groups of freezegrps (expected Y or N for x, y and z of each group)");
   // The first group's values serve where one temperature is meant (C-rescale's kT, as GROMACS 2022).
   if (!p.tau_ts.empty()) p.tau_t = p.tau_ts[0];
   if (!p.ref_ts.empty()) p.ref_t = p.ref_ts[0];

@@ -190,7 +190,8 @@ void expect_group_rows_like_gromacs(std::map<std::string, std::vector<double>>& 
                                     const std::string& ref_file, const std::string& t1, const std::string& t2,
                                     double energy_rel_tol, double t_rel_tol, double t_abs) {
   const std::vector<std::string> rows = read_rows(data_path(ref_file));
-  ASSERT_EQ(e["step"].size(), rows.size());
+  for (const std::string& column : {std::string("step"), t1, t2})
+    ASSERT_EQ(e[column].size(), rows.size()) << column;
   for (size_t k = 0; k < rows.size(); ++k) {
     std::istringstream w(rows[k]);
     double step, total, conserved, ta, tb;
