@@ -200,6 +200,16 @@ TEST(Mdp, AnEmptyValueLeavesTheDefault) {
   EXPECT_EQ(p.nstlog, 7);
 }
 
+// freezedim: grompp reads each value's first letter, in either case.
+TEST(Mdp, ReadsFreezeGroups) {
+  const std::string dir = test::make_temp_dir("mdp_freeze");
+  const MdParams p =
+      read_mdp(write_text(dir, "f.mdp", "freezegrps = Protein SOL\nfreezedim = Y n yes N no Yes\n"));
+  EXPECT_EQ(p.freeze_grps, (std::vector<std::string>{"Protein", "SOL"}));
+  EXPECT_EQ(p.freeze_grps_line, 1);
+  EXPECT_EQ(p.freeze_dims, (std::vector<bool>{true, false, true, false, false, true}));
+}
+
 TEST(Mdp, SettingsDerivedAsGrompp) {
   const std::string dir = test::make_temp_dir("mdp_derived");
   const std::string base = "tcoupl = V-rescale\ntc-grps = System\ntau-t = 0.003\nref-t = 300\ndt = 0.002\n";
@@ -318,8 +328,11 @@ TEST(Mdp, EveryRefusalNamesFileLineAndOption) {
       {"free-energy = yes\n", "1: free-energy = yes is not supported (halomd accepts only free-energy = no)"},
       {"implicit-solvent = GBSA\n",
        "1: implicit-solvent = GBSA is not supported (halomd accepts only implicit-solvent = no)"},
+      {"acc-grps = Protein\n",
+       "1: acc-grps = Protein is not supported (halomd accepts only an empty acc-grps)"},
       {"freezegrps = Protein\n",
-       "1: freezegrps = Protein is not supported (halomd accepts only an empty freezegrps)"},
+       "1: freezedim has 0 values for the 1 groups of freezegrps (expected Y or N for x, y and z of each "
+       "group)"},
       {"acc-grps = SOL\n", "1: acc-grps = SOL is not supported (halomd accepts only an empty acc-grps)"},
       {"dt = abc\n", "1: dt = abc: expected a number"},
       {"nsteps = 1.5\n", "1: nsteps = 1.5: expected an integer"},
@@ -390,24 +403,25 @@ TEST(Mdp, NsttcoupleDefaultIsGromppsChoice) {
     double dt;
     const char* taus;  // one value: tc-grps = System; two: Protein Non-Protein
   };
-  const Case cases[] = {{"berendsen", 0.002, "0.021"}, {"berendsen", 0.002, "0.02"},
-                        {"berendsen", 0.002, "0.015"}, {"berendsen", 0.004, "0.04"},
-                        {"berendsen", 0.004, "0.039"}, {"berendsen", 0.001, "0.01"},
-                        {"berendsen", 0.002, "0.5 0.02"}, {"nose-hoover", 0.002, "0.021"},
-                        {"nose-hoover", 0.002, "0.02"}, {"nose-hoover", 0.001, "0.5 0.008"},
-                        {"v-rescale", 0.002, "0.005"}, {"v-rescale", 0.004, "0.1 0.01"}};
+  const Case cases[] = {
+      {"berendsen", 0.002, "0.021"},       {"berendsen", 0.002, "0.02"},    {"berendsen", 0.002, "0.015"},
+      {"berendsen", 0.004, "0.04"},        {"berendsen", 0.004, "0.039"},   {"berendsen", 0.001, "0.01"},
+      {"berendsen", 0.002, "0.5 0.02"},    {"nose-hoover", 0.002, "0.021"}, {"nose-hoover", 0.002, "0.02"},
+      {"nose-hoover", 0.001, "0.5 0.008"}, {"v-rescale", 0.002, "0.005"},   {"v-rescale", 0.004, "0.1 0.01"}};
   for (const Case& c : cases) {
     const bool two = std::string(c.taus).find(' ') != std::string::npos;
     const std::string mdp = write_text(
         dir, "t.mdp",
         std::string("integrator = md\nnsteps = 0\ncutoff-scheme = Verlet\ncoulombtype = reaction-field\n"
                     "rcoulomb = 0.9\nrvdw = 0.9\ndt = ") +
-            std::to_string(c.dt) + "\ntcoupl = " + c.tcoupl + "\ntc-grps = " + (two ? "Protein Non-Protein" : "System") +
-            "\ntau-t = " + c.taus + "\nref-t = " + (two ? "300 300" : "300") + "\n");
+            std::to_string(c.dt) + "\ntcoupl = " + c.tcoupl +
+            "\ntc-grps = " + (two ? "Protein Non-Protein" : "System") + "\ntau-t = " + c.taus +
+            "\nref-t = " + (two ? "300 300" : "300") + "\n");
     const std::string system = two ? "bonded/solvated/" : "spce_1k5/";
     std::string log;
     const std::string cmd = "cd " + dir + " && GMX_MAXBACKUP=-1 gmx -quiet grompp -maxwarn 10 -f t.mdp -c " +
-                            test::data_path(system + "conf.gro") + " -p " + test::data_path(system + "topol.top") +
+                            test::data_path(system + "conf.gro") + " -p " +
+                            test::data_path(system + "topol.top") +
                             " -o t.tpr && gmx -quiet dump -s t.tpr 2> /dev/null | grep -E '^ +nsttcouple'";
     ASSERT_EQ(test::run_command(cmd, &log), 0) << log;
     const int grompp = std::stoi(log.substr(log.rfind('=') + 1));
