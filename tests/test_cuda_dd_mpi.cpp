@@ -496,6 +496,31 @@ TEST(CudaDomains, SeveralTcGroupsOnDomainsFollowGromacsAndEveryTransportGivesThe
   expect_continuation_gives_the_same_energies(out, repartition, sys, mdp, noisy, 27, transports().size());
 }
 
+// Fully frozen atoms on GPU domains (freezegrps, tests/make_freeze_refdata.sh): atoms 1-60 of the peptide
+// frozen, h-bond constraints between frozen and free atoms (those between two frozen ones left out), the
+// frozen atoms out of the centre of mass, removed every step. 2x2x1 follows gmx_d's path as the CPU does, and
+// the frozen atoms' lines of confout.gro are the CPU run's (their positions the start's constraining left).
+TEST(CudaDomains, FrozenAtomsOnDomainsFollowGromacs) {
+  SKIP_WITHOUT_GPU_AND_MPI();
+  const std::string out = make_temp_dir("cuda_dd_freeze");
+  const char* const sys = "bonded/solvated";
+  const char* const mdp = "../../freeze/index.mdp";
+  const std::string ndx = " -n " + data_path("tcgroups/index.ndx");
+  std::string log;
+  ASSERT_EQ(run_halomd_under(mpirun(4), sys, mdp, {}, out + "/gpu",
+                             "--backend cuda --transport mpi_staged --dd 2 2 1" + ndx, &log),
+            0)
+      << log;
+  auto e = read_csv(out + "/gpu/energy.csv");
+  expect_group_rows_like_gromacs(e, "freeze/reference_index.txt", "t_Protein", "t_Non-Protein",
+                                 kGpuPathsEnergyRelTol, kGpuThermostatRelTol, 1e-6);
+  ASSERT_EQ(run_halomd(sys, mdp, {}, out + "/cpu", ndx, &log), 0) << log;
+  const std::vector<std::string> gpu = read_rows(out + "/gpu/confout.gro"),
+                                 cpu = read_rows(out + "/cpu/confout.gro");
+  ASSERT_EQ(gpu.size(), cpu.size());
+  for (int a = 0; a < 60; ++a) EXPECT_EQ(gpu[2 + a], cpu[2 + a]) << "atom " << a + 1;
+}
+
 // comm-grps on GPU domains: each group's momentum summed over the domains on the device with the step's other
 // sums. The solvated peptide on 2x2x1 with Protein and Non-Protein each on its own, and with the protein
 // alone, against gmx_d's paths (tcgroups/reference_comm*.txt) within the GPU's float error; with noise and

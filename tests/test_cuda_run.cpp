@@ -240,6 +240,33 @@ TEST(CudaRun, SeveralTcGroupsFollowGromacsNoiselessPathAndContinueBitwise) {
   expect_threads_and_continuation_change_no_bit(sys, mdp, noisy, 13, {"energy.csv", "confout.gro"}, kCuda);
 }
 
+// Fully frozen atoms on one GPU (freezegrps, tests/make_freeze_refdata.sh): the whole peptide (its group
+// without degrees of freedom, the constraints between its atoms left out) and atoms 1-60 of it (constraints
+// between frozen and free atoms), the frozen atoms out of the centre of mass, removed every step: gmx_d's
+// paths within the GPU's float error, and the frozen atoms' lines of confout.gro those of the CPU run (their
+// positions where the start's constraining left them, their velocities 0).
+TEST(CudaRun, FrozenAtomsFollowGromacs) {
+  SKIP_WITHOUT_GPU();
+  const char* const sys = "bonded/solvated";
+  const std::string out = make_temp_dir("cuda_freeze");
+  const std::string ndx = " -n " + data_path("tcgroups/index.ndx");
+  for (const auto& [name, args, frozen] :
+       {std::tuple{std::string("full"), std::string(), 132}, std::tuple{std::string("index"), ndx, 60}}) {
+    SCOPED_TRACE(name);
+    const std::string mdp = "../../freeze/" + name + ".mdp";
+    std::string log;
+    ASSERT_EQ(run_halomd(sys, mdp, {}, out + "/gpu_" + name, kCuda + args, &log), 0) << log;
+    auto e = read_csv(out + "/gpu_" + name + "/energy.csv");
+    expect_group_rows_like_gromacs(e, "freeze/reference_" + name + ".txt", "t_Protein", "t_Non-Protein",
+                                   kGpuPathsEnergyRelTol, kGpuThermostatRelTol, 1e-6);
+    ASSERT_EQ(run_halomd(sys, mdp, {}, out + "/cpu_" + name, args, &log), 0) << log;
+    const std::vector<std::string> gpu = read_rows(out + "/gpu_" + name + "/confout.gro"),
+                                   cpu = read_rows(out + "/cpu_" + name + "/confout.gro");
+    ASSERT_EQ(gpu.size(), cpu.size());
+    for (int a = 0; a < frozen; ++a) EXPECT_EQ(gpu[2 + a], cpu[2 + a]) << "atom " << a + 1;
+  }
+}
+
 // comm-grps on one GPU (the centre of mass of each group removed every step, deferred to the next update as
 // the whole system's is; the extended update kernel): Protein and Non-Protein each on its own, and the
 // protein alone with the water keeping its motion (GROMACS's rest group), against gmx_d's paths

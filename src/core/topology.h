@@ -123,6 +123,9 @@ struct Topology {
   std::vector<uint8_t> frozen;
   static constexpr uint8_t kFrozenAll = 7;
   bool fully_frozen(int i) const { return !frozen.empty() && frozen[i] == kFrozenAll; }
+  // A constraint between two fully frozen atoms: it holds nothing the update would move, and GROMACS's
+  // LINCS gives it a meaningless virial (the pressure of frozen proteins with h-bonds at ~1e20 bar).
+  bool frozen_pair(int a, int b) const { return fully_frozen(a) && fully_frozen(b); }
   // The inverse mass the update moves atom i with: 0 for virtual sites and fully frozen atoms.
   double update_inv_mass(int i) const { return mass[i] > 0 && !fully_frozen(i) ? 1.0 / mass[i] : 0.0; }
 

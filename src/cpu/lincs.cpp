@@ -7,7 +7,7 @@
 
 namespace halomd {
 
-LincsCpu::LincsCpu(const Topology& top, int order, int iterations, double warn_angle_deg)
+LincsCpu::LincsCpu(const Topology& top, int order, int iterations, double warn_angle_deg, bool frozen_pairs)
     : con_(top.constraints),
       order_(order),
       iterations_(iterations),
@@ -17,6 +17,8 @@ LincsCpu::LincsCpu(const Topology& top, int order, int iterations, double warn_a
   // stays solvable, and a free partner takes the whole correction.
   for (int i = 0; i < top.num_atoms(); ++i)
     inv_mass_[i] = top.fully_frozen(i) ? 1e-30 : top.mass[i] > 0 ? 1.0 / top.mass[i] : 0.0;
+  if (!frozen_pairs && !top.frozen.empty())
+    std::erase_if(con_, [&](const Constraint& c) { return top.frozen_pair(c.a, c.b); });
   const int n = static_cast<int>(con_.size());
   blc_.resize(n);
   for (int i = 0; i < n; ++i) blc_[i] = 1.0 / std::sqrt(inv_mass_[con_[i].a] + inv_mass_[con_[i].b]);

@@ -14,7 +14,9 @@ namespace halomd {
 
 class LincsCpu {
  public:
-  LincsCpu(const Topology& top, int order, int iterations, double warn_angle_deg);
+  // Constraints between two fully frozen atoms (Topology::frozen_pair) are left out unless frozen_pairs: the
+  // start's constraining keeps them, as GROMACS's do_constrain_first (it moves both atoms alike).
+  LincsCpu(const Topology& top, int order, int iterations, double warn_angle_deg, bool frozen_pairs = false);
   bool empty() const { return con_.empty(); }
   int num_constraints() const { return static_cast<int>(con_.size()); }
 

@@ -1103,6 +1103,8 @@ class CudaDdExecutor::Impl {
       Topology home;  // lincs_layout reads the constraints and the masses: the home atoms'
       home.mass.assign(a.mass.begin(), a.mass.begin() + num_home);
       home.constraints = a.constraints;
+      if (!top.frozen.empty())  // freezegrps: constraints between two frozen atoms are left out
+        for (int i = 0; i < num_home; ++i) home.frozen.push_back(top.frozen[dom.home[i]]);
       lincs.set_layout(cuda::lincs_layout(home), mdp, calls, ds.update);
     }
     lap(kUpload);

@@ -52,7 +52,7 @@ void setup_device_system(const ExecutorConfig& cfg, int multiprocessors, int tpa
   double total_mass = 0.0;
   for (int i = 0; i < n; ++i) {
     a.qs[i] = static_cast<float>(top.charge[i] * q_scale);
-    a.inv_mass[i] = top.mass[i] > 0 ? 1.0 / top.mass[i] : 0.0;
+    a.inv_mass[i] = top.update_inv_mass(i);  // 0 for fully frozen atoms too: the update leaves them
     total_mass += top.mass[i];
   }
   a.mass = top.mass;

@@ -16,6 +16,18 @@ LincsLayout lincs_layout(const Topology& top) {
   const int n = static_cast<int>(top.constraints.size());
   if (n == 0) return out;
   const int na = top.num_atoms();
+  if (!top.frozen.empty()) {
+    // freezegrps: a constraint between two fully frozen atoms is left out, as LincsCpu leaves it out; a
+    // frozen atom takes GROMACS's ALMOST_ZERO in the coefficients (the update gives it no inverse mass: it
+    // stays).
+    Topology t;
+    t.mass = top.mass;
+    t.settles = top.settles;
+    for (const Constraint& c : top.constraints)
+      if (!top.frozen_pair(c.a, c.b)) t.constraints.push_back(c);
+    for (int i = 0; i < na; ++i) t.mass[i] = top.fully_frozen(i) ? 1e30 : top.mass[i];
+    return lincs_layout(t);
+  }
   std::vector<double> inv_mass(na);
   for (int i = 0; i < na; ++i) inv_mass[i] = top.mass[i] > 0 ? 1.0 / top.mass[i] : 0.0;
   // Constraints sharing an atom are coupled: groups by union-find over the constraints.

@@ -264,9 +264,12 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
         fmt::format("comm-grps has {} groups; the GPU removes the centre-of-mass motion of at most {} "
                     "(--backend cpu has no limit)",
                     config.comm_groups, kGpuMaxCommGroups));
-  if (!config.top->frozen.empty() && options.backend != "cpu")
-    throw InputError(options.mdp, config.mdp->freeze_grps_line,
-                     "freezegrps runs with --backend cpu so far (one domain or several)");
+  if (options.backend != "cpu")
+    for (uint8_t bits : config.top->frozen)
+      if (bits != 0 && bits != Topology::kFrozenAll)
+        throw InputError(options.mdp, config.mdp->freezedim_line,
+                         "freezedim: atoms frozen along some dimensions only run with --backend cpu so far "
+                         "(one domain or several); GPUs run freezedim = Y Y Y");
   if (config.mdp->annealed() && options.backend != "cpu")
     throw InputError(options.mdp, config.mdp->annealing_line,
                      "annealing runs with --backend cpu so far (one domain or several)");

@@ -294,7 +294,7 @@ RunSummary run_md(const RunOptions& options) {
     st.tcoupl = static_cast<int32_t>(mdp.tcoupl);
     st.pcoupl = static_cast<int32_t>(mdp.pcoupl);
     SettleCpu settle(top);
-    LincsCpu lincs(top, mdp.lincs_order, mdp.lincs_iter, mdp.lincs_warnangle);
+    LincsCpu lincs(top, mdp.lincs_order, mdp.lincs_iter, mdp.lincs_warnangle, true);
     st.step = 0;
     st.dt = mdp.dt;
     st.tinit = mdp.tinit;

@@ -37,7 +37,7 @@ class Minimizer {
         settle_(unit_),
         // A trial step is rejected only where LINCS cannot solve it (a turn of 90 degrees), not at
         // lincs-warnangle: GROMACS rejects on a relative deviation of 0.5 after a warning.
-        lincs_(unit_, in.mdp.lincs_order, in.mdp.lincs_iter, 90.0),
+        lincs_(unit_, in.mdp.lincs_order, in.mdp.lincs_iter, 90.0, true),
         forces_(in.top, in.mdp, in.gro.box, in.gro.box, threads),
         dispcorr_(in.top, in.mdp),
         threads_(threads) {}

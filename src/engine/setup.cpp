@@ -358,6 +358,16 @@ void assign_freeze(const MdParams& p, const std::string& mdp_path, SimulationInp
       throw InputError(mdp_path, line,
                        "freezegrps: the water of " + atom(s.o) +
                            " is frozen in part; freeze its three atoms along x, y and z, or none of them");
+  const long pairs = std::count_if(top.constraints.begin(), top.constraints.end(), [&](const Constraint& c) {
+    return frozen[c.a] == Topology::kFrozenAll && frozen[c.b] == Topology::kFrozenAll;
+  });
+  if (pairs > 0)
+    std::fprintf(
+        stderr,
+        "halomd: note: %s:%d: %ld constraints join two fully frozen atoms; the start's constraining "
+        "takes them (as GROMACS), the steps leave them out: GROMACS keeps them, and their constraint "
+        "virial makes its pressure meaningless (~1e20 bar)\n",
+        mdp_path.c_str(), line, pairs);
   if (p.comm_mode == CommMode::Linear) {
     const auto in_com = [&](int a) { return in.comm_groups == 0 || in.comm_group[a] >= 0; };
     long partial = 0, full = 0;
