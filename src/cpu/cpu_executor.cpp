@@ -21,13 +21,11 @@ double vrescale_lambda(double ek, double ref_kinetic, double ndf, const MdParams
 
 double vrescale_lambda(double ek, double ref_kinetic, double ndf, double tau_t, const MdParams& mdp,
                        uint64_t seed, int group, int64_t step, double* integral) {
-  // As GROMACS's vrescale_tcoupl: a group without degrees of freedom (frozen) or at rest is left alone.
-  if (!(ndf > 0.0) || !(ek > 0.0)) return 1.0;
   seed = vrescale_group_seed(seed, group);
   const double tau_steps = tau_t / (mdp.nsttcouple * mdp.dt);
   const double ek_new = vrescale_resample_kinetic(ek, ref_kinetic, ndf, tau_steps, seed, step);
   *integral -= ek_new - ek;
-  return std::sqrt(ek_new / ek);
+  return ek > 0 ? std::sqrt(ek_new / ek) : 1.0;
 }
 
 void check_blow_up(int64_t step, int settle_failed, const std::vector<Vec3>& x_old,
