@@ -275,6 +275,101 @@ TEST(Freeze, FrozenAtomsFollowGromacs) {
   }
 }
 
+// The total degrees of freedom (run.json) as gmx grompp counts them (the sum of its groups', 2 decimals
+// each), run here on the same inputs: a TIP4P box with its first 100 waters frozen (their virtual sites leave
+// the centre of mass with them), the peptide's First_half frozen with tcoupl = no (grompp still counts by
+// tc-grps group), every atom of the LJ fluid frozen along z (no grompp warning: the centre of mass moves in x
+// and y), and, without freezing, comm-grps with tcoupl = no.
+TEST(Freeze, DegreesOfFreedomAsGrompp) {
+  if (run_command("command -v gmx") != 0) GTEST_SKIP() << "gmx not installed";
+  const std::string out = make_temp_dir("freeze_ndf");
+  const io::GroFile tip4p = io::read_gro(data_path("vsite/tip4p/conf.gro"));
+  const int n4 = static_cast<int>(tip4p.x.size());
+  {
+    std::ofstream ndx(out + "/tip4p.ndx");
+    const auto group = [&](const char* name, int first, int last) {
+      ndx << "[ " << name << " ]\n";
+      for (int a = first; a <= last; ++a) ndx << a << (a % 15 == 0 || a == last ? "\n" : " ");
+    };
+    group("System", 1, n4);
+    group("First", 1, 400);
+  }
+  struct Case {
+    const char* system;
+    const char* mdp;
+    std::map<std::string, std::string> set;
+    std::string ndx;
+  };
+  const Case cases[] = {
+      {"vsite/tip4p", "step0.mdp", {{"freezegrps", "First"}, {"freezedim", "Y Y Y"}}, out + "/tip4p.ndx"},
+      {kSystem,
+       kMdp,
+       {{"tcoupl", "no"}, {"freezegrps", "First_half"}, {"freezedim", "Y Y Y"}},
+       data_path("tcgroups/index.ndx")},
+      {"lj_fluid", "step0.mdp", {{"freezegrps", "System"}, {"freezedim", "N N Y"}}, ""},
+      {kSystem, kMdp, {{"tcoupl", "no"}, {"comm-grps", "Protein Non-Protein"}}, ""},
+  };
+  for (size_t k = 0; k < std::size(cases); ++k) {
+    const Case& c = cases[k];
+    SCOPED_TRACE(::testing::Message() << "case " << k << " " << c.system);
+    const std::string dir = out + "/c" + std::to_string(k);
+    std::map<std::string, std::string> set = c.set;
+    set["nsteps"] = "0";
+    const std::string n_arg = c.ndx.empty() ? "" : " -n " + c.ndx;
+    std::string log;
+    ASSERT_EQ(run_halomd(c.system, c.mdp, set, dir, n_arg, &log), 0) << log;
+    const std::string sys = data_path(c.system);
+    ASSERT_EQ(run_command("cd " + out + " && GMX_MAXBACKUP=-1 gmx -quiet grompp -maxwarn 5 -f " + dir +
+                          ".mdp -c " + sys + "/conf.gro -p " + sys + "/topol.top -o c.tpr" + n_arg + " > c" +
+                          std::to_string(k) + ".log 2>&1"),
+              0)
+        << read_text(out + "/c" + std::to_string(k) + ".log");
+    double grompp = 0.0;
+    int groups = 0;
+    std::istringstream lines(read_text(out + "/c" + std::to_string(k) + ".log"));
+    const std::string key = "Number of degrees of freedom in T-Coupling group ";
+    for (std::string line; std::getline(lines, line);)
+      if (line.starts_with(key)) {
+        grompp += std::stod(line.substr(line.rfind(' ') + 1));
+        ++groups;
+      }
+    ASSERT_GT(groups, 0);
+    EXPECT_NEAR(json_number(read_text(dir + "/run.json"), "degrees_of_freedom"), grompp, 0.006 * groups);
+  }
+}
+
+// Frozen atoms start at rest whatever the start: generated velocities (gen-temp 300 K then holds for the free
+// atoms' degrees of freedom, ~6 K before the frozen ones were left out of the scaling), and a continuation
+// from the checkpoint of a run without freezing.
+TEST(Freeze, FrozenAtomsStartAtRest) {
+  const std::string out = make_temp_dir("freeze_start");
+  const char* const full = "../../freeze/full.mdp";
+  std::string log;
+  ASSERT_EQ(
+      run_halomd(
+          kSystem, full,
+          {{"gen-vel", "yes"}, {"gen-temp", "300"}, {"gen-seed", "5"}, {"tcoupl", "no"}, {"nsteps", "0"}},
+          out + "/gen", "", &log),
+      0)
+      << log;
+  auto e = read_csv(out + "/gen/energy.csv");
+  EXPECT_NEAR(e["temperature"][0], 300.0, 15.0);
+  const auto expect_frozen_at_rest = [](const std::string& confout) {
+    const io::GroFile gro = io::read_gro(confout);
+    ASSERT_EQ(gro.v.size(), gro.x.size());
+    for (int a = 0; a < 132; ++a) EXPECT_EQ(norm2(gro.v[a]), 0.0) << "atom " << a + 1;
+  };
+  expect_frozen_at_rest(out + "/gen/confout.gro");
+  // 10 steps without freezing (checkpoint at the end), then 10 more with the peptide frozen.
+  const std::map<std::string, std::string> free = {{"freezegrps", ""}, {"freezedim", ""}, {"nsteps", "10"}};
+  ASSERT_EQ(run_halomd(kSystem, full, free, out + "/free", "", &log), 0) << log;
+  ASSERT_EQ(run_halomd(kSystem, full, {{"nsteps", "20"}}, out + "/frozen", "--cpi " + out + "/free/state.cpt",
+                       &log),
+            0)
+      << log;
+  expect_frozen_at_rest(out + "/frozen/confout.gro");
+}
+
 // What halomd does not run as GROMACS is refused naming the line: a freezedim of the wrong length or with
 // other than Y and N, pressure coupling, a constrained atom or a water frozen along some dimensions only, and
 // (grompp's warning) atoms frozen along some dimensions only in a centre-of-mass group; on GPUs, atoms frozen

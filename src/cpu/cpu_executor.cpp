@@ -96,7 +96,8 @@ void CpuExecutor::step(const StepRequest& r, StepEnergies* e) {
 
   timers.start(Phase::Update);
   coupling_.couple(r, ke_half_prev_.trace(), group_ke_prev_);
-  const bool constrained = !lincs_.empty() || !top_.settles.empty();
+  // The topology's constraints decide SD's form, as GROMACS's (LINCS leaves out those between frozen atoms).
+  const bool constrained = !top_.constraints.empty() || !top_.settles.empty();
   if (sd_ && !constrained)
     sd_->combined(r.step, x_, v_, f_, inv_mass_, cfg_.tc_group, {}, mdp_.dt, x_new_, threads);
   else
@@ -134,6 +135,8 @@ void CpuExecutor::step(const StepRequest& r, StepEnergies* e) {
     remove_com_velocity(v_, top_.mass, *cfg_.comm_group, cfg_.comm_groups);
   else if (r.comm)
     remove_com_velocity(v_, top_.mass);
+  // GROMACS removes no centre-of-mass velocity along an atom's frozen dimensions.
+  if (r.comm) zero_frozen_velocities(top_.frozen, {}, v_);
   if (e) {
     e->virial += constr_virial;
     for (int a = 0; a < 3; ++a)

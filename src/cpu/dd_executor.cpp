@@ -422,6 +422,8 @@ void DdExecutor::step(const StepRequest& r, StepEnergies* e) {
         for (size_t i = 0; i < d.v.size(); ++i)
           if (d.mass[i] > 0.0) d.v[i] -= vcm;
     }
+    if (r.comm)  // none along frozen dimensions, as GROMACS
+      for (DdDomain& d : dom_) zero_frozen_velocities(top_.frozen, d.home, d.v);
     if (e) {
       NonbondedFixedSums sums;
       sums.lj = red[kLj];

@@ -76,6 +76,16 @@ void keep_frozen_dimensions(const std::vector<uint8_t>& frozen, std::span<const 
   }
 }
 
+void zero_frozen_velocities(const std::vector<uint8_t>& frozen, std::span<const int> global,
+                            std::vector<Vec3>& v) {
+  if (frozen.empty()) return;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const uint8_t bits = frozen[global.empty() ? i : static_cast<size_t>(global[i])];
+    for (int d = 0; d < 3; ++d)
+      if (bits & (1u << d)) v[i][d] = 0.0;
+  }
+}
+
 std::vector<int64_t> kinetic_energy_by_group_fixed(const std::vector<Vec3>& v,
                                                    const std::vector<double>& mass,
                                                    const std::vector<int>& group, int groups) {

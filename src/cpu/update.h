@@ -36,6 +36,11 @@ void leapfrog_update(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std
 void keep_frozen_dimensions(const std::vector<uint8_t>& frozen, std::span<const int> global,
                             const std::vector<Vec3>& x, std::vector<Vec3>& v, std::vector<Vec3>& x_new);
 
+// The velocities along frozen dimensions set to 0 (after a centre-of-mass removal, or at a start); the same
+// `global` and no-op as keep_frozen_dimensions.
+void zero_frozen_velocities(const std::vector<uint8_t>& frozen, std::span<const int> global,
+                            std::vector<Vec3>& v);
+
 // 1/2 sum m v . v per group (group[i] in [0, groups)) in fixed point (kEnergyFixedScale), and in kJ/mol.
 std::vector<int64_t> kinetic_energy_by_group_fixed(const std::vector<Vec3>& v,
                                                    const std::vector<double>& mass,

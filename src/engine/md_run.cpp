@@ -47,19 +47,25 @@ int64_t atoms_hash(const Topology& top) {
   return static_cast<int64_t>(h >> 1);
 }
 
-// Maxwell-Boltzmann velocities at gen-temp, centre-of-mass motion removed and scaled to gen-temp exactly.
-void generate_velocities(const Topology& top, double temp, double ndf, uint64_t seed, std::vector<Vec3>& v) {
+// Maxwell-Boltzmann velocities at gen-temp, as grompp's maxwell_speed and stopcm_gr: scaled so that the atoms
+// with mass have gen-temp over 3 degrees of freedom each, then the centre-of-mass motion removed; frozen
+// dimensions then at rest (as mdrun clears them). The start's constraining then takes the constrained
+// motion out, which leaves ~gen-temp over the remaining degrees of freedom, as in GROMACS.
+void generate_velocities(const Topology& top, double temp, uint64_t seed, std::vector<Vec3>& v) {
+  int with_mass = 0;
   for (int i = 0; i < top.num_atoms(); ++i) {
     CounterRandom rng(seed, RandomStream::GenVel, static_cast<uint64_t>(i));
     const double sd = top.mass[i] > 0 ? std::sqrt(units::kBoltzmann * temp / top.mass[i]) : 0.0;
     v[i] = {sd * rng.normal(), sd * rng.normal(), sd * rng.normal()};
+    with_mass += top.mass[i] > 0 ? 1 : 0;
   }
-  remove_com_velocity(v, top.mass);
   const double ke = kinetic_energy_tensor(v, top.mass, 1).trace();
   if (ke > 0) {
-    const double scale = std::sqrt(temp * ndf * units::kBoltzmann / (2.0 * ke));
+    const double scale = std::sqrt(temp * 3.0 * with_mass * units::kBoltzmann / (2.0 * ke));
     for (Vec3& a : v) a *= scale;
   }
+  remove_com_velocity(v, top.mass);
+  zero_frozen_velocities(top.frozen, {}, v);
 }
 
 // GROMACS's do_constrain_first: constrain x(0), then v(-dt/2) through the position x(0) - dt v.
@@ -195,7 +201,7 @@ EnergyRow energy_row(int64_t step, double time_ps, const StepEnergies& e, const 
   row.kinetic = e.kinetic.trace();
   row.total = row.potential + row.kinetic;
   row.conserved = row.total + e.thermostat_integral;
-  row.temperature = 2.0 * row.kinetic / (ndf * units::kBoltzmann);
+  row.temperature = ndf > 0.0 ? 2.0 * row.kinetic / (ndf * units::kBoltzmann) : 0.0;  // 0: all frozen
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b)
       row.pressure_tensor.m[a][b] = 2.0 / box.volume() * (e.kinetic.m[a][b] - vir.m[a][b]) * units::kPresFac;
@@ -290,6 +296,9 @@ RunSummary run_md(const RunOptions& options) {
     st.tcoupl = static_cast<int32_t>(mdp.tcoupl);  // also for a checkpoint of a version before 5
     st.pcoupl = static_cast<int32_t>(mdp.pcoupl);
     box = st.box;
+    // A checkpoint of a run with other freezegrps: its velocities along the now frozen dimensions are dropped
+    // (the GPUs' update leaves a fully frozen atom's velocity as it finds it).
+    zero_frozen_velocities(top.frozen, {}, st.v);
   } else {
     st.tcoupl = static_cast<int32_t>(mdp.tcoupl);
     st.pcoupl = static_cast<int32_t>(mdp.pcoupl);
@@ -307,13 +316,10 @@ RunSummary run_md(const RunOptions& options) {
     st.gen_seed =
         mdp.gen_vel ? resolve_seed(mdp.gen_seed) : static_cast<uint64_t>(std::max<int64_t>(0, mdp.gen_seed));
     st.v = in.gro.has_velocities() ? in.gro.v : std::vector<Vec3>(natoms);
-    if (mdp.gen_vel) generate_velocities(top, mdp.gen_temp, in.ndf, st.gen_seed, st.v);
-    // Frozen dimensions start at rest (GROMACS's mdrun clears them before constraining the start; here for a
-    // continuation too, where an input's velocity there would otherwise stay).
-    if (!top.frozen.empty())
-      for (int i = 0; i < natoms; ++i)
-        for (int d = 0; d < 3; ++d)
-          if (top.frozen[i] & (1u << d)) st.v[i][d] = 0.0;
+    if (mdp.gen_vel) generate_velocities(top, mdp.gen_temp, st.gen_seed, st.v);
+    // Frozen dimensions start at rest (GROMACS's mdrun clears them before constraining the start; here for
+    // continuation = yes too, where an input's velocity there would otherwise stay).
+    zero_frozen_velocities(top.frozen, {}, st.v);
     if (!mdp.continuation) {
       constrain_start(settle, lincs, mdp.dt, box, st.x, st.v, threads);
       // Then the virtual sites from the constrained atoms (md.cpp; a continuation keeps the input's).
@@ -324,6 +330,8 @@ RunSummary run_md(const RunOptions& options) {
         remove_com_velocity(st.v, top.mass, in.comm_group, in.comm_groups);
       else if (mdp.comm_mode == CommMode::Linear)
         remove_com_velocity(st.v, top.mass);
+      // The constraining moved frozen atoms too (two frozen atoms of one constraint alike): still at rest.
+      zero_frozen_velocities(top.frozen, {}, st.v);
     }
     st.ke_half_prev = kinetic_energy_tensor(st.v, top.mass, threads);
     st.atoms_hash = atoms_hash(top);

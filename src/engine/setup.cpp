@@ -332,11 +332,14 @@ void assign_freeze(const MdParams& p, const std::string& mdp_path, SimulationInp
                          "freezegrps: no group '" + name + "' in the index file " + index_path);
   const std::vector<int> owner = atom_groups(p.freeze_grps, "freezegrps", line, top, mdp_path, index, true);
   const int n = top.num_atoms();
-  std::vector<uint8_t> frozen(n, 0);
+  // Each atom's freeze group's dimensions (what grompp's centre-of-mass groups go by, virtual sites too), and
+  // what the update holds: the same for atoms with mass (virtual sites follow their atoms).
+  std::vector<uint8_t> group_dims(n, 0), frozen(n, 0);
   for (int a = 0; a < n; ++a)
-    if (owner[a] >= 0 && top.mass[a] > 0.0)  // virtual sites follow their atoms
+    if (owner[a] >= 0)
       for (int d = 0; d < 3; ++d)
-        if (p.freeze_dims[3 * owner[a] + d]) frozen[a] |= static_cast<uint8_t>(1u << d);
+        if (p.freeze_dims[3 * owner[a] + d]) group_dims[a] |= static_cast<uint8_t>(1u << d);
+  for (int a = 0; a < n; ++a) frozen[a] = top.mass[a] > 0.0 ? group_dims[a] : 0;
   if (std::all_of(frozen.begin(), frozen.end(), [](uint8_t b) { return b == 0; })) return;
   const auto atom = [&](int a) {
     return fmt::format("atom {} ({} {})", a + 1, top.residue_name[a], top.atom_name[a]);
@@ -373,10 +376,12 @@ void assign_freeze(const MdParams& p, const std::string& mdp_path, SimulationInp
     long partial = 0, full = 0;
     for (int a = 0; a < n; ++a) {
       if (!in_com(a)) continue;
-      partial += partly(a) ? 1 : 0;
-      full += frozen[a] == Topology::kFrozenAll ? 1 : 0;
+      partial += group_dims[a] != 0 && group_dims[a] != Topology::kFrozenAll ? 1 : 0;
+      full += group_dims[a] == Topology::kFrozenAll ? 1 : 0;
     }
-    if (partial > 0)  // grompp's warning (an error there without -maxwarn)
+    // grompp's warning (an error there without -maxwarn), not given when every atom is frozen along some
+    // dimensions only: the centre of mass then moves along the others alone.
+    if (partial > 0 && partial < n)
       throw InputError(
           mdp_path, line,
           fmt::format("freezegrps: {} atoms are frozen along fewer than 3 dimensions and part of "
@@ -395,7 +400,7 @@ void assign_freeze(const MdParams& p, const std::string& mdp_path, SimulationInp
         in.comm_groups = 1;
       }
       for (int a = 0; a < n; ++a)
-        if (frozen[a] == Topology::kFrozenAll) in.comm_group[a] = -1;
+        if (group_dims[a] == Topology::kFrozenAll) in.comm_group[a] = -1;
     }
   }
   top.frozen = std::move(frozen);
@@ -430,16 +435,20 @@ void assign_tc_groups(const MdParams& p, const std::string& mdp_path, Simulation
                       const std::vector<io::IndexGroup>* index, const std::string& index_path) {
   const Topology& top = in.top;
   const int n = top.num_atoms();
-  // Without a thermostat the groups couple nothing: one group, as a single tc-grps entry.
-  const int groups = !p.temperature_coupled() ? 1 : std::max<int>(1, static_cast<int>(p.tc_grps.size()));
-  in.tc_group.assign(n, 0);
+  // Without a thermostat the groups couple nothing: one group, as a single tc-grps entry. grompp still counts
+  // the degrees of freedom group by group (their sum then differs from one group's where centres of mass
+  // leave atoms out), so the count below goes by the tc-grps groups whatever tcoupl is.
+  const int parts = std::max<int>(1, static_cast<int>(p.tc_grps.size()));
+  const int groups = !p.temperature_coupled() ? 1 : parts;
   if (index)  // as grompp, the names are looked up even when a single group couples (tcoupl = no)
     for (const std::string& name : p.tc_grps)
       if (!index_group(*index, name))
         throw InputError(mdp_path, p.tc_grps_line,
                          "tc-grps: no group '" + name + "' in the index file " + index_path);
-  if (groups > 1)
-    in.tc_group = atom_groups(p.tc_grps, "tc-grps", p.tc_grps_line, top, mdp_path, index, false);
+  const std::vector<int> part =
+      parts > 1 ? atom_groups(p.tc_grps, "tc-grps", p.tc_grps_line, top, mdp_path, index, false)
+                : std::vector<int>(n, 0);
+  in.tc_group = groups > 1 ? part : std::vector<int>(n, 0);
   // Each atom's degrees of freedom before the centres of mass, by tc group and by comm group (the last: the
   // rest, or every atom without comm-grps).
   const int nv = in.comm_groups;
@@ -453,6 +462,7 @@ void assign_tc_groups(const MdParams& p, const std::string& mdp_path, Simulation
         vcm_free[vcm_of(a)][d] = true;
       }
   for (const Constraint& c : top.constraints) {
+    if (top.mass[c.a] <= 0.0 || top.mass[c.b] <= 0.0) continue;  // a virtual site's: no degree of freedom
     const int take_a = std::min(dof2[c.b] > 0 ? 1 : 2, dof2[c.a]);
     const int take_b = std::min(dof2[c.a] > 0 ? 1 : 2, dof2[c.b]);
     dof2[c.a] -= take_a;
@@ -462,31 +472,39 @@ void assign_tc_groups(const MdParams& p, const std::string& mdp_path, Simulation
     for (int a : {s.o, s.h1, s.h2}) dof2[a] -= std::min(2, dof2[a]);
   std::vector<double> dof(n);
   for (int a = 0; a < n; ++a) dof[a] = 0.5 * dof2[a];
-  std::vector<double> uc(groups, 0.0), vcm(nv + 1, 0.0);
-  std::vector<std::vector<double>> na(groups, std::vector<double>(nv + 1, 0.0));
-  std::vector<double> na_tot(groups, 0.0);
+  std::vector<double> uc(parts, 0.0), vcm(nv + 1, 0.0);
+  std::vector<std::vector<double>> na(parts, std::vector<double>(nv + 1, 0.0));
+  std::vector<double> na_tot(parts, 0.0);
   for (int a = 0; a < n; ++a) {
-    uc[in.tc_group[a]] += dof[a];
+    uc[part[a]] += dof[a];
     vcm[vcm_of(a)] += dof[a];
-    na[in.tc_group[a]][vcm_of(a)] += 1.0;
-    na_tot[in.tc_group[a]] += 1.0;
+    na[part[a]][vcm_of(a)] += 1.0;
+    na_tot[part[a]] += 1.0;
   }
   const double com = p.comm_mode == CommMode::Linear ? 3.0 : 0.0;
-  in.tc_ndf.assign(groups, 0.0);
+  // A centre of mass takes the dimensions some atom of its group is free along (all three unless freezegrps).
+  const auto com_dims = [&](int j) {
+    return com > 0.0 ? static_cast<double>(std::count(vcm_free[j].begin(), vcm_free[j].end(), true)) : 0.0;
+  };
+  std::vector<double> ndf(parts, 0.0);
   if (nv == 0) {  // one centre of mass: the whole system's
     double total = 0.0;
     for (double u : uc) total += u;
-    for (int g = 0; g < groups; ++g) in.tc_ndf[g] = total > 0 ? uc[g] * (total - com) / total : 0.0;
-    return;
+    for (int g = 0; g < parts; ++g) ndf[g] = total > 0 ? uc[g] * (total - com_dims(0)) / total : 0.0;
+  } else {
+    for (int g = 0; g < parts; ++g)
+      for (int j = 0; j <= nv; ++j) {
+        const double sub = j < nv ? com_dims(j) : 0.0;
+        if (vcm[j] > 0.0 && na_tot[g] > 0.0)
+          ndf[g] += uc[g] * (na[g][j] / na_tot[g]) * (vcm[j] - sub) / vcm[j];
+      }
   }
-  for (int g = 0; g < groups; ++g)
-    for (int j = 0; j <= nv; ++j) {
-      const double sub = j < nv && com > 0.0
-                             ? static_cast<double>(std::count(vcm_free[j].begin(), vcm_free[j].end(), true))
-                             : 0.0;
-      if (vcm[j] > 0.0 && na_tot[g] > 0.0)
-        in.tc_ndf[g] += uc[g] * (na[g][j] / na_tot[g]) * (vcm[j] - sub) / vcm[j];
-    }
+  if (groups == parts) {
+    in.tc_ndf = std::move(ndf);
+  } else {  // tcoupl = no with several tc-grps: one group of their sum
+    in.tc_ndf.assign(1, 0.0);
+    for (double d : ndf) in.tc_ndf[0] += d;
+  }
 }
 
 // Position restraints: each one's reference position from the -r structure (the -c one without -r), as grompp
