@@ -18,8 +18,8 @@ HALOMD_HOST_DEVICE inline uint64_t vrescale_group_seed(uint64_t seed, int group)
 
 // New kinetic energy drawn from the canonical-sampling stochastic equation (the paper's eq. A7):
 // kinetic, ref_kinetic in kJ/mol; tau_steps = tau_t / (coupling interval); ndf degrees of freedom. A group
-// without degrees of freedom (frozen) or at rest keeps its kinetic energy (factor 1, the integral unchanged), as
-// GROMACS's vrescale_tcoupl leaves it.
+// without degrees of freedom (frozen) or at rest keeps its kinetic energy (factor 1, the integral unchanged),
+// as GROMACS's vrescale_tcoupl leaves it.
 HALOMD_HOST_DEVICE inline double vrescale_resample_kinetic(double kinetic, double ref_kinetic, double ndf,
                                                            double tau_steps, uint64_t seed, int64_t step) {
   if (!(ndf > 0.0) || !(kinetic > 0.0)) return kinetic;
