@@ -247,6 +247,16 @@ std::vector<char> group_atoms(const std::string& name, const Topology& top,
   return any ? in : std::vector<char>{};
 }
 
+// With an index file (-n), each of `names` must be one of its groups, as grompp requires.
+void require_index_groups(const std::vector<std::string>& names, const std::string& option, int line,
+                          const std::string& mdp_path, const std::vector<io::IndexGroup>* index,
+                          const std::string& index_path) {
+  if (!index) return;
+  for (const std::string& name : names)
+    if (!index_group(*index, name))
+      throw InputError(mdp_path, line, option + ": no group '" + name + "' in the index file " + index_path);
+}
+
 // The group of each atom among `names` (an index file's groups with -n, else GROMACS's default groups) for
 // the .mdp option `option` on line `line`, as grompp assigns them: an atom in two groups is an error, one in
 // none too unless `rest` (then -1: GROMACS's rest group).
@@ -295,11 +305,7 @@ void assign_comm_groups(const MdParams& p, const std::string& mdp_path, Simulati
   in.comm_group.clear();
   in.comm_groups = 0;
   if (p.comm_grps.empty()) return;
-  if (index)
-    for (const std::string& name : p.comm_grps)
-      if (!index_group(*index, name))
-        throw InputError(mdp_path, p.comm_grps_line,
-                         "comm-grps: no group '" + name + "' in the index file " + index_path);
+  require_index_groups(p.comm_grps, "comm-grps", p.comm_grps_line, mdp_path, index, index_path);
   std::vector<int> owner =
       atom_groups(p.comm_grps, "comm-grps", p.comm_grps_line, in.top, mdp_path, index, true);
   const long outside = std::count(owner.begin(), owner.end(), -1);
@@ -325,11 +331,7 @@ void assign_freeze(const MdParams& p, const std::string& mdp_path, SimulationInp
   top.frozen.clear();
   if (p.freeze_grps.empty()) return;
   const int line = p.freeze_grps_line;
-  if (index)
-    for (const std::string& name : p.freeze_grps)
-      if (!index_group(*index, name))
-        throw InputError(mdp_path, line,
-                         "freezegrps: no group '" + name + "' in the index file " + index_path);
+  require_index_groups(p.freeze_grps, "freezegrps", line, mdp_path, index, index_path);
   const std::vector<int> owner = atom_groups(p.freeze_grps, "freezegrps", line, top, mdp_path, index, true);
   const int n = top.num_atoms();
   // Each atom's freeze group's dimensions (what grompp's centre-of-mass groups go by, virtual sites too), and
@@ -412,11 +414,7 @@ void assign_xtc_atoms(const MdParams& p, const std::string& mdp_path, Simulation
                       const std::vector<io::IndexGroup>* index, const std::string& index_path) {
   in.xtc_atoms.clear();
   if (p.xtc_groups.empty()) return;
-  if (index)
-    for (const std::string& name : p.xtc_groups)
-      if (!index_group(*index, name))
-        throw InputError(mdp_path, p.xtc_groups_line,
-                         "compressed-x-grps: no group '" + name + "' in the index file " + index_path);
+  require_index_groups(p.xtc_groups, "compressed-x-grps", p.xtc_groups_line, mdp_path, index, index_path);
   const std::vector<int> owner =
       atom_groups(p.xtc_groups, "compressed-x-grps", p.xtc_groups_line, in.top, mdp_path, index, true);
   for (int a = 0; a < static_cast<int>(owner.size()); ++a)
@@ -440,11 +438,8 @@ void assign_tc_groups(const MdParams& p, const std::string& mdp_path, Simulation
   // leave atoms out), so the count below goes by the tc-grps groups whatever tcoupl is.
   const int parts = std::max<int>(1, static_cast<int>(p.tc_grps.size()));
   const int groups = !p.temperature_coupled() ? 1 : parts;
-  if (index)  // as grompp, the names are looked up even when a single group couples (tcoupl = no)
-    for (const std::string& name : p.tc_grps)
-      if (!index_group(*index, name))
-        throw InputError(mdp_path, p.tc_grps_line,
-                         "tc-grps: no group '" + name + "' in the index file " + index_path);
+  // As grompp, the names are looked up even when a single group couples (tcoupl = no).
+  require_index_groups(p.tc_grps, "tc-grps", p.tc_grps_line, mdp_path, index, index_path);
   const std::vector<int> part =
       parts > 1 ? atom_groups(p.tc_grps, "tc-grps", p.tc_grps_line, top, mdp_path, index, false)
                 : std::vector<int>(n, 0);
@@ -670,11 +665,8 @@ SimulationInputs load_inputs(const RunOptions& options) {
   if (!p.energygrps.empty()) {
     // Checked as grompp does (each atom in one group at most); the terms per group pair that GROMACS adds
     // are not computed: a note says so rather than refusing inputs that carry the option for analysis.
-    if (index_groups)
-      for (const std::string& name : p.energygrps)
-        if (!index_group(*index_groups, name))
-          throw InputError(options.mdp, p.energygrps_line,
-                           "energygrps: no group '" + name + "' in the index file " + options.index);
+    require_index_groups(p.energygrps, "energygrps", p.energygrps_line, options.mdp, index_groups,
+                         options.index);
     atom_groups(p.energygrps, "energygrps", p.energygrps_line, in.top, options.mdp, index_groups, true);
     std::fprintf(stderr,
                  "halomd: note: %s:%d: energygrps: the energy terms are the whole system's; halomd does not "
