@@ -27,6 +27,18 @@ void leapfrog(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std::vecto
   }
 }
 
+// fn(i, d) for each frozen dimension d of the n atoms (atom i is global[i], or i where `global` is empty).
+template <class Fn>
+void for_each_frozen_dimension(const std::vector<uint8_t>& frozen, std::span<const int> global, size_t n,
+                               Fn fn) {
+  if (frozen.empty()) return;
+  for (size_t i = 0; i < n; ++i) {
+    const uint8_t bits = frozen[global.empty() ? i : static_cast<size_t>(global[i])];
+    for (int d = 0; d < 3; ++d)
+      if (bits & (1u << d)) fn(i, d);
+  }
+}
+
 }  // namespace
 
 void leapfrog_coupled(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std::vector<Vec3>& f,
@@ -65,25 +77,15 @@ void leapfrog_update(const std::vector<Vec3>& x, std::vector<Vec3>& v, const std
 
 void keep_frozen_dimensions(const std::vector<uint8_t>& frozen, std::span<const int> global,
                             const std::vector<Vec3>& x, std::vector<Vec3>& v, std::vector<Vec3>& x_new) {
-  if (frozen.empty()) return;
-  for (size_t i = 0; i < x.size(); ++i) {
-    const uint8_t bits = frozen[global.empty() ? i : static_cast<size_t>(global[i])];
-    for (int d = 0; d < 3; ++d)
-      if (bits & (1u << d)) {
-        v[i][d] = 0.0;
-        x_new[i][d] = x[i][d];
-      }
-  }
+  for_each_frozen_dimension(frozen, global, x.size(), [&](size_t i, int d) {
+    v[i][d] = 0.0;
+    x_new[i][d] = x[i][d];
+  });
 }
 
 void zero_frozen_velocities(const std::vector<uint8_t>& frozen, std::span<const int> global,
                             std::vector<Vec3>& v) {
-  if (frozen.empty()) return;
-  for (size_t i = 0; i < v.size(); ++i) {
-    const uint8_t bits = frozen[global.empty() ? i : static_cast<size_t>(global[i])];
-    for (int d = 0; d < 3; ++d)
-      if (bits & (1u << d)) v[i][d] = 0.0;
-  }
+  for_each_frozen_dimension(frozen, global, v.size(), [&](size_t i, int d) { v[i][d] = 0.0; });
 }
 
 std::vector<int64_t> kinetic_energy_by_group_fixed(const std::vector<Vec3>& v,
