@@ -25,6 +25,12 @@ enum class Integrator { Md, Sd, Steep };
 enum class Pcoupl { No, CRescale, ParrinelloRahman, Berendsen };
 enum class PcouplType { Isotropic, SemiIsotropic };
 
+// One dimension of an applied electric field (electric-field-x, -y, -z): E0 (V/nm), omega (1/ps), t0 and
+// sigma (ps); E0 = 0: none.
+struct ElectricFieldDim {
+  double e0 = 0.0, omega = 0.0, t0 = 0.0, sigma = 0.0;
+};
+
 // A group option of the .mdp (tc-grps, comm-grps, energygrps) naming one group, which must hold every atom
 // (checked against the topology when the run is set up: engine/setup.cpp). compressed-x-grps names groups
 // of any atoms (MdParams::xtc_groups).
@@ -86,6 +92,12 @@ struct MdParams {
   // atoms in none of them keep theirs, as GROMACS's rest group).
   std::vector<std::string> comm_grps;
   int comm_grps_line = 0;
+  // Applied electric field (cpu/electric_field.h), per dimension; the line of the first one given.
+  ElectricFieldDim electric_field[3];
+  int electric_field_line = 0;
+  bool electric_field_on() const {
+    return electric_field[0].e0 != 0.0 || electric_field[1].e0 != 0.0 || electric_field[2].e0 != 0.0;
+  }
   // freezegrps: groups of atoms that do not move along the dimensions freezedim marks (x, y, z per group).
   std::vector<std::string> freeze_grps;
   int freeze_grps_line = 0;

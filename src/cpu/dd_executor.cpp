@@ -13,6 +13,7 @@
 #include "core/errors.h"
 #include "core/units.h"
 #include "cpu/cpu_executor.h"
+#include "cpu/electric_field.h"
 #include "cpu/fixed_point.h"
 #include "cpu/listed_term.h"
 #include "cpu/update.h"
@@ -338,6 +339,9 @@ void DdExecutor::step(const StepRequest& r, StepEnergies* e) {
     spread_vsite_forces(d.vsites, d.x, d.f, cfg_.box, e ? &vir : nullptr);
     if (e) add_fixed(red.data() + kVsiteVir, vir);
   }
+  for (DdDomain& d : dom_)
+    add_electric_field_forces(mdp_, mdp_.tinit + static_cast<double>(r.step) * mdp_.dt, top_, d.home,
+                              d.vsites, d.x, cfg_.box, d.f);
 
   timers.start(Phase::Update);
   if (r.tcouple || e) reduce_ke_prev();

@@ -270,6 +270,9 @@ std::unique_ptr<Executor> make_executor(const RunOptions& options, const Executo
         throw InputError(options.mdp, config.mdp->freezedim_line,
                          "freezedim: atoms frozen along some dimensions only run with --backend cpu so far "
                          "(one domain or several); GPUs run freezedim = Y Y Y");
+  if (config.mdp->electric_field_on() && options.backend != "cpu")
+    throw InputError(options.mdp, config.mdp->electric_field_line,
+                     "electric-field runs with --backend cpu so far (one domain or several)");
   if (config.mdp->annealed() && options.backend != "cpu")
     throw InputError(options.mdp, config.mdp->annealing_line,
                      "annealing runs with --backend cpu so far (one domain or several)");

@@ -89,9 +89,7 @@ enum class Only { No, Zero, Empty };
 constexpr const char* kOnlyNo =
     "free-energy implicit-solvent mts periodic-molecules qmmm morse pull awh rotation disre "
     "orire simulated-tempering swapcoords adress density-guided-simulation-active qmmm-cp2k-active ";
-constexpr const char* kOnlyZero =
-    "init-step nwall cos-acceleration deform electric-field-x electric-field-y "
-    "electric-field-z ";
+constexpr const char* kOnlyZero = "init-step nwall cos-acceleration deform ";
 constexpr const char* kOnlyEmpty = "acc-grps accelerate imd-group energygrp-excl energygrp-table ";
 
 class MdpReader {
@@ -379,6 +377,16 @@ void MdpReader::register_options() {
       p_.freeze_dims.push_back(c == 'Y');
     }
   });
+  // electric-field-x, -y, -z: E0 omega t0 sigma, as grompp requires all four.
+  for (int d = 0; d < 3; ++d)
+    add({std::string("electric-field-") + "xyz"[d]}, [this, d](const Entry& e) {
+      const std::vector<double> v = reals(e);
+      if (v.size() != 4)
+        fail(e.line,
+             e.key + " = " + e.value + ": give E0 (V/nm), omega (1/ps), t0 (ps) and sigma (ps), as grompp");
+      p_.electric_field[d] = {v[0], v[1], v[2], v[3]};
+      if (p_.electric_field_line == 0 || e.line < p_.electric_field_line) p_.electric_field_line = e.line;
+    });
   add({"pbc"}, [this](const Entry& e) { choice(e, {"xyz"}); });
   add({"gen-vel"}, [this](const Entry& e) { p_.gen_vel = yes_no(e); });
   add({"gen-temp"}, [this](const Entry& e) { p_.gen_temp = real(e); });
