@@ -92,7 +92,7 @@ struct MdParams {
   // atoms in none of them keep theirs, as GROMACS's rest group).
   std::vector<std::string> comm_grps;
   int comm_grps_line = 0;
-  // Applied electric field (cpu/electric_field.h), per dimension; the line of the first one given.
+  // Applied electric field (cpu/electric_field.h), per dimension; the first line of one that is on.
   ElectricFieldDim electric_field[3];
   int electric_field_line = 0;
   bool electric_field_on() const {

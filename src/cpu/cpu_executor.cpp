@@ -2,7 +2,6 @@
 
 #include "core/errors.h"
 #include "core/units.h"
-#include "cpu/electric_field.h"
 #include "cpu/thermostat.h"
 #include "cpu/update.h"
 #include "cpu/vsite.h"
@@ -94,8 +93,6 @@ void CpuExecutor::step(const StepRequest& r, StepEnergies* e) {
   PhaseTimers& timers = *cfg_.timers;
   const int threads = cfg_.threads;
   forces_.compute(x_, r.ns, r.step, f_, e, timers);
-  add_electric_field_forces(mdp_, mdp_.tinit + static_cast<double>(r.step) * mdp_.dt, top_, {}, top_.vsites,
-                            x_, cfg_.box, f_);
 
   timers.start(Phase::Update);
   coupling_.couple(r, ke_half_prev_.trace(), group_ke_prev_);

@@ -1,5 +1,6 @@
 #include "cpu/cpu_forces.h"
 
+#include "cpu/electric_field.h"
 #include "cpu/vsite.h"
 
 namespace halomd {
@@ -46,7 +47,9 @@ void CpuForces::compute(const std::vector<Vec3>& x, bool search, int64_t step, s
     bonded_.compute(x, box_, f, e ? &listed : nullptr);
     timers.stop();
   }
-  // Virtual sites' forces onto their constructing atoms (and the virial's change for non-linear sites).
+  // The applied electric field (md: the step's time), then virtual sites' forces onto their constructing
+  // atoms (and the virial's change for non-linear sites).
+  add_electric_field_forces(mdp_, mdp_.tinit + static_cast<double>(step) * mdp_.dt, top_.charge, {}, f);
   Tensor vsite_virial;
   if (!top_.vsites.empty()) spread_vsite_forces(top_.vsites, x, f, box_, e ? &vsite_virial : nullptr);
   if (e) {

@@ -332,16 +332,17 @@ void DdExecutor::step(const StepRequest& r, StepEnergies* e) {
     timers.stop();
   }
 
-  // Virtual sites' forces (pairs, listed, mesh, the halo's share included) onto their constructing atoms.
+  // The applied electric field on the home atoms, then virtual sites' forces (pairs, listed, mesh, the halo's
+  // share and the field included) onto their constructing atoms.
+  for (DdDomain& d : dom_)
+    add_electric_field_forces(mdp_, mdp_.tinit + static_cast<double>(r.step) * mdp_.dt, top_.charge, d.home,
+                              d.f);
   for (DdDomain& d : dom_) {
     if (d.vsites.empty()) continue;
     Tensor vir;
     spread_vsite_forces(d.vsites, d.x, d.f, cfg_.box, e ? &vir : nullptr);
     if (e) add_fixed(red.data() + kVsiteVir, vir);
   }
-  for (DdDomain& d : dom_)
-    add_electric_field_forces(mdp_, mdp_.tinit + static_cast<double>(r.step) * mdp_.dt, top_, d.home,
-                              d.vsites, d.x, cfg_.box, d.f);
 
   timers.start(Phase::Update);
   if (r.tcouple || e) reduce_ke_prev();

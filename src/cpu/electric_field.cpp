@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "core/units.h"
-#include "cpu/vsite.h"
 
 namespace halomd {
 
@@ -15,21 +14,17 @@ double electric_field(const ElectricFieldDim& field, double t) {
   return field.e0 * std::cos(field.omega * t);
 }
 
-void add_electric_field_forces(const MdParams& mdp, double t, const Topology& top,
-                               std::span<const int> global, const std::vector<VirtualSite>& vsites,
-                               const std::vector<Vec3>& x, const Box& box, std::vector<Vec3>& f) {
+void add_electric_field_forces(const MdParams& mdp, double t, const std::vector<double>& charge,
+                               std::span<const int> global, std::vector<Vec3>& f) {
   if (!mdp.electric_field_on()) return;
   // GROMACS's FIELDFAC: V/nm times e to kJ/mol/nm (the Faraday constant over 1000).
   constexpr double kFieldFac = units::kElementaryCharge * units::kAvogadro / 1e3;
   Vec3 strength;
   for (int d = 0; d < 3; ++d) strength[d] = kFieldFac * electric_field(mdp.electric_field[d], t);
-  std::vector<Vec3> fe(f.size());
   for (size_t i = 0; i < f.size(); ++i) {
-    const double q = top.charge[global.empty() ? i : static_cast<size_t>(global[i])];
-    for (int d = 0; d < 3; ++d) fe[i][d] = q * strength[d];
+    const double q = charge[global.empty() ? i : static_cast<size_t>(global[i])];
+    for (int d = 0; d < 3; ++d) f[i][d] += q * strength[d];
   }
-  if (!vsites.empty()) spread_vsite_forces(vsites, x, fe, box, nullptr);
-  for (size_t i = 0; i < f.size(); ++i) f[i] += fe[i];
 }
 
 }  // namespace halomd

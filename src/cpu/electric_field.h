@@ -4,9 +4,7 @@
 #include <span>
 #include <vector>
 
-#include "core/box.h"
 #include "core/md_params.h"
-#include "core/topology.h"
 #include "core/vec3.h"
 
 namespace halomd {
@@ -15,11 +13,11 @@ namespace halomd {
 // exp(-(t - t0)^2 / (2 sigma^2)) for a pulse (sigma > 0), else E0 cos(omega t).
 double electric_field(const ElectricFieldDim& field, double t);
 
-// Adds each atom's q E(t) (kJ/mol/nm; atom i of the arrays is global[i], or i where `global` is empty) to f,
-// a virtual site's onto its constructing atoms (`vsites` in the arrays' indices, positions x). No virial and
-// no energy: GROMACS counts none for this non-conservative force. Nothing without a field.
-void add_electric_field_forces(const MdParams& mdp, double t, const Topology& top,
-                               std::span<const int> global, const std::vector<VirtualSite>& vsites,
-                               const std::vector<Vec3>& x, const Box& box, std::vector<Vec3>& f);
+// Adds each atom's q E(t) (kJ/mol/nm; atom i of the arrays is global[i], or i where `global` is empty) to f.
+// Called before the virtual sites' forces are spread, so that a site's share goes to its atoms with the
+// spreading's virial of non-linear sites, as GROMACS spreads its forceWithVirial buffer; no other virial and
+// no energy (GROMACS counts none for this non-conservative force). Nothing without a field.
+void add_electric_field_forces(const MdParams& mdp, double t, const std::vector<double>& charge,
+                               std::span<const int> global, std::vector<Vec3>& f);
 
 }  // namespace halomd

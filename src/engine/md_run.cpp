@@ -282,6 +282,8 @@ RunSummary run_md(const RunOptions& options) {
     if (static_cast<int>(st.x.size()) != natoms || st.atoms_hash != atoms_hash(top))
       throw InputError(options.cpi, 0, "checkpoint is of a different system than " + options.top);
     if (st.dt != mdp.dt) throw InputError(options.mdp, 0, "dt differs from the checkpoint's");
+    // The executors take the time from tinit (the applied field, annealing), the outputs from the checkpoint.
+    if (st.tinit != mdp.tinit) throw InputError(options.mdp, 0, "tinit differs from the checkpoint's");
     // As GROMACS, a continuation keeps the run's coupling algorithms (their state is in the checkpoint).
     if (st.tcoupl >= 0 && st.tcoupl != static_cast<int32_t>(mdp.tcoupl))
       throw InputError(options.mdp, mdp.tcoupl_line,

@@ -114,9 +114,8 @@ RunSummary run_minimization(const RunOptions& options, const SimulationInputs& i
   if (!options.cpi.empty())
     throw InputError(options.cpi, 0, "integrator = steep does not continue from a checkpoint");
   if (mdp.electric_field_on())
-    throw InputError(
-        options.mdp, mdp.electric_field_line,
-        "electric-field with integrator = steep is not supported (halomd applies it in dynamics)");
+    throw InputError(options.mdp, mdp.electric_field_line,
+                     "electric-field with integrator = steep is not supported yet (md and sd apply it)");
   const Box& box = in.gro.box;
   const int threads = std::max(1, options.threads);
   Minimizer em(in, threads);

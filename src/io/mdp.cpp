@@ -385,7 +385,8 @@ void MdpReader::register_options() {
         fail(e.line,
              e.key + " = " + e.value + ": give E0 (V/nm), omega (1/ps), t0 (ps) and sigma (ps), as grompp");
       p_.electric_field[d] = {v[0], v[1], v[2], v[3]};
-      if (p_.electric_field_line == 0 || e.line < p_.electric_field_line) p_.electric_field_line = e.line;
+      if (v[0] != 0.0 && (p_.electric_field_line == 0 || e.line < p_.electric_field_line))
+        p_.electric_field_line = e.line;  // the first line of a field that is on
     });
   add({"pbc"}, [this](const Entry& e) { choice(e, {"xyz"}); });
   add({"gen-vel"}, [this](const Entry& e) { p_.gen_vel = yes_no(e); });
