@@ -217,6 +217,22 @@ std::map<std::string, std::vector<std::vector<double>>> read_case_rows(const std
   return ref;
 }
 
+void expect_rows_like_gromacs(std::map<std::string, std::vector<double>>& e,
+                              const std::vector<std::vector<double>>& rows,
+                              const std::vector<RowColumn>& columns) {
+  ASSERT_EQ(e["step"].size(), rows.size());
+  for (size_t c = 0; c < columns.size() && !rows.empty() && c + 1 < rows[0].size(); ++c)
+    ASSERT_EQ(e[columns[c].name].size(), rows.size()) << columns[c].name;
+  for (size_t k = 0; k < rows.size(); ++k) {
+    SCOPED_TRACE(::testing::Message() << "step " << rows[k][0]);
+    for (size_t c = 0; c < columns.size() && c + 1 < rows[k].size(); ++c) {
+      const double want = rows[k][c + 1];
+      const double tol = columns[c].relative ? columns[c].tol * std::fabs(want) : columns[c].tol;
+      EXPECT_NEAR(e[columns[c].name][k], want, tol) << columns[c].name;
+    }
+  }
+}
+
 void expect_density_like_gromacs(std::map<std::string, std::vector<double>>& e,
                                  const std::map<std::string, double>& ref) {
   std::vector<double> d;

@@ -73,6 +73,19 @@ void expect_group_rows_like_gromacs(std::map<std::string, std::vector<double>>& 
 // A reference file of rows "case value..." (tests/data/<ref_file>): per case its rows of values.
 std::map<std::string, std::vector<std::vector<double>>> read_case_rows(const std::string& ref_file);
 
+// One energy.csv column against the reference rows' values in its place: within tol times |value| (relative)
+// or within tol.
+struct RowColumn {
+  std::string name;
+  double tol;
+  bool relative = true;
+};
+// energy.csv (e) row by row against `rows` (step, then one value per column of `columns`, in order; a row may
+// end early, e.g. without the box of a run without pressure coupling: those columns are then not compared).
+void expect_rows_like_gromacs(std::map<std::string, std::vector<double>>& e,
+                              const std::vector<std::vector<double>>& rows,
+                              const std::vector<RowColumn>& columns);
+
 // A 300 K C-rescale run's energy.csv (e: time_ps, density) against gmx_d's ensemble (make_pcoupl_refdata.sh's
 // density_mean, density_sd in ref): the mean density from 5 ps on within kDensityMeanAbsTol, its standard
 // deviation within a factor kDensitySdFactor.
