@@ -28,10 +28,7 @@ write_mdp() {
   # which GROMACS's cluster list holds and halomd's atom list does not (a 0.01 kJ/mol jump in the paths).
   printf 'tcoupl = berendsen\ntc-grps = System\ntau-t = 0.1\nnstcalcenergy = 1\nnstenergy = 1\n' >> "$OUT/$name.mdp"
   sed -i 's/^nstlist .*/nstlist = 1/' "$OUT/$name.mdp"
-  for kv in "$@"; do
-    sed -i "/^${kv%%=*} /d" "$OUT/$name.mdp"
-    echo "${kv%%=*} = ${kv#*=}" >> "$OUT/$name.mdp"
-  done
+  set_mdp_options "$OUT/$name.mdp" "$@"
 }
 gmx_run() {  # TAG MDP CONF TOP
   run "$1.grompp" "$GMXD" grompp -maxwarn 2 -f "$2" -c "$3" -p "$4" -o "$1.tpr"

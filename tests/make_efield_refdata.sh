@@ -22,7 +22,7 @@ write_mdp() {
   shift 2
   grep -v -E '^(;|nsteps|nstlist|nstenergy|nstcalcenergy)' "$src" > "$OUT/$name.mdp"
   printf 'nsteps = 40\nnstlist = 1\nnstcalcenergy = 1\nnstenergy = 1\n' >> "$OUT/$name.mdp"
-  for kv in "$@"; do echo "${kv%%=*} = ${kv#*=}" >> "$OUT/$name.mdp"; done
+  set_mdp_options "$OUT/$name.mdp" "$@"
 }
 write_mdp static "$TESTS/data/spce_1k5/nve.mdp" "electric-field-x=0.5 0 0 0"
 write_mdp alternating "$TESTS/data/spce_1k5/nve.mdp" "electric-field-y=1 100 0 0" "electric-field-z=2 150 0.02 0.01"

@@ -22,10 +22,7 @@ base() {  # NAME KEY=VALUE...: two_groups.mdp with nstcomm 1 and the given optio
   local name=$1
   shift
   sed 's/^nsteps = 20$/nsteps = 20\nnstcomm = 1/' "$TESTS/data/tcgroups/two_groups.mdp" > "$OUT/$name.mdp"
-  for kv in "$@"; do
-    sed -i "/^${kv%%=*} /d" "$OUT/$name.mdp"
-    echo "${kv%%=*} = ${kv#*=}" >> "$OUT/$name.mdp"
-  done
+  set_mdp_options "$OUT/$name.mdp" "$@"
 }
 base full freezegrps=Protein "freezedim=Y Y Y"
 tc_case full full.mdp ndf_full.txt reference_full.txt T-Protein T-non-Protein ''

@@ -23,10 +23,7 @@ write_mdp() {
   shift
   grep -v -E '^(;|nsteps|tcoupl|nstenergy|nstcalcenergy)' "$SYS/nve.mdp" > "$OUT/$name.mdp"
   printf 'tcoupl = v-rescale\ntc-grps = System\ntau-t = 0.1\npcoupl = C-rescale\ntau-p = 1.0\n' >> "$OUT/$name.mdp"
-  for kv in "$@"; do
-    sed -i "/^${kv%%=*} /d" "$OUT/$name.mdp"
-    echo "${kv%%=*} = ${kv#*=}" >> "$OUT/$name.mdp"
-  done
+  set_mdp_options "$OUT/$name.mdp" "$@"
 }
 run() {
   (cd "$WORK" && "$GMXD" grompp -maxwarn 0 -f "$OUT/$1.mdp" -c "$SYS/conf.gro" -p "$SYS/topol.top" -o "$1.tpr" \

@@ -2,7 +2,7 @@
 # folder), GMX and GMXD (gmx and gmx_d, overridable by GMX and GMX_D), version (gmx_d's, which must be 2022),
 # WORK (a temporary folder, removed on exit); checks that gmx_d, python3 and, with NEED_GMX=1, gmx are there;
 # defines run NAME COMMAND... (runs COMMAND in $WORK into NAME.log; on failure shows the log's tail and
-# stops), and tc_case (below). $SCRIPT names the caller in messages and headers.
+# stops), set_mdp_options and tc_case (below). $SCRIPT names the caller in messages and headers.
 SCRIPT=$(basename "$0")
 TESTS=$(cd "$(dirname "$0")" && pwd)
 GMX=${GMX:-gmx}
@@ -47,4 +47,13 @@ tc_case() {
     python3 "$TESTS/refdata/refdata.py" columns "$WORK/$tag.xvg" "Total Energy" "Conserved En." "$t1" "$t2"
   } > "$OUT/$refout"
   cat "$OUT/$ndf"
+}
+# set_mdp_options FILE KEY=VALUE...: each option's line, where FILE has one, removed and "KEY = VALUE" appended.
+set_mdp_options() {
+  local f=$1 kv
+  shift
+  for kv in "$@"; do
+    sed -i "/^${kv%%=*} /d" "$f"
+    echo "${kv%%=*} = ${kv#*=}" >> "$f"
+  done
 }
