@@ -48,9 +48,9 @@ int64_t atoms_hash(const Topology& top) {
 }
 
 // Maxwell-Boltzmann velocities at gen-temp, as grompp's maxwell_speed and stopcm_gr: scaled so that the atoms
-// with mass have gen-temp over 3 degrees of freedom each, then the centre-of-mass motion removed; frozen
-// dimensions then at rest (as mdrun clears them). The start's constraining then takes the constrained
-// motion out, which leaves ~gen-temp over the remaining degrees of freedom, as in GROMACS.
+// with mass have gen-temp over 3 degrees of freedom each, then the centre-of-mass motion removed (the caller
+// then clears frozen dimensions, as mdrun does). The start's constraining then takes the constrained motion
+// out, which leaves ~gen-temp over the remaining degrees of freedom, as in GROMACS.
 void generate_velocities(const Topology& top, double temp, uint64_t seed, std::vector<Vec3>& v) {
   int with_mass = 0;
   for (int i = 0; i < top.num_atoms(); ++i) {
@@ -65,7 +65,6 @@ void generate_velocities(const Topology& top, double temp, uint64_t seed, std::v
     for (Vec3& a : v) a *= scale;
   }
   remove_com_velocity(v, top.mass);
-  zero_frozen_velocities(top.frozen, {}, v);
 }
 
 // GROMACS's do_constrain_first: constrain x(0), then v(-dt/2) through the position x(0) - dt v.
