@@ -28,7 +28,10 @@ struct EnergyRow {
   double volume = 0.0;                    // nm^3
   double density = 0.0;                   // kg/m^3
   std::vector<double> group_temperature;  // K, per tc-grps group with several groups
-  Tensor pressure_tensor;
+  Tensor pressure_tensor;                 // bar
+  Tensor virial;                          // kJ/mol, the dispersion correction's included
+  double pres_dc = 0.0;                   // bar: the dispersion correction's share of the pressure
+  Vec3 box_velocity;                      // nm/ps: Parrinello-Rahman's, at the step's end
 };
 
 // energy.csv's header: step, time, the listed interactions' terms the topology has (GROMACS's order), then

@@ -205,6 +205,8 @@ EnergyRow energy_row(int64_t step, double time_ps, const StepEnergies& e, const 
     for (int b = 0; b < 3; ++b)
       row.pressure_tensor.m[a][b] = 2.0 / box.volume() * (e.kinetic.m[a][b] - vir.m[a][b]) * units::kPresFac;
   row.pressure = row.pressure_tensor.trace() / 3.0;
+  row.virial = vir;
+  row.pres_dc = -2.0 * dc_vir * units::kPresFac / box.volume();
   if (!std::isfinite(row.potential) || !std::isfinite(row.kinetic))
     throw RuntimeError(step, -1, "energies are not finite");
   return row;
@@ -362,10 +364,9 @@ RunSummary run_md(const RunOptions& options) {
 
   std::unique_ptr<RunOutputs> out;
   if (writer)
-    out = std::make_unique<RunOutputs>(
-        options.outdir, resume ? &st : nullptr, resume_here, bonded_terms_present(in.top),
-        mdp.nstxout_compressed > 0, mdp.nstxout > 0 || mdp.nstvout > 0 || mdp.nstfout > 0,
-        mdp.pcoupl != Pcoupl::No, in.tc_ndf.size() > 1 ? mdp.tc_grps : std::vector<std::string>{});
+    out = std::make_unique<RunOutputs>(options.outdir, resume ? &st : nullptr, resume_here, energy_terms(in),
+                                       mdp.dt, mdp.nstxout_compressed > 0,
+                                       mdp.nstxout > 0 || mdp.nstvout > 0 || mdp.nstfout > 0);
   RunReport report(options, in, natoms);
 
   const int64_t first = st.step;
@@ -489,6 +490,7 @@ RunSummary run_md(const RunOptions& options) {
         if (pr_step)
           for (int d = 0; d < 3; ++d) next.len[d] += mdp.nstpcouple * mdp.dt * st.pr_boxv[d];
         row.conserved += parrinello_rahman_energy(mdp, next, st.pr_boxv);
+        row.box_velocity = st.pr_boxv;
       }
       if (energy_row_step && writer) {
         out->write_energy(row);

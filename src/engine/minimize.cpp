@@ -119,7 +119,7 @@ RunSummary run_minimization(const RunOptions& options, const SimulationInputs& i
   const Box& box = in.gro.box;
   const int threads = std::max(1, options.threads);
   Minimizer em(in, threads);
-  RunOutputs out(options.outdir, nullptr, false, bonded_terms_present(in.top), false, true);
+  RunOutputs out(options.outdir, nullptr, false, energy_terms(in), 0.0, false, true);
 
   const auto t_start = std::chrono::steady_clock::now();
   EmState min, trial;

@@ -1,5 +1,5 @@
-// The files a run writes into its output folder: energy.csv, traj.xtc, traj.trr, confout.gro, state.cpt,
-// run.json.
+// The files a run writes into its output folder: energy.csv, ener.edr, traj.xtc, traj.trr, confout.gro,
+// state.cpt, run.json.
 #pragma once
 
 #include <cstdio>
@@ -7,7 +7,9 @@
 #include <string>
 
 #include "engine/energies.h"
+#include "engine/energy_file.h"
 #include "io/checkpoint.h"
+#include "io/edr.h"
 #include "io/gro.h"
 #include "io/trr.h"
 #include "io/xtc.h"
@@ -17,16 +19,15 @@ namespace halomd {
 class RunOutputs {
  public:
   // Creates outdir, or refuses one that already holds results unless `resume` names a checkpoint inside it:
-  // then energy.csv and traj.xtc are truncated to the sizes the checkpoint recorded and appended to.
-  // `bonded`: the listed interactions' terms that energy.csv has columns for.
+  // then energy.csv, ener.edr and the trajectories are truncated to the sizes the checkpoint recorded and
+  // appended to. `terms`: what energy.csv and ener.edr hold; dt_ps: the time step (0 for minimisation).
   RunOutputs(const std::string& outdir, const io::Checkpoint* resume, bool resume_here,
-             const BondedTermMask& bonded, bool write_xtc, bool write_trr = false, bool volume = false,
-             const std::vector<std::string>& temperature_groups = {});
+             const EnergyTerms& terms, double dt_ps, bool write_xtc, bool write_trr = false);
   ~RunOutputs();
   RunOutputs(const RunOutputs&) = delete;
   RunOutputs& operator=(const RunOutputs&) = delete;
 
-  void write_energy(const EnergyRow& row);  // flushed at once
+  void write_energy(const EnergyRow& row);  // a row of energy.csv and a frame of ener.edr, flushed at once
   void write_frame(int64_t step, double time_ps, const Box& box, const std::vector<Vec3>& x,
                    double precision);
   // A traj.trr frame with whichever of x, v and f are given (null: not at this step).
@@ -38,15 +39,18 @@ class RunOutputs {
 
  private:
   std::string outdir_;
-  BondedTermMask bonded_;
-  bool volume_ = false;
+  EnergyTerms terms_;
   std::FILE* energy_ = nullptr;
   int64_t energy_bytes_ = 0;
-  // The keep_bytes of a trajectory file when continuing (-1: a new file), cutting back a file this run
-  // does not write; *carried: the size the next checkpoint records for a file not written (-1: none).
-  int64_t trajectory_bytes(const std::string& name, bool write, const io::Checkpoint* resume,
-                           bool resume_here, int64_t recorded, int64_t* carried);
+  // The keep_bytes of a file when continuing (-1: a new file); refuses to write into a file the checkpoint
+  // records no size for. Cuts nothing.
+  int64_t kept_bytes(const std::string& name, bool write, const io::Checkpoint* resume, bool resume_here,
+                     int64_t recorded) const;
+  // A trajectory this run does not write, cut back to `keep` (-1: none): the size the next checkpoint
+  // records.
+  int64_t cut_unwritten(const std::string& name, int64_t keep);
 
+  std::unique_ptr<io::EdrWriter> edr_;
   std::unique_ptr<io::XtcWriter> xtc_;
   std::unique_ptr<io::TrrWriter> trr_;
   int64_t xtc_carried_ = -1, trr_carried_ = -1;

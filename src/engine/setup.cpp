@@ -210,8 +210,14 @@ void convert_bonds_to_constraints(const MdParams& p, Topology& top) {
 // The atoms of one of GROMACS's default index groups, by name (case-insensitive, as make_ndx's): System;
 // Protein, Water, Ion, DNA, ... by the residues' types (residuetypes.dat) and Non-Protein, non-Water, ... as
 // their complements; Water_and_ions; a molecule type or a residue name. Empty when there is no such group.
+// *spelled (when given): the group's name as GROMACS spells it (non-Protein for non-protein, the residue
+// type's, residue's or molecule's own spelling), which it gives the group's energy terms.
 std::vector<char> group_atoms(const std::string& name, const Topology& top,
-                              const std::map<std::string, std::string>& residue_types) {
+                              const std::map<std::string, std::string>& residue_types,
+                              std::string* spelled = nullptr) {
+  std::string unused;
+  std::string& spelling = spelled ? *spelled : unused;
+  spelling = name;
   const int n = top.num_atoms();
   std::vector<char> in(n, 0);
   auto type_of = [&](int a) {
@@ -223,24 +229,38 @@ std::vector<char> group_atoms(const std::string& name, const Topology& top,
     for (int a = 0; a < n; ++a) any |= (in[a] = pred(a) ? 1 : 0);
     return any;
   };
-  if (same_name(name, "System")) return std::vector<char>(n, 1);
+  if (same_name(name, "System")) {
+    spelling = "System";
+    return std::vector<char>(n, 1);
+  }
   if (same_name(name, "Water_and_ions") &&
-      by([&](int a) { return same_name(type_of(a), "Water") || same_name(type_of(a), "Ion"); }))
+      by([&](int a) { return same_name(type_of(a), "Water") || same_name(type_of(a), "Ion"); })) {
+    spelling = "Water_and_ions";
     return in;
+  }
   const bool complement = name.size() > 4 && same_name(name.substr(0, 4), "non-");
   const std::string base = complement ? name.substr(4) : name;
-  if (by([&](int a) { return same_name(type_of(a), base) != complement; }) &&
-      std::any_of(top.residue_name.begin(), top.residue_name.end(), [&](const std::string& r) {
+  const auto typed =
+      std::find_if(top.residue_name.begin(), top.residue_name.end(), [&](const std::string& r) {
         auto it = residue_types.find(r);
         return it != residue_types.end() && same_name(it->second, base);
-      }))
+      });
+  if (by([&](int a) { return same_name(type_of(a), base) != complement; }) &&
+      typed != top.residue_name.end()) {
+    spelling = (complement ? "non-" : "") + residue_types.at(*typed);
     return in;
-  if (by([&](int a) { return same_name(top.residue_name[a], name); })) return in;
+  }
+  if (by([&](int a) { return same_name(top.residue_name[a], name); })) {
+    for (const std::string& r : top.residue_name)
+      if (same_name(r, name)) spelling = r;
+    return in;
+  }
   std::fill(in.begin(), in.end(), 0);
   bool any = false;
   for (const MoleculeBlock& b : top.molecules) {
     if (same_name(b.name, name)) {
       std::fill(in.begin() + b.first_atom, in.begin() + b.first_atom + b.count * b.atoms_per_molecule, 1);
+      spelling = b.name;
       any = true;
     }
   }
@@ -444,6 +464,18 @@ void assign_tc_groups(const MdParams& p, const std::string& mdp_path, Simulation
       parts > 1 ? atom_groups(p.tc_grps, "tc-grps", p.tc_grps_line, top, mdp_path, index, false)
                 : std::vector<int>(n, 0);
   in.tc_group = groups > 1 ? part : std::vector<int>(n, 0);
+  // GROMACS's spelling of each group (the index file's, or the default group's), or its rest group.
+  in.tc_group_names.clear();
+  const auto types = index ? std::map<std::string, std::string>{} : io::read_residue_types();
+  for (const std::string& name : p.tc_grps) {
+    std::string spelled = name;
+    if (index)
+      spelled = index_group(*index, name)->name;
+    else
+      group_atoms(name, top, types, &spelled);
+    in.tc_group_names.push_back(spelled);
+  }
+  if (in.tc_group_names.empty()) in.tc_group_names.push_back("rest");
   // Each atom's degrees of freedom before the centres of mass, by tc group and by comm group (the last: the
   // rest, or every atom without comm-grps).
   const int nv = in.comm_groups;

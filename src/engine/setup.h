@@ -18,6 +18,9 @@ struct SimulationInputs {
   double ndf = 0.0;            // degrees of freedom: 3N - constraints - 3 with COM removal
   std::vector<int> tc_group;   // per atom: its tc-grps group (all 0 for one group)
   std::vector<double> tc_ndf;  // per tc-grps group: its degrees of freedom (GROMACS's calc_nrdf_tc)
+  // per tc-grps entry: the group's name as GROMACS spells it in its energy terms (T-non-Protein for
+  // Non-Protein); "rest" without tc-grps.
+  std::vector<std::string> tc_group_names;
   // comm-grps other than the whole system: per atom its group (-1: none, its motion is kept), and their
   // count.
   std::vector<int> comm_group;

@@ -14,9 +14,9 @@ namespace {
 constexpr char kMagic[8] = {'H', 'A', 'L', 'O', 'M', 'D', 'C', 'P'};
 // Version 2 added trr_bytes (after atoms_hash), version 3 barostat_integral and the temperature groups'
 // kinetic energies (after it), version 4 the Nose-Hoover variables (after them), version 5
-// Parrinello-Rahman's box velocity and pressure and the run's coupling algorithms (after those); versions 1
-// to 4 are still read.
-constexpr uint32_t kVersion = 5;
+// Parrinello-Rahman's box velocity and pressure and the run's coupling algorithms (after those), version 6
+// edr_bytes (after them); versions 1 to 5 are still read.
+constexpr uint32_t kVersion = 6;
 
 // FNV-1a over the payload: catches truncation and corruption.
 uint64_t fnv1a(const std::string& data) {
@@ -109,6 +109,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
     for (int j = 0; j < 3; ++j) w.put(c.pr_pres_prev.m[i][j]);
   w.put(c.tcoupl);
   w.put(c.pcoupl);
+  w.put(c.edr_bytes);
   const uint64_t sum = fnv1a(w.buf_);
 
   const std::string tmp = path + ".tmp";
@@ -178,6 +179,7 @@ Checkpoint read_checkpoint(const std::string& path) {
     c.tcoupl = r.get<int32_t>();
     c.pcoupl = r.get<int32_t>();
   }
+  if (version >= 6) c.edr_bytes = r.get<int64_t>();
   if (c.v.size() != c.x.size()) throw InputError(path, 0, "checkpoint has different numbers of x and v");
   return c;
 }

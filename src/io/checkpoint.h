@@ -34,6 +34,7 @@ struct Checkpoint {
   Vec3 pr_boxv;                             // pcoupl = Parrinello-Rahman: the box velocity (nm/ps, diagonal)
   Tensor pr_pres_prev;                      // and the pressure (bar) the next coupling step reads
   int32_t tcoupl = -1, pcoupl = -1;         // the run's Tcoupl and Pcoupl (-1: a version before 5)
+  int64_t edr_bytes = -1;                   // ener.edr's size (-1: none, or a version before 6)
 };
 
 // Written to path + ".tmp" and renamed, so an interrupted write never destroys the previous checkpoint.

@@ -1,12 +1,12 @@
 #include "io/trr.h"
 
 #include <algorithm>
-#include <bit>
 #include <fstream>
 #include <iterator>
 #include <limits>
 
 #include "core/errors.h"
+#include "io/xdr.h"
 
 // Frame layout (XDR, big-endian 4-byte words; GROMACS's trnio): int magic 1993, the version string
 // "GMX_trn_file" (int length + 1, int length, the bytes padded to 4), int sizes of ir, e, box, vir, pres,
@@ -20,30 +20,6 @@ namespace {
 constexpr int32_t kMagic = 1993;
 constexpr char kVersion[] = "GMX_trn_file";
 
-void put_word(std::vector<uint8_t>& out, uint32_t u) {
-  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<uint8_t>(u >> shift));
-}
-void put_int(std::vector<uint8_t>& out, int32_t v) { put_word(out, static_cast<uint32_t>(v)); }
-void put_real(std::vector<uint8_t>& out, double v) {
-  put_word(out, std::bit_cast<uint32_t>(static_cast<float>(v)));
-}
-
-// A cursor over a whole file's bytes that reads XDR words and reals of either precision.
-struct Cursor {
-  const std::vector<uint8_t>& bytes;
-  size_t at = 0;
-  uint64_t word(int size) {
-    if (bytes.size() - at < static_cast<size_t>(size)) throw std::out_of_range("cut short");
-    uint64_t u = 0;
-    for (int k = 0; k < size; ++k) u = (u << 8) | bytes[at++];
-    return u;
-  }
-  int32_t get_int() { return static_cast<int32_t>(static_cast<uint32_t>(word(4))); }
-  double get_real(int size) {
-    return size == 8 ? std::bit_cast<double>(word(8)) : std::bit_cast<float>(static_cast<uint32_t>(word(4)));
-  }
-};
-
 }  // namespace
 
 void TrrWriter::write_frame(int64_t step, double time_ps, const Box& box, const std::vector<Vec3>* x,
@@ -54,13 +30,11 @@ void TrrWriter::write_frame(int64_t step, double time_ps, const Box& box, const 
   size_t natoms = 0;
   for (const std::vector<Vec3>* a : arrays)
     if (a) natoms = a->size();
-  std::vector<uint8_t> out;
-  put_int(out, kMagic);
+  XdrOut out;
+  out.put_int(kMagic);
   const int32_t len = static_cast<int32_t>(sizeof(kVersion) - 1);
-  put_int(out, len + 1);
-  put_int(out, len);
-  for (int k = 0; k < len; ++k) out.push_back(static_cast<uint8_t>(kVersion[k]));
-  out.resize(out.size() + (4 - len % 4) % 4, 0);
+  out.put_int(len + 1);
+  out.put_string(kVersion);
   const int32_t vec_bytes = static_cast<int32_t>(3 * natoms * sizeof(float));
   const int32_t sizes[] = {0,
                            0,
@@ -72,19 +46,19 @@ void TrrWriter::write_frame(int64_t step, double time_ps, const Box& box, const 
                            x ? vec_bytes : 0,
                            v ? vec_bytes : 0,
                            f ? vec_bytes : 0};
-  for (int32_t s : sizes) put_int(out, s);
-  put_int(out, static_cast<int32_t>(natoms));
-  put_int(out, static_cast<int32_t>(step));
-  put_int(out, 0);  // nre
-  put_real(out, time_ps);
-  put_real(out, 0.0);  // lambda
+  for (int32_t s : sizes) out.put_int(s);
+  out.put_int(static_cast<int32_t>(natoms));
+  out.put_int(static_cast<int32_t>(step));
+  out.put_int(0);  // nre
+  out.put_float(static_cast<float>(time_ps));
+  out.put_float(0.0F);  // lambda
   for (int a = 0; a < 3; ++a)
-    for (int b = 0; b < 3; ++b) put_real(out, a == b ? box.len[a] : 0.0);
+    for (int b = 0; b < 3; ++b) out.put_float(a == b ? static_cast<float>(box.len[a]) : 0.0F);
   for (const std::vector<Vec3>* a : arrays)
     if (a)
       for (const Vec3& p : *a)
-        for (int d = 0; d < 3; ++d) put_real(out, p[d]);
-  file_.write(out, step);
+        for (int d = 0; d < 3; ++d) out.put_float(static_cast<float>(p[d]));
+  file_.write(out.bytes(), step);
 }
 
 std::vector<TrrFrame> read_trr(const std::string& path) {
@@ -92,15 +66,15 @@ std::vector<TrrFrame> read_trr(const std::string& path) {
   if (!in) throw InputError(path, 0, "cannot open the .trr file");
   const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::vector<TrrFrame> frames;
-  Cursor c{bytes};
-  while (c.at < bytes.size()) {
+  XdrIn c(bytes);
+  while (!c.at_end()) {
     const std::string where = "frame " + std::to_string(frames.size());
     try {
       if (c.get_int() != kMagic) throw InputError(path, 0, where + ": not a .trr frame (magic number)");
       c.get_int();
       const int32_t len = c.get_int();
       if (len < 0 || len > 64) throw InputError(path, 0, where + ": bad version string");
-      c.at += static_cast<size_t>(len + (4 - len % 4) % 4);
+      c.skip(static_cast<size_t>(len + (4 - len % 4) % 4));
       int32_t sizes[10];
       for (int32_t& s : sizes) s = c.get_int();
       const int32_t natoms = c.get_int();
@@ -121,7 +95,7 @@ std::vector<TrrFrame> read_trr(const std::string& path) {
             if (a == b) fr.box.len[a] = value;
           }
       // The virial and pressure blocks (where present) are not used.
-      c.at += static_cast<size_t>(std::max(0, sizes[3])) + static_cast<size_t>(std::max(0, sizes[4]));
+      c.skip(static_cast<size_t>(std::max(0, sizes[3])) + static_cast<size_t>(std::max(0, sizes[4])));
       std::vector<Vec3>* arrays[3] = {&fr.x, &fr.v, &fr.f};
       for (int k = 0; k < 3; ++k) {
         if (sizes[7 + k] == 0) continue;
@@ -131,7 +105,7 @@ std::vector<TrrFrame> read_trr(const std::string& path) {
           for (int d = 0; d < 3; ++d) p[d] = c.get_real(real);
       }
       frames.push_back(std::move(fr));
-    } catch (const std::out_of_range&) {
+    } catch (const XdrCutShort&) {
       throw InputError(path, 0, where + ": cut short (truncated file)");
     }
   }
