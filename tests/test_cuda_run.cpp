@@ -220,6 +220,29 @@ TEST(CudaRun, CmapNvePathFollowsGromacs) {
   }
 }
 
+// Martini-style topologies on one GPU (tests/make_martini_refdata.sh): harmonic bonds without exclusions
+// ([ bonds ] 6) and restricted bending ([ angles ] 10) run in the listed kernel as on the CPU
+// (cpu/listed_term.h); gmx_d's 40-step NVE path of 20 fs steps within the GPU's float error, every listed
+// term included.
+TEST(CudaRun, MartiniNvePathFollowsGromacs) {
+  SKIP_WITHOUT_GPU();
+  const std::string out = make_temp_dir("cuda_martini");
+  std::string log;
+  ASSERT_EQ(run_halomd("martini", "nve.mdp", {}, out + "/run", kCuda, &log), 0) << log;
+  auto e = read_csv(out + "/run/energy.csv");
+  expect_rows_like_gromacs(e, read_number_rows(data_path("martini/reference.txt")),
+                           {{"bond", kGpuPathsEnergyRelTol},
+                            {"harmonic_pot", kGpuPathsEnergyRelTol},
+                            {"g96angle", kGpuPathsEnergyRelTol},
+                            {"restricted_angles", kGpuPathsEnergyRelTol},
+                            {"proper_dih", kGpuPathsEnergyRelTol},
+                            {"lj_sr", kGpuPathsEnergyRelTol},
+                            {"coulomb_sr", kGpuPathsEnergyRelTol},
+                            {"potential", kGpuPathsEnergyRelTol},
+                            {"total", kGpuPathsEnergyRelTol},
+                            {"pressure", kGpuPressureAbsTol, false}});
+}
+
 // Several tc-grps on one GPU (Protein Non-Protein, tau-t 0.1 and 0.2 ps, ref-t 0 0: the thermostats take
 // energy out without noise; h-bonds by LINCS, PME): 20 steps against gmx_d's path (tcgroups/reference.txt,
 // as test_tcgroups' CPU run) within the GPU's float error; a continuation from a checkpoint at step 10

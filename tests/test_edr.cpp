@@ -137,6 +137,7 @@ TEST(EdrFile, TermsAndValuesAreGromacss) {
        true},
       {"sd", "spce_1k5", "vrescale.mdp", with({{"integrator", "sd"}, {"tcoupl", "no"}}), false},
       {"steep", "spce_1k5", "../em/water.mdp", step0},
+      {"martini_harmonic_restricted_angles", "martini", "step0.mdp", {}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

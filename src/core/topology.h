@@ -32,8 +32,10 @@ enum class BondedKind {
                      //                                                p: kx, ky, kz, ref x, y, z (nm)
   Cmap,              // V(phi, psi) on a grid, bicubic (CHARMM's CMAP; phi = 1-2-3-4, psi = 2-3-4-5)
                      //                                                p: the grid's index in cmap_grids
+  Harmonic,          // [ bonds ] 6: as Bond, without exclusions (elastic networks)  p: b0, kb
+  RestrictedAngle,   // [ angles ] 10: 1/2 k (cos theta - cos theta0)^2 / sin^2 theta  p: cos theta0, k
 };
-inline constexpr int kNumBondedKinds = 12;
+inline constexpr int kNumBondedKinds = 14;
 
 // One listed interaction on global atom indices (1 to 5 of them, by kind).
 struct BondedTerm {

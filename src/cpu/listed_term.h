@@ -20,10 +20,12 @@ HALOMD_HOST_DEVICE inline int listed_atom_count(BondedKind k) {
       return 1;
     case BondedKind::Bond:
     case BondedKind::G96Bond:
+    case BondedKind::Harmonic:
     case BondedKind::Pair14:
       return 2;
     case BondedKind::Angle:
     case BondedKind::G96Angle:
+    case BondedKind::RestrictedAngle:
     case BondedKind::UreyBradley:
       return 3;
     case BondedKind::Cmap:
@@ -115,13 +117,15 @@ HALOMD_HOST_DEVICE inline void listed_term(const BondedTerm& t, double coulomb_f
   v_coulomb = 0.0;
   switch (t.kind) {
     case BondedKind::Bond:
-    case BondedKind::G96Bond: {
+    case BondedKind::G96Bond:
+    case BondedKind::Harmonic: {
       v = spring(t.kind == BondedKind::G96Bond, p[0], p[1], dx(0, 1), fa[0]);
       fa[1] = fa[0] * -1.0;
       break;
     }
     case BondedKind::Angle:
     case BondedKind::G96Angle:
+    case BondedKind::RestrictedAngle:
     case BondedKind::UreyBradley: {
       const AngleGeometry g = angle_geometry(dx(0, 1), dx(2, 1));
       double dv_dcos = 0.0;
@@ -129,6 +133,14 @@ HALOMD_HOST_DEVICE inline void listed_term(const BondedTerm& t, double coulomb_f
         const double dc = g.cos_t - p[0];
         v = 0.5 * p[1] * dc * dc;
         dv_dcos = p[1] * dc;
+      } else if (t.kind == BondedKind::RestrictedAngle) {
+        // Bulacu et al., J. Chem. Theory Comput. 9, 3282 (2013): the 1 / sin^2 theta keeps the angle off
+        // 180 degrees; dV/dcos = k (c - c0) (1 - c c0) / sin^4 theta.
+        const double dc = g.cos_t - p[0];
+        const double s2 = 1.0 - g.cos_t * g.cos_t;
+        const double inv_s2 = 1.0 / (s2 < 1e-24 ? 1e-24 : s2);
+        v = 0.5 * p[1] * dc * dc * inv_s2;
+        dv_dcos = p[1] * dc * (1.0 - g.cos_t * p[0]) * inv_s2 * inv_s2;
       } else {
         // dV/dcos = dV/dtheta * (-1 / sin theta); sin is kept off zero as GROMACS does for straight angles.
         const double theta = acos(g.cos_t);

@@ -8,9 +8,9 @@ namespace {
 // GROMACS's names of the listed interactions' terms (interaction_function's longname), in BondedTermIndex
 // order.
 constexpr const char* kBondedEdrNames[kNumBondedTerms] = {
-    "Bond",        "G96Bond",        "Angle",         "G96Angle",       "U-B",
-    "Proper Dih.", "Ryckaert-Bell.", "Improper Dih.", "Per. Imp. Dih.", "CMAP Dih.",
-    "LJ-14",       "Coulomb-14",     "Position Rest."};
+    "Bond",           "G96Bond",   "Harmonic Pot.", "Angle",          "G96Angle",
+    "Restr. Angles",  "U-B",       "Proper Dih.",   "Ryckaert-Bell.", "Improper Dih.",
+    "Per. Imp. Dih.", "CMAP Dih.", "LJ-14",         "Coulomb-14",     "Position Rest."};
 
 constexpr const char* kAxes = "XYZ";
 

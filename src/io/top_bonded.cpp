@@ -24,13 +24,15 @@ bool funct_info(const std::string& directive, int funct, FunctInfo* info) {
   if (directive == "bonds") {
     if (funct == 1 || funct == 2) *info = {2, funct == 1 ? BondedKind::Bond : BondedKind::G96Bond, false};
     if (funct == 5) *info = {0, BondedKind::Bond, true};
-    return funct == 1 || funct == 2 || funct == 5;
+    if (funct == 6) *info = {2, BondedKind::Harmonic, false};
+    return funct == 1 || funct == 2 || funct == 5 || funct == 6;
   }
   if (directive == "angles") {
     if (funct == 1) *info = {2, BondedKind::Angle, false};
     if (funct == 2) *info = {2, BondedKind::G96Angle, false};
     if (funct == 5) *info = {4, BondedKind::UreyBradley, false};
-    return funct == 1 || funct == 2 || funct == 5;
+    if (funct == 10) *info = {2, BondedKind::RestrictedAngle, false};
+    return funct == 1 || funct == 2 || funct == 5 || funct == 10;
   }
   if (directive == "dihedrals") {
     if (funct == 1 || funct == 9) *info = {3, BondedKind::ProperDih, false};
@@ -146,6 +148,7 @@ BondedTerm make_term(BondedKind kind, const std::vector<int>& atoms, const std::
       t.p[1] = p[1];
       break;
     case BondedKind::G96Angle:
+    case BondedKind::RestrictedAngle:
       t.p[0] = std::cos(p[0] * kDeg);
       t.p[1] = p[1];
       break;

@@ -13,7 +13,7 @@ done
 version=$("$GMXD" --version 2> /dev/null | sed -n 's/^GROMACS version: *//p')
 [[ $version == 2022* ]] || { echo "$SCRIPT: needs GROMACS 2022, $GMXD is $version" >&2; exit 1; }
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/halomd_${SCRIPT%.sh}.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+[ "${KEEP_WORK:-0}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
 run() {
   local name=$1
   shift
