@@ -243,6 +243,21 @@ TEST(CudaRun, MartiniNvePathFollowsGromacs) {
                             {"pressure", kGpuPressureAbsTol, false}});
 }
 
+// [ dihedral_restraints ] on one GPU (tests/make_dihres_refdata.sh: the solvated peptide, six restraints,
+// PME): gmx_d's 40-step NVE path within the GPU's float error, Dih. Rest. included.
+TEST(CudaRun, DihedralRestraintsFollowGromacs) {
+  SKIP_WITHOUT_GPU();
+  const std::string out = make_temp_dir("cuda_dihres");
+  std::string log;
+  ASSERT_EQ(run_halomd("dihres", "nve.mdp", {}, out + "/run", kCuda, &log), 0) << log;
+  auto e = read_csv(out + "/run/energy.csv");
+  expect_rows_like_gromacs(e, read_number_rows(data_path("dihres/reference.txt")),
+                           {{"dih_rest", kGpuPathsEnergyRelTol},
+                            {"proper_dih", kGpuPathsEnergyRelTol},
+                            {"potential", kGpuPathsEnergyRelTol},
+                            {"total", kGpuPathsEnergyRelTol}});
+}
+
 // Several tc-grps on one GPU (Protein Non-Protein, tau-t 0.1 and 0.2 ps, ref-t 0 0: the thermostats take
 // energy out without noise; h-bonds by LINCS, PME): 20 steps against gmx_d's path (tcgroups/reference.txt,
 // as test_tcgroups' CPU run) within the GPU's float error; a continuation from a checkpoint at step 10

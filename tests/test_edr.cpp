@@ -138,6 +138,7 @@ TEST(EdrFile, TermsAndValuesAreGromacss) {
       {"sd", "spce_1k5", "vrescale.mdp", with({{"integrator", "sd"}, {"tcoupl", "no"}}), false},
       {"steep", "spce_1k5", "../em/water.mdp", step0},
       {"martini_harmonic_restricted_angles", "martini", "step0.mdp", {}},
+      {"dihedral_restraints", "dihres", "nve.mdp", step0},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

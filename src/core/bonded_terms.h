@@ -1,7 +1,7 @@
 // The energy terms of GROMACS's listed interactions that halomd runs: their order (gmx energy's: Bond,
 // G96Bond, Harmonic Pot., Angle, G96Angle, Restr. Angles, U-B, Proper Dih., Ryckaert-Bell., Improper
-// Dih., Per. Imp. Dih., CMAP Dih., LJ-14, Coulomb-14, then Position Rest.) and halomd's energy.csv columns,
-// shared by the executors and the outputs.
+// Dih., Per. Imp. Dih., CMAP Dih., LJ-14, Coulomb-14, then Position Rest. and Dih. Rest.) and halomd's
+// energy.csv columns, shared by the executors and the outputs.
 #pragma once
 
 #include <array>
@@ -27,15 +27,16 @@ enum class BondedTermIndex {
   Lj14,
   Coulomb14,
   PosRes,
+  DihRestraint,
 };
-inline constexpr int kNumBondedTerms = 15;
+inline constexpr int kNumBondedTerms = 16;
 using BondedTermValues = std::array<double, kNumBondedTerms>;
 using BondedTermMask = std::array<bool, kNumBondedTerms>;
 
 inline constexpr const char* kBondedCsvNames[kNumBondedTerms] = {
     "bond",         "g96bond",    "harmonic_pot",  "angle",        "g96angle",    "restricted_angles",
     "urey_bradley", "proper_dih", "ryckaert_bell", "improper_dih", "per_imp_dih", "cmap_dih",
-    "lj14",         "coulomb14",  "posres"};
+    "lj14",         "coulomb14",  "posres",        "dih_rest"};
 
 // The energy term an interaction's energy goes to (Pair14: LJ-14; its Coulomb part goes to Coulomb-14).
 HALOMD_HOST_DEVICE inline int bonded_term_of(BondedKind k) {
@@ -68,6 +69,8 @@ HALOMD_HOST_DEVICE inline int bonded_term_of(BondedKind k) {
       return static_cast<int>(BondedTermIndex::Harmonic);
     case BondedKind::RestrictedAngle:
       return static_cast<int>(BondedTermIndex::RestrictedAngle);
+    case BondedKind::DihRestraint:
+      return static_cast<int>(BondedTermIndex::DihRestraint);
   }
   return 0;
 }

@@ -34,8 +34,10 @@ enum class BondedKind {
                      //                                                p: the grid's index in cmap_grids
   Harmonic,          // [ bonds ] 6: as Bond, without exclusions (elastic networks)  p: b0, kb
   RestrictedAngle,   // [ angles ] 10: 1/2 k (cos theta - cos theta0)^2 / sin^2 theta  p: cos theta0, k
+  DihRestraint,      // [ dihedral_restraints ] 1: 1/2 k d^2, d = |phi - phi0| beyond dphi (flat-bottomed)
+                     //                                                p: phi0, dphi (rad), k (kJ/mol/rad^2)
 };
-inline constexpr int kNumBondedKinds = 14;
+inline constexpr int kNumBondedKinds = 15;
 
 // One listed interaction on global atom indices (1 to 5 of them, by kind).
 struct BondedTerm {

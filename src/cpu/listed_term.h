@@ -80,6 +80,13 @@ HALOMD_HOST_DEVICE inline DihedralGeometry dihedral_geometry(const Vec3& rij, co
   return g;
 }
 
+// An angle difference taken into [-pi, pi), as GROMACS's make_dp_periodic.
+HALOMD_HOST_DEVICE inline double periodic_angle(double dp) {
+  if (dp >= units::kPi) return dp - 2.0 * units::kPi;
+  if (dp < -units::kPi) return dp + 2.0 * units::kPi;
+  return dp;
+}
+
 // Forces of a dihedral potential with dV/dphi = ddphi (Bekker's distribution, as GROMACS's do_dih_fup):
 // f[0..3] on i, j, k, l.
 HALOMD_HOST_DEVICE inline void dihedral_forces(const DihedralGeometry& g, double ddphi, Vec3 f[4]) {
@@ -164,7 +171,8 @@ HALOMD_HOST_DEVICE inline void listed_term(const BondedTerm& t, double coulomb_f
     case BondedKind::ProperDih:
     case BondedKind::PeriodicImproper:
     case BondedKind::RyckaertBell:
-    case BondedKind::ImproperDih: {
+    case BondedKind::ImproperDih:
+    case BondedKind::DihRestraint: {
       const DihedralGeometry g = dihedral_geometry(dx(0, 1), dx(2, 1), dx(2, 3));
       double ddphi = 0.0;
       if (t.kind == BondedKind::RyckaertBell) {
@@ -179,13 +187,15 @@ HALOMD_HOST_DEVICE inline void listed_term(const BondedTerm& t, double coulomb_f
         }
         ddphi = -dv_dc * s;
       } else if (t.kind == BondedKind::ImproperDih) {
-        double dp = g.phi - p[0];
-        if (dp >= units::kPi)
-          dp -= 2.0 * units::kPi;
-        else if (dp < -units::kPi)
-          dp += 2.0 * units::kPi;
+        const double dp = periodic_angle(g.phi - p[0]);
         v = 0.5 * p[1] * dp * dp;
         ddphi = p[1] * dp;
+      } else if (t.kind == BondedKind::DihRestraint) {
+        // GROMACS's dihres: only the part of |phi - phi0| beyond dphi is restrained.
+        const double dp = periodic_angle(g.phi - p[0]);
+        const double beyond = dp > p[1] ? dp - p[1] : (dp < -p[1] ? dp + p[1] : 0.0);
+        v = 0.5 * p[2] * beyond * beyond;
+        ddphi = p[2] * beyond;
       } else {
         const double arg = p[2] * g.phi - p[0];
         v = p[1] * (1.0 + cos(arg));

@@ -8,23 +8,26 @@ namespace {
 // GROMACS's names of the listed interactions' terms (interaction_function's longname), in BondedTermIndex
 // order.
 constexpr const char* kBondedEdrNames[kNumBondedTerms] = {
-    "Bond",           "G96Bond",   "Harmonic Pot.", "Angle",          "G96Angle",
-    "Restr. Angles",  "U-B",       "Proper Dih.",   "Ryckaert-Bell.", "Improper Dih.",
-    "Per. Imp. Dih.", "CMAP Dih.", "LJ-14",         "Coulomb-14",     "Position Rest."};
+    "Bond",  "G96Bond",     "Harmonic Pot.",  "Angle",         "G96Angle",       "Restr. Angles",
+    "U-B",   "Proper Dih.", "Ryckaert-Bell.", "Improper Dih.", "Per. Imp. Dih.", "CMAP Dih.",
+    "LJ-14", "Coulomb-14",  "Position Rest.", "Dih. Rest."};
 
 constexpr const char* kAxes = "XYZ";
 
 // Calls add(name, unit, value) for each term of `terms` in GROMACS's order, the values from `row`.
 template <typename Add>
 void for_each_term(const EnergyTerms& terms, const EnergyRow& row, Add&& add) {
+  // The restraints come after the non-bonded terms, as in GROMACS's list.
   const int posres = static_cast<int>(BondedTermIndex::PosRes);
+  const int dihres = static_cast<int>(BondedTermIndex::DihRestraint);
   for (int k = 0; k < kNumBondedTerms; ++k)
-    if (terms.bonded[k] && k != posres) add(kBondedEdrNames[k], "kJ/mol", row.bonded[k]);
+    if (terms.bonded[k] && k != posres && k != dihres) add(kBondedEdrNames[k], "kJ/mol", row.bonded[k]);
   add("LJ (SR)", "kJ/mol", row.lj_sr);
   if (terms.disp_corr) add("Disper. corr.", "kJ/mol", row.disp_corr);
   add("Coulomb (SR)", "kJ/mol", row.coulomb_sr);
   if (terms.pme) add("Coul. recip.", "kJ/mol", row.coul_recip);
-  if (terms.bonded[posres]) add(kBondedEdrNames[posres], "kJ/mol", row.bonded[posres]);
+  for (int k : {posres, dihres})
+    if (terms.bonded[k]) add(kBondedEdrNames[k], "kJ/mol", row.bonded[k]);
   add("Potential", "kJ/mol", row.potential);
   if (terms.dynamics) {
     add("Kinetic En.", "kJ/mol", row.kinetic);

@@ -50,6 +50,10 @@ bool funct_info(const std::string& directive, int funct, FunctInfo* info) {
     if (funct == 1) *info = {3, BondedKind::PosRes, false};
     return funct == 1;
   }
+  if (directive == "dihedralrestraints") {  // [ dihedral_restraints ]: type phi dphi kfac (GROMACS >= 2018)
+    if (funct == 1) *info = {3, BondedKind::DihRestraint, false};
+    return funct == 1;
+  }
   if (directive == "cmap") {
     if (funct == 1) *info = {0, BondedKind::Cmap, false};
     return funct == 1;
@@ -166,6 +170,11 @@ BondedTerm make_term(BondedKind kind, const std::vector<int>& atoms, const std::
       t.p[0] = p[0] * kDeg;
       t.p[1] = p[1];
       break;
+    case BondedKind::DihRestraint:
+      t.p[0] = p[0] * kDeg;
+      t.p[1] = p[1] * kDeg;
+      t.p[2] = p[2];
+      break;
     default:
       std::copy(p.begin(), p.end(), t.p);
   }
@@ -260,6 +269,11 @@ bool add_interaction(const TopData& d, TopMoleculeType& m, const std::string& di
   if (info.kind == BondedKind::PosRes && params.size() != 3 && params.size() != 6)
     fail(
         "a position restraint needs its force constants (fcx fcy fcz, kJ/mol/nm^2; 6 with the B state), "
+        "got " +
+        std::to_string(params.size()) + " values");
+  if (info.kind == BondedKind::DihRestraint && params.size() != 3 && params.size() != 6)
+    fail(
+        "a dihedral restraint needs phi dphi kfac (degrees, degrees, kJ/mol/rad^2; 6 with the B state), "
         "got " +
         std::to_string(params.size()) + " values");
   if (!params.empty()) {
