@@ -258,6 +258,17 @@ TEST(CudaRun, DihedralRestraintsFollowGromacs) {
                             {"total", kGpuPathsEnergyRelTol}});
 }
 
+// [ virtual_sitesn ] runs on the CPU only: the GPU refuses it, naming the site.
+TEST(CudaRun, VirtualSitesNAreRefusedNamingTheSite) {
+  SKIP_WITHOUT_GPU();
+  const std::string out = make_temp_dir("cuda_vsiten");
+  std::string log;
+  EXPECT_EQ(run_halomd("vsiten", "nve.mdp", {}, out + "/run", kCuda, &log), 2) << log;
+  EXPECT_NE(log.find("virtual site 7 is a [ virtual_sitesn ] site, which runs with --backend cpu only"),
+            std::string::npos)
+      << log;
+}
+
 // Several tc-grps on one GPU (Protein Non-Protein, tau-t 0.1 and 0.2 ps, ref-t 0 0: the thermostats take
 // energy out without noise; h-bonds by LINCS, PME): 20 steps against gmx_d's path (tcgroups/reference.txt,
 // as test_tcgroups' CPU run) within the GPU's float error; a continuation from a checkpoint at step 10

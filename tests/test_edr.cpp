@@ -139,6 +139,7 @@ TEST(EdrFile, TermsAndValuesAreGromacss) {
       {"steep", "spce_1k5", "../em/water.mdp", step0},
       {"martini_harmonic_restricted_angles", "martini", "step0.mdp", {}},
       {"dihedral_restraints", "dihres", "nve.mdp", step0},
+      {"virtual_sitesn", "vsiten", "step0.mdp", {}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

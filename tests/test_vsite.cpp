@@ -110,7 +110,8 @@ TEST(Vsite, SpreadForcesAreTheChainRuleOfEachConstruction) {
   std::uniform_real_distribution<double> u(-0.05, 0.05);
   const VirtualSite sites[] = {{VsiteKind::Two, 3, {0, 1, 0}, {0.3, 0, 0}},
                                {VsiteKind::Three, 3, {0, 1, 2}, {0.128, 0.128, 0}},
-                               {VsiteKind::ThreeOut, 3, {0, 1, 2}, {-0.345, -0.345, -6.44}}};
+                               {VsiteKind::ThreeOut, 3, {0, 1, 2}, {-0.345, -0.345, -6.44}},
+                               {VsiteKind::N, 3, {0, 1, 2}, {0.2, 0.3, 0.5}, 3}};
   // E(x_s) = g . x_s + 1/2 k |x_s - c|^2.
   const Vec3 g{1.5, -2.0, 0.7}, c{0.2, 0.1, -0.3};
   const double k = 40.0;
@@ -132,7 +133,7 @@ TEST(Vsite, SpreadForcesAreTheChainRuleOfEachConstruction) {
     EXPECT_EQ(norm2(f[3]), 0.0);
     Vec3 sum;
     Tensor expect;
-    const int n = s.kind == VsiteKind::Two ? 2 : 3;
+    const int n = vsite_atom_count(s);
     for (int a = 0; a < n; ++a) {
       sum += f[a];
       add_outer(expect, x[a] - x[3], f[a], -0.5);
@@ -165,6 +166,13 @@ TEST(Vsite, InputErrorsNameTheLine) {
        ":15: [ virtual_sites3 ]: atom 2 is a virtual site but has mass"},
       {"[ virtual_sites2 ]\n4 1 2 1 0.1\n[ virtual_sites3 ]\n4 1 2 3 1 0.1 0.1\n",
        ":17: [ virtual_sites3 ]: atom 4 is constructed twice"},
+      {"[ virtual_sitesn ]\n4 4 1 2 3\n", ":15: [ virtual_sitesn ]: function type 4 (expected 1"},
+      {"[ virtual_sitesn ]\n4 3 1 1.0 2\n",
+       ":15: [ virtual_sitesn ]: expected pairs of an atom and its weight"},
+      {"[ virtual_sitesn ]\n4 3 1 0.0 2 0.0\n",
+       ":15: [ virtual_sitesn ]: the constructing atoms' weights sum to"},
+      {"[ virtual_sitesn ]\n2 1 1 3\n", ":15: [ virtual_sitesn ]: atom 2 is a virtual site but has mass"},
+      {"[ virtual_sitesn ]\n4 1 1 2 3 1 2 3 1 2 3\n", ":15: [ virtual_sitesn ]: a site built from 9 atoms"},
   };
   expect_top_errors(dir, head, cases, tail);
   // A massless atom that is no virtual site (grompp refuses it too).
@@ -195,6 +203,55 @@ TEST(Vsite, InputErrorsNameTheLine) {
     EXPECT_EQ(run_command(cmd, &log), 2) << log;
     EXPECT_NE(log.find(top + ":17: atom 4 is a virtual site and in a "), std::string::npos) << log;
   }
+}
+
+}  // namespace
+}  // namespace halomd::test
+
+namespace halomd::test {
+namespace {
+
+// [ virtual_sitesn ] (tests/make_vsiten_refdata.sh: three sites on each of martini's chains, the centres of
+// geometry, mass and weights, with LJ and a charge): gmx_d's 40-step NVE path on one domain and on three.
+void expect_vsiten_path_like_gromacs(const std::string& args) {
+  SCOPED_TRACE(args);
+  const std::string out = make_temp_dir("vsiten");
+  std::string log;
+  ASSERT_EQ(run_halomd("vsiten", "nve.mdp", {}, out + "/run", "--threads 2 " + args, &log), 0) << log;
+  auto e = read_csv(out + "/run/energy.csv");
+  expect_rows_like_gromacs(e, read_number_rows(data_path("vsiten/reference.txt")),
+                           {{"lj_sr", kPcouplPathRelTol},
+                            {"coulomb_sr", kPcouplPathRelTol},
+                            {"potential", kPcouplPathRelTol},
+                            {"total", kPcouplPathRelTol},
+                            {"pressure", kPressureAbsTol, false}});
+}
+
+TEST(VsiteN, NvePathMatchesGromacs) { expect_vsiten_path_like_gromacs(""); }
+
+// On domains a site is in one update group with its atoms, which makes each chain one group ~1.9 nm across:
+// too wide for domains of this 6 nm box, so the box is replicated 3x1x1 (halomd genconf) and 3 domains of it
+// follow its one-domain run.
+TEST(VsiteN, DomainsFollowOneDomain) {
+  const std::string dir = make_temp_dir("vsiten_dd");
+  std::string log;
+  ASSERT_EQ(
+      run_command(std::string(HALOMD_BIN) + " genconf -c " + data_path("vsiten/conf.gro") + " -p " +
+                      data_path("vsiten/topol.top") + " --nbox 3 1 1 -o " + dir + "/conf && mv " + dir +
+                      "/conf.top " + dir + "/topol.top && cp " + data_path("vsiten/nve.mdp") + " " + dir,
+                  &log),
+      0)
+      << log;
+  const std::map<std::string, std::string> set = {{"nsteps", "20"}};
+  ASSERT_EQ(run_halomd(dir, "nve.mdp", set, dir + "/one", "--threads 2", &log), 0) << log;
+  ASSERT_EQ(run_halomd(dir, "nve.mdp", set, dir + "/three", "--threads 2 --dd 3 1 1", &log), 0) << log;
+  auto one = read_csv(dir + "/one/energy.csv"), three = read_csv(dir + "/three/energy.csv");
+  ASSERT_EQ(one["step"].size(), 21U);
+  ASSERT_EQ(three["step"].size(), 21U);
+  for (const char* col : {"lj_sr", "coulomb_sr", "potential", "total"})
+    for (size_t k = 0; k < one[col].size(); ++k)
+      EXPECT_NEAR(three[col][k], one[col][k], kDdCsvEnergyRelTol * std::fabs(one[col][k]))
+          << col << " row " << k;
 }
 
 }  // namespace

@@ -47,18 +47,27 @@ struct BondedTerm {
 };
 
 // A virtual site: a massless atom placed from others at every step, its force spread onto them
-// ([ virtual_sites2 ] 1 and [ virtual_sites3 ] 1 and 4, GROMACS's vsite2, vsite3 and vsite3out).
+// ([ virtual_sites2 ] 1, [ virtual_sites3 ] 1 and 4, [ virtual_sitesn ] 1 to 3: GROMACS's vsite2, vsite3,
+// vsite3out and vsiten).
 enum class VsiteKind {
   Two,       // x_s = (1 - a) x_i + a x_j                                  p: a
   Three,     // x_s = x_i + a r_ij + b r_ik, r_ij = x_j - x_i                p: a, b
   ThreeOut,  // x_s = x_i + a r_ij + b r_ik + c (r_ij x r_ik)               p: a, b, c (1/nm)
+  N,         // [ virtual_sitesn ]: x_s = x_1 + sum_k w_k r_1k, the weights summing to 1 (centre of geometry,
+             // of mass, or of weights)                                     p: w_1 .. w_n
 };
+inline constexpr int kMaxVsiteAtoms = 8;  // constructing atoms of a [ virtual_sitesn ] site at most
 struct VirtualSite {
   VsiteKind kind = VsiteKind::Three;
-  int site = 0;              // global index of the massless atom
-  int atoms[3] = {0, 0, 0};  // i, j (and k)
-  double p[3] = {0, 0, 0};
+  int site = 0;                    // global index of the massless atom
+  int atoms[kMaxVsiteAtoms] = {};  // i, j (and k); for N the n atoms
+  double p[kMaxVsiteAtoms] = {};
+  int n = 0;  // N: the number of constructing atoms
 };
+// The number of atoms a site is built from.
+inline int vsite_atom_count(const VirtualSite& v) {
+  return v.kind == VsiteKind::Two ? 2 : v.kind == VsiteKind::N ? v.n : 3;
+}
 
 // A CMAP correction map ([ cmaptypes ]) as grompp prepares it: on spacing x spacing points of phi and psi
 // (-180 + i 360 / spacing degrees, phi the slower index), 4 values per point: V (kJ/mol), dV/dphi, dV/dpsi

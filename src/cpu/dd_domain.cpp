@@ -299,7 +299,7 @@ void build_group_interactions(DdDomain& dom, const Topology& top, const LocalTop
   for (int s : sites) {
     VirtualSite v = top.vsites[s];
     v.site = local_of[v.site];
-    for (int k = 0; k < (v.kind == VsiteKind::Two ? 2 : 3); ++k) {
+    for (int k = 0; k < vsite_atom_count(v); ++k) {
       int& a = v.atoms[k];
       const int l = local_of[a];
       if (l < 0 || l >= nh)

@@ -8,9 +8,16 @@ void construct_vsites(std::span<const VirtualSite> vsites, std::vector<Vec3>& x,
                       const std::vector<Vec3>* x_old, std::vector<Vec3>* v, double dt) {
   for (const VirtualSite& s : vsites) {
     const Vec3& xi = x[s.atoms[0]];
-    const Vec3 rij = minimum_image(x[s.atoms[1]], xi, box);
-    const Vec3 rik = s.kind == VsiteKind::Two ? Vec3{} : minimum_image(x[s.atoms[2]], xi, box);
-    const Vec3 xs = vsite_position(s.kind, s.p, xi, rij, rik);
+    Vec3 xs;
+    if (s.kind == VsiteKind::N) {  // GROMACS's constr_vsiten: from the first atom, through minimum images
+      Vec3 sum{};
+      for (int k = 1; k < s.n; ++k) sum += minimum_image(x[s.atoms[k]], xi, box) * s.p[k];
+      xs = xi + sum;
+    } else {
+      const Vec3 rij = minimum_image(x[s.atoms[1]], xi, box);
+      const Vec3 rik = s.kind == VsiteKind::Two ? Vec3{} : minimum_image(x[s.atoms[2]], xi, box);
+      xs = vsite_position(s.kind, s.p, xi, rij, rik);
+    }
     x[s.site] = xs;
     if (v && x_old) (*v)[s.site] = minimum_image(xs, (*x_old)[s.site], box) * (1.0 / dt);
   }
@@ -23,6 +30,10 @@ void spread_vsite_forces(std::span<const VirtualSite> vsites, const std::vector<
     const VirtualSite& s = *it;
     const Vec3 fs = f[s.site];
     f[s.site] = Vec3{};
+    if (s.kind == VsiteKind::N) {  // linear: w_k F on each atom, no change of the virial
+      for (int k = 0; k < s.n; ++k) f[s.atoms[k]] += fs * s.p[k];
+      continue;
+    }
     const Vec3 rij = minimum_image(x[s.atoms[1]], x[s.atoms[0]], box);
     const Vec3 rik = s.kind == VsiteKind::Two ? Vec3{} : minimum_image(x[s.atoms[2]], x[s.atoms[0]], box);
     Vec3 fa[3];

@@ -19,6 +19,8 @@ HALOMD_HOST_DEVICE inline Vec3 vsite_position(VsiteKind kind, const double* p, c
       return xi + rij * p[0] + rik * p[1];
     case VsiteKind::ThreeOut:
       return xi + rij * p[0] + rik * p[1] + cross(rij, rik) * p[2];
+    case VsiteKind::N:  // any number of atoms: cpu/vsite.cpp
+      break;
   }
   return xi;
 }
@@ -41,6 +43,8 @@ HALOMD_HOST_DEVICE inline int vsite_forces(VsiteKind kind, const double* p, cons
       // f_j = a F + c r_ik x F, f_k = b F - c r_ij x F.
       fa[1] = fs * p[0] + cross(rik, fs) * p[2];
       fa[2] = fs * p[1] - cross(rij, fs) * p[2];
+      break;
+    case VsiteKind::N:  // any number of atoms: cpu/vsite.cpp
       break;
   }
   fa[0] = fs;

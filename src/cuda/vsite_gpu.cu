@@ -93,6 +93,10 @@ VsiteLayout vsite_layout(const std::vector<VirtualSite>& sites, int num_atoms) {
   for (const VirtualSite& s : sites) is_site[s.site] = 1;
   std::vector<int> count(num_atoms, 0);  // entries per constructing atom
   for (const VirtualSite& s : sites) {
+    if (s.kind == VsiteKind::N)
+      throw InputError("", 0,
+                       "virtual site " + std::to_string(s.site + 1) +
+                           " is a [ virtual_sitesn ] site, which runs with --backend cpu only");
     const int n = s.kind == VsiteKind::Two ? 2 : 3;
     for (int k = 0; k < n; ++k) {
       if (is_site[s.atoms[k]])

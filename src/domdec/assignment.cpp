@@ -48,7 +48,7 @@ std::vector<int> update_group_first_atoms(int num_atoms, std::span<const Settle>
   }
   for (const Constraint& c : constraints) join(c.a, c.b);
   for (const VirtualSite& v : vsites)
-    for (int k = 0; k < (v.kind == VsiteKind::Two ? 2 : 3); ++k) join(v.site, v.atoms[k]);
+    for (int k = 0; k < vsite_atom_count(v); ++k) join(v.site, v.atoms[k]);
   std::vector<int> first(num_atoms);
   for (int i = 0; i < num_atoms; ++i) first[i] = find(i);
   return first;

@@ -52,7 +52,7 @@ std::vector<BufferType> buffer_types(const Topology& top) {
     bool again = false;
     for (const VirtualSite& s : top.vsites) {
       if (mass[s.site] > 0.0) continue;
-      const int na = s.kind == VsiteKind::Two ? 2 : 3;
+      const int na = vsite_atom_count(s);
       bool ready = true;
       for (int k = 0; k < na; ++k) ready = ready && mass[s.atoms[k]] > 0.0;
       if (!ready) {
@@ -72,6 +72,12 @@ std::vector<BufferType> buffer_types(const Topology& top) {
         case VsiteKind::ThreeOut:
           mass[s.site] = std::min({m1, m2, m3});
           break;
+        case VsiteKind::N: {  // 1 / sum_k w_k^2 / m_k, as the linear constructions above
+          double inv = 0.0;
+          for (int k = 0; k < s.n; ++k) inv += s.p[k] * s.p[k] / mass[s.atoms[k]];
+          mass[s.site] = 1.0 / inv;
+          break;
+        }
       }
     }
     if (!again) break;

@@ -158,6 +158,8 @@ class Parser {
   void interaction(const Fields& f);
   void cmap_type(const Fields& f);
   void virtual_site(const Fields& f, TopMoleculeType& m, const std::vector<int>& atoms, int funct);
+  void virtual_site_n(const Fields& f, TopMoleculeType& m);
+  void add_vsite(const Fields& f, TopMoleculeType& m, const VirtualSite& v);
   TopMoleculeType& current(const Fields& f) {
     if (d_.molecule_types.empty())
       f.fail("found before any [ moleculetype ] (expected [ moleculetype ] first)");
@@ -406,6 +408,11 @@ void Parser::virtual_site(const Fields& f, TopMoleculeType& m, const std::vector
   v.site = atoms[0];
   for (size_t k = 1; k < atoms.size(); ++k) v.atoms[k - 1] = atoms[k];
   for (size_t k = 0; k < nparams; ++k) v.p[k] = f.real(first + k, "virtual site parameter");
+  add_vsite(f, m, v);
+}
+
+// A site of any kind: massless, as grompp requires, and constructed once.
+void Parser::add_vsite(const Fields& f, TopMoleculeType& m, const VirtualSite& v) {
   if (m.atoms[v.site].mass != 0.0)
     f.fail("atom " + std::to_string(v.site + 1) + " is a virtual site but has mass " +
            std::to_string(m.atoms[v.site].mass) + " (expected 0: ptype D or V)");
@@ -413,6 +420,48 @@ void Parser::virtual_site(const Fields& f, TopMoleculeType& m, const std::vector
     if (old.site == v.site) f.fail("atom " + std::to_string(v.site + 1) + " is constructed twice");
   m.vsites.push_back(v);
   m.vsite_where.push_back(f.where());
+}
+
+// [ virtual_sitesn ]: the site, the function type and its atoms: 1 their centre of geometry, 2 of mass (the
+// atoms' masses), 3 of weights (atom weight pairs), as grompp's push_vsitesn.
+void Parser::virtual_site_n(const Fields& f, TopMoleculeType& m) {
+  const int natoms = static_cast<int>(m.atoms.size());
+  VirtualSite v;
+  v.kind = VsiteKind::N;
+  v.site = f.atom(0, natoms);
+  const int funct = f.integer(1, "funct");
+  if (funct < 1 || funct > 3)
+    f.fail("function type " + f.str(1) + " (expected 1: centre of geometry, 2: of mass, 3: of weights)");
+  std::vector<int> atoms;
+  std::vector<double> w;
+  if (funct == 3) {
+    if (f.size() % 2 != 0)
+      f.fail("expected pairs of an atom and its weight after the function type (funct 3)");
+    for (size_t k = 2; k + 1 < f.size(); k += 2) {
+      atoms.push_back(f.atom(k, natoms));
+      w.push_back(f.real(k + 1, "weight"));
+    }
+  } else {
+    for (size_t k = 2; k < f.size(); ++k) atoms.push_back(f.atom(k, natoms));
+    for (int a : atoms) w.push_back(funct == 1 ? 1.0 : m.atoms[a].mass);
+  }
+  if (atoms.size() > static_cast<size_t>(kMaxVsiteAtoms))
+    f.fail("a site built from " + std::to_string(atoms.size()) + " atoms (halomd takes at most " +
+           std::to_string(kMaxVsiteAtoms) + ")");
+  double sum = 0.0;
+  for (double x : w) sum += x;
+  if (!(sum > 0.0)) {
+    std::string msg = "the constructing atoms' weights sum to ";
+    msg += std::to_string(sum);
+    msg += funct == 2 ? " (the centre of mass of massless atoms)" : " (expected a positive sum)";
+    f.fail(msg);
+  }
+  v.n = static_cast<int>(atoms.size());
+  for (int k = 0; k < v.n; ++k) {
+    v.atoms[k] = atoms[k];
+    v.p[k] = w[k] / sum;
+  }
+  add_vsite(f, m, v);
 }
 
 // [ cmaptypes ]: five bonded types, funct 1, the grid's two sizes (equal, as grompp requires) and its values
@@ -455,20 +504,20 @@ void Parser::interaction(const Fields& f) {
     return;
   }
   TopMoleculeType& m = current(f);
+  if (site_list) return virtual_site_n(f, m);
   const int natoms = static_cast<int>(m.atoms.size());
   std::vector<int> atoms;
-  for (size_t k = 0; k < (site_list ? f.size() : static_cast<size_t>(nral)); ++k)
-    if (!(site_list && k == 1)) atoms.push_back(f.atom(k, natoms));
-  const int funct = f.size() > static_cast<size_t>(nral) && !site_list ? f.integer(nral, "funct") : 1;
+  for (size_t k = 0; k < static_cast<size_t>(nral); ++k) atoms.push_back(f.atom(k, natoms));
+  const int funct = f.size() > static_cast<size_t>(nral) ? f.integer(nral, "funct") : 1;
   if ((name_ == "virtualsites2" && funct == 1) || (name_ == "virtualsites3" && (funct == 1 || funct == 4)))
     return virtual_site(f, m, atoms, funct);
   if ((name_ == "bonds" && is_chemical_bond(funct)) || (name_ == "constraints" && funct == 1))
     m.bonds.push_back({atoms[0], atoms[1]});
-  if (!site_list && add_interaction(d_, m, name_, atoms, funct, f.words_from(nral + 1),
-                                    [&f](const std::string& msg) { f.fail(msg); }))
+  if (add_interaction(d_, m, name_, atoms, funct, f.words_from(nral + 1),
+                      [&f](const std::string& msg) { f.fail(msg); }))
     return;
   if (m.unsupported.empty()) {
-    m.unsupported = f.where() + ": " + shown_ + (site_list ? "" : " function type " + std::to_string(funct));
+    m.unsupported = f.where() + ": " + shown_ + " function type " + std::to_string(funct);
     m.unsupported_order = order_;
   }
 }
