@@ -137,6 +137,16 @@ TEST(EdrFile, TermsAndValuesAreGromacss) {
        true},
       {"sd", "spce_1k5", "vrescale.mdp", with({{"integrator", "sd"}, {"tcoupl", "no"}}), false},
       {"steep", "spce_1k5", "../em/water.mdp", step0},
+      // grompp turns pressure coupling off for minimisation: no box terms.
+      {"steep_pcoupl", "spce_1k5", "../em/water.mdp",
+       with({{"pcoupl", "C-rescale"},
+             {"tau-p", "2"},
+             {"compressibility", "4.5e-5"},
+             {"ref-p", "1"},
+             {"tcoupl", "V-rescale"},
+             {"tc-grps", "System"},
+             {"tau-t", "0.1"},
+             {"ref-t", "300"}})},
       {"martini_harmonic_restricted_angles", "martini", "step0.mdp", {}},
       {"dihedral_restraints", "dihres", "nve.mdp", step0},
       {"virtual_sitesn", "vsiten", "step0.mdp", {}},
@@ -158,13 +168,13 @@ TEST(EdrFile, TermsAndValuesAreGromacss) {
     EXPECT_DOUBLE_EQ(ours.frames[0].dt_ps, gmx.frames[0].dt_ps);
     if (!c.values) continue;
     const size_t frames = c.all_frames ? gmx.frames.size() : 1;
-    ASSERT_EQ(ours.frames.size(), c.all_frames ? frames : ours.frames.size());
+    if (c.all_frames) ASSERT_EQ(ours.frames.size(), frames);
     for (size_t f = 0; f < frames; ++f) {
       SCOPED_TRACE(::testing::Message() << "step " << gmx.frames[f].step);
       std::map<std::string, double> ref;
       for (size_t k = 0; k < gmx.terms.size(); ++k) ref[gmx.terms[k].name] = gmx.frames[f].values[k];
       // GROMACS 2022 counts the dispersion correction twice in a minimisation's potential (its issue 5031).
-      if (c.name == "steep") ref["Potential"] -= ref["Disper. corr."];
+      if (c.name.rfind("steep", 0) == 0) ref["Potential"] -= ref["Disper. corr."];
       const double virial_scale =
           (std::fabs(ref["Vir-XX"]) + std::fabs(ref["Vir-YY"]) + std::fabs(ref["Vir-ZZ"])) / 3;
       for (size_t k = 0; k < ours.terms.size(); ++k) {
@@ -264,6 +274,25 @@ TEST(EdrFile, AContinuationWritesTheUninterruptedFile) {
                                                  {"nstcheckpoint", "10"},
                                                  {"ld-seed", "7"}},
                                                 13, {"energy.csv", "ener.edr"});
+}
+
+// A continuation that cannot use the folder's files refuses before it cuts any: with traj.xtc shorter than
+// the checkpoint recorded, energy.csv and ener.edr keep every row written after the checkpoint.
+TEST(EdrFile, ARefusedContinuationCutsNothing) {
+  const std::string out = make_temp_dir("edr_refused");
+  const std::map<std::string, std::string> set = {
+      {"nsteps", "30"},        {"nstenergy", "2"},          {"nstcalcenergy", "2"},
+      {"nstcheckpoint", "10"}, {"nstxout-compressed", "5"}, {"ld-seed", "3"}};
+  std::string log;
+  EXPECT_NE(run_halomd("spce_1k5", "vrescale.mdp", set, out + "/run", "--stop-at-step 15", &log), 0);
+  fs::resize_file(out + "/run/traj.xtc", 8);
+  const auto csv = fs::file_size(out + "/run/energy.csv"), edr = fs::file_size(out + "/run/ener.edr");
+  EXPECT_EQ(
+      run_halomd("spce_1k5", "vrescale.mdp", set, out + "/run", "--cpi " + out + "/run/state.cpt", &log), 2)
+      << log;
+  EXPECT_NE(log.find("traj.xtc: has 8 bytes, and the checkpoint recorded"), std::string::npos) << log;
+  EXPECT_EQ(fs::file_size(out + "/run/energy.csv"), csv);
+  EXPECT_EQ(fs::file_size(out + "/run/ener.edr"), edr);
 }
 
 }  // namespace

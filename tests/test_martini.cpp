@@ -56,7 +56,7 @@ TEST(Martini, RestrictedBendingForceIsMinusTheGradientAndItsEnergyDiverges) {
   auto energy = [&](const Vec3* pos, Vec3 f[5]) {
     double v = 0.0, vc = 0.0;
     listed_term(
-        t, 1.0, [&](int i, int j) { return pos[i] - pos[j]; }, f, v, vc);
+        t, 1.0, [&](int i, int j) { return j < 0 ? pos[i] : pos[i] - pos[j]; }, f, v, vc);
     return v;
   };
   Vec3 f[5];

@@ -229,6 +229,27 @@ void expect_vsiten_path_like_gromacs(const std::string& args) {
 
 TEST(VsiteN, NvePathMatchesGromacs) { expect_vsiten_path_like_gromacs(""); }
 
+// Sites are built by kind, as GROMACS builds them (vsite2, vsite3, vsite3out, vsiten): a [ virtual_sitesn ]
+// site built from a [ virtual_sites3 ] site that the file lists later still finds it placed.
+TEST(VsiteN, SitesAreBuiltByKindAsGromacsBuildsThem) {
+  const std::string dir = make_temp_dir("vsiten_order");
+  const std::string top =
+      "[ defaults ]\n1 2 no 1 1\n[ atomtypes ]\nC 12.0 0 A 0.3 0.5\nV 0 0 V 0 0\n[ moleculetype ]\nM 1\n"
+      "[ atoms ]\n1 C 1 M A 1 0\n2 C 1 M B 1 0\n3 C 1 M C 1 0\n4 V 1 M D 1 0 0\n5 V 1 M E 1 0 0\n"
+      "[ virtual_sitesn ]\n5 1 1 4\n[ virtual_sites3 ]\n4 1 2 3 1 0.3 0.3\n"
+      "[ system ]\nx\n[ molecules ]\nM 2\n";
+  const Topology t = io::read_top(write_top(dir, "order.top", top));
+  ASSERT_EQ(t.vsites.size(), 4U);
+  EXPECT_EQ(t.vsites[0].kind, VsiteKind::Three);
+  EXPECT_EQ(t.vsites[1].kind, VsiteKind::N);
+  EXPECT_EQ(t.vsites[1].site, 4);
+  EXPECT_EQ(t.vsite_where[1].substr(t.vsite_where[1].size() - 3), ":15");  // the n-site's line goes with it
+  std::vector<Vec3> x = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {}, {}, {5, 5, 5}, {6, 5, 5}, {5, 6, 5}, {}, {}};
+  construct_vsites(t.vsites, x, Box{{20.0, 20.0, 20.0}});
+  EXPECT_NEAR(x[3].x, 0.3, 1e-12);
+  EXPECT_NEAR(x[4].x, 0.15, 1e-12);  // the mean of atom 1 and site 4, once site 4 is placed
+}
+
 // On domains a site is in one update group with its atoms, which makes each chain one group ~1.9 nm across:
 // too wide for domains of this 6 nm box, so the box is replicated 3x1x1 (halomd genconf) and 3 domains of it
 // follow its one-domain run.

@@ -26,9 +26,11 @@ HALOMD_HOST_DEVICE inline Vec3 vsite_position(VsiteKind kind, const double* p, c
 }
 
 // The site's force fs on its constructing atoms (the chain rule of the construction): fa[0] on i, fa[1] on j,
-// fa[2] on k; they sum to fs. Returns the number of constructing atoms (2 or 3).
+// fa[2] on k; they sum to fs. Returns the number of constructing atoms (2 or 3; 0 for N, which
+// cpu/vsite.cpp spreads itself).
 HALOMD_HOST_DEVICE inline int vsite_forces(VsiteKind kind, const double* p, const Vec3& fs, const Vec3& rij,
                                            const Vec3& rik, Vec3* fa) {
+  if (kind == VsiteKind::N) return 0;
   const int n = kind == VsiteKind::Two ? 2 : 3;
   switch (kind) {
     case VsiteKind::Two:

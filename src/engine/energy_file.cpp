@@ -73,10 +73,11 @@ EnergyTerms energy_terms(const SimulationInputs& in) {
   t.conserved = mdp.integrator == Integrator::Md && (mdp.tcoupl != Tcoupl::No || mdp.pcoupl != Pcoupl::No);
   t.disp_corr = mdp.dispcorr != DispCorr::No;
   t.pme = mdp.coulombtype == CoulombType::Pme;
-  t.volume = mdp.pcoupl != Pcoupl::No;
+  // grompp turns pressure coupling off for minimisation.
+  t.volume = t.dynamics && mdp.pcoupl != Pcoupl::No;
   const bool semi = mdp.pcoupltype == PcouplType::SemiIsotropic;
   t.ref_p_mean = semi ? (2.0 * mdp.ref_p[0] + mdp.ref_p[1]) / 3.0 : mdp.ref_p[0];
-  t.box_velocity = mdp.pcoupl == Pcoupl::ParrinelloRahman;
+  t.box_velocity = t.dynamics && mdp.pcoupl == Pcoupl::ParrinelloRahman;
   const bool several = in.tc_group_names.size() > 1;
   if (!several || mdp.temperature_coupled()) t.temperature_groups = in.tc_group_names;
   if (several && mdp.temperature_coupled() && t.dynamics) t.csv_groups = mdp.tc_grps;

@@ -50,6 +50,10 @@ RunOutputs::RunOutputs(const std::string& outdir, const io::Checkpoint* resume, 
       throw InputError(epath, 1,
                        "has other columns than this halomd writes (" + expected_header +
                            "): continue into a new folder (--cpi with another -o)");
+    std::error_code ec;
+    if (static_cast<int64_t>(fs::file_size(epath, ec)) < resume->energy_csv_bytes || ec)
+      throw InputError(epath, 0,
+                       "is shorter than the checkpoint recorded: it does not hold the checkpoint's rows");
   }
   const int64_t edr_keep = kept_bytes("ener.edr", true, resume, resume_here, resume ? resume->edr_bytes : -1);
   const int64_t xtc_keep =
@@ -82,9 +86,18 @@ int64_t RunOutputs::kept_bytes(const std::string& name, bool write, const io::Ch
   // Without a recorded size the checkpoint was written without this file: it is not this run's to cut or to
   // overwrite.
   if (recorded < 0 && write)
+    throw InputError(
+        file, 0,
+        "exists, but the checkpoint records no size for it (written while the run had no such "
+        "output, or by a continuation from a checkpoint of an older halomd): continue into a new "
+        "folder (--cpi with another -o)");
+  // The files' own checks (io/frame_file.h), here before any file is cut.
+  std::error_code ec;
+  const auto have = static_cast<int64_t>(fs::file_size(file, ec));
+  if (write && recorded >= 0 && (ec || have < recorded || recorded % 4 != 0))
     throw InputError(file, 0,
-                     "exists, but the checkpoint records no size for it (written while the run had no such "
-                     "output): continue into a new folder (--cpi with another -o)");
+                     "has " + std::to_string(have) + " bytes, and the checkpoint recorded " +
+                         std::to_string(recorded) + ": it does not hold the checkpoint's frames");
   return recorded;
 }
 

@@ -159,7 +159,14 @@ Topology expand(const TopData& d, const std::string& path) {
       for (const TopSettle& s : m.settles)
         t.settles.push_back({base + s.oxygen, base + s.oxygen + 1, base + s.oxygen + 2, s.d_oh, s.d_hh});
       for (const Constraint& c : m.constraints) t.constraints.push_back({base + c.a, base + c.b, c.length});
-      for (size_t k = 0; k < m.vsites.size(); ++k) {
+      // Built by kind, as GROMACS builds them (vsite2, vsite3, vsite3out, vsiten; each in file order), so
+      // that a site built from another kind of site finds it placed; forces are spread in the reverse order.
+      std::vector<size_t> order(m.vsites.size());
+      for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+      std::stable_sort(order.begin(), order.end(), [&m](size_t a, size_t b) {
+        return static_cast<int>(m.vsites[a].kind) < static_cast<int>(m.vsites[b].kind);
+      });
+      for (size_t k : order) {
         VirtualSite v = m.vsites[k];
         v.site += base;
         for (int& a : v.atoms) a += base;
