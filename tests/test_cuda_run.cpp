@@ -226,36 +226,21 @@ TEST(CudaRun, CmapNvePathFollowsGromacs) {
 // term included.
 TEST(CudaRun, MartiniNvePathFollowsGromacs) {
   SKIP_WITHOUT_GPU();
-  const std::string out = make_temp_dir("cuda_martini");
-  std::string log;
-  ASSERT_EQ(run_halomd("martini", "nve.mdp", {}, out + "/run", kCuda, &log), 0) << log;
-  auto e = read_csv(out + "/run/energy.csv");
-  expect_rows_like_gromacs(e, read_number_rows(data_path("martini/reference.txt")),
-                           {{"bond", kGpuPathsEnergyRelTol},
-                            {"harmonic_pot", kGpuPathsEnergyRelTol},
-                            {"g96angle", kGpuPathsEnergyRelTol},
-                            {"restricted_angles", kGpuPathsEnergyRelTol},
-                            {"proper_dih", kGpuPathsEnergyRelTol},
-                            {"lj_sr", kGpuPathsEnergyRelTol},
-                            {"coulomb_sr", kGpuPathsEnergyRelTol},
-                            {"potential", kGpuPathsEnergyRelTol},
-                            {"total", kGpuPathsEnergyRelTol},
-                            {"pressure", kGpuPressureAbsTol, false}});
+  std::vector<RowColumn> columns =
+      relative_columns({"bond", "harmonic_pot", "g96angle", "restricted_angles", "proper_dih", "lj_sr",
+                        "coulomb_sr", "potential", "total"},
+                       kGpuPathsEnergyRelTol);
+  columns.push_back({"pressure", kGpuPressureAbsTol, false});
+  expect_run_like_gromacs("martini", "nve.mdp", kCuda, "martini/reference.txt", columns);
 }
 
 // [ dihedral_restraints ] on one GPU (tests/make_dihres_refdata.sh: the solvated peptide, six restraints,
 // PME): gmx_d's 40-step NVE path within the GPU's float error, Dih. Rest. included.
 TEST(CudaRun, DihedralRestraintsFollowGromacs) {
   SKIP_WITHOUT_GPU();
-  const std::string out = make_temp_dir("cuda_dihres");
-  std::string log;
-  ASSERT_EQ(run_halomd("dihres", "nve.mdp", {}, out + "/run", kCuda, &log), 0) << log;
-  auto e = read_csv(out + "/run/energy.csv");
-  expect_rows_like_gromacs(e, read_number_rows(data_path("dihres/reference.txt")),
-                           {{"dih_rest", kGpuPathsEnergyRelTol},
-                            {"proper_dih", kGpuPathsEnergyRelTol},
-                            {"potential", kGpuPathsEnergyRelTol},
-                            {"total", kGpuPathsEnergyRelTol}});
+  expect_run_like_gromacs(
+      "dihres", "nve.mdp", kCuda, "dihres/reference.txt",
+      relative_columns({"dih_rest", "proper_dih", "potential", "total"}, kGpuPathsEnergyRelTol));
 }
 
 // [ virtual_sitesn ] runs on the CPU only: the GPU refuses it, naming the site.

@@ -233,6 +233,31 @@ void expect_rows_like_gromacs(std::map<std::string, std::vector<double>>& e,
   }
 }
 
+std::vector<RowColumn> relative_columns(const std::vector<std::string>& names, double tol) {
+  std::vector<RowColumn> out;
+  for (const std::string& n : names) out.push_back({n, tol});
+  return out;
+}
+
+std::map<std::string, std::vector<double>> expect_run_like_gromacs(const std::string& system,
+                                                                   const std::string& mdp,
+                                                                   const std::string& args,
+                                                                   const std::string& ref_file,
+                                                                   const std::vector<RowColumn>& columns) {
+  std::string trace = system;  // appended: g++ 12 warns falsely (-Wrestrict) on the sum
+  trace += " " + args;
+  SCOPED_TRACE(trace);
+  const std::string out = make_temp_dir("path");
+  std::string log;
+  if (run_halomd(system, mdp, {}, out + "/run", args, &log) != 0) {
+    ADD_FAILURE() << log;
+    return {};
+  }
+  auto e = read_csv(out + "/run/energy.csv");
+  expect_rows_like_gromacs(e, read_number_rows(data_path(ref_file)), columns);
+  return e;
+}
+
 void expect_density_like_gromacs(std::map<std::string, std::vector<double>>& e,
                                  const std::map<std::string, double>& ref) {
   std::vector<double> d;

@@ -85,6 +85,15 @@ struct RowColumn {
 void expect_rows_like_gromacs(std::map<std::string, std::vector<double>>& e,
                               const std::vector<std::vector<double>>& rows,
                               const std::vector<RowColumn>& columns);
+// The same columns, each within tol times |value|.
+std::vector<RowColumn> relative_columns(const std::vector<std::string>& names, double tol);
+// Runs tests/data/<system> with <mdp> as written and `args`, and expects its energy.csv row by row like
+// ref_file (data_path-relative; step then the columns' values). Returns the run's energy.csv.
+std::map<std::string, std::vector<double>> expect_run_like_gromacs(const std::string& system,
+                                                                   const std::string& mdp,
+                                                                   const std::string& args,
+                                                                   const std::string& ref_file,
+                                                                   const std::vector<RowColumn>& columns);
 
 // A 300 K C-rescale run's energy.csv (e: time_ps, density) against gmx_d's ensemble (make_pcoupl_refdata.sh's
 // density_mean, density_sd in ref): the mean density from 5 ps on within kDensityMeanAbsTol, its standard
