@@ -205,12 +205,6 @@ TEST(Vsite, InputErrorsNameTheLine) {
   }
 }
 
-}  // namespace
-}  // namespace halomd::test
-
-namespace halomd::test {
-namespace {
-
 // [ virtual_sitesn ] (tests/make_vsiten_refdata.sh: three sites on each of martini's chains, the centres of
 // geometry, mass and weights, with LJ and a charge): gmx_d's 40-step NVE path on one domain and on three.
 void expect_vsiten_path_like_gromacs(const std::string& args) {
